@@ -1,0 +1,169 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# arenakit: every entry point. `make help` lists them.
+#
+# The kernel, libbpf and bpftool are built outside the checkout, in
+# $(ARENAKIT_CACHE), by kernel/build.sh; everything else goes to build/.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+.DEFAULT_GOAL := all
+
+KERNEL ?= patched
+ARENAKIT_CACHE ?= $(HOME)/.cache/arenakit
+export KERNEL ARENAKIT_CACHE
+
+# Debian packages every target needs; `make deps` installs the missing ones.
+PACKAGES := linux-source-6.12 xz-utils make gcc libc6-dev bc bison flex \
+	libelf-dev libssl-dev zlib1g-dev pahole clang-19 llvm-19 \
+	qemu-system-x86 busybox-static libcriterion-dev
+
+BUILD := build
+CLANG := clang-19
+LLVM_OBJDUMP := llvm-objdump-19
+
+# The cache entry for this kernel variant (empty until linux-source is installed,
+# which is why the public targets re-enter make after `deps`).
+KDIR := $(shell kernel/build.sh --dir 2>/dev/null)
+KSTAMP := $(KDIR)/.done
+LIBBPF_INC := $(KDIR)/libbpf/include
+LIBBPF_A := $(KDIR)/libbpf/lib/libbpf.a
+BPFTOOL := $(KDIR)/bpftool
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
+SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
+
+BPF_CFLAGS := --target=bpf -mcpu=v3 -O2 -g -Wall -Werror \
+	-Iinclude -I$(KDIR) -I$(LIBBPF_INC) \
+	-idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(LIBBPF_INC) -I$(BUILD)/bpf
+LDLIBS := $(LIBBPF_A) -lelf -lz
+
+LOADER_OBJS := $(BUILD)/user/loader.o
+TOOL_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(wildcard user/*.c))
+HOST_TEST_OBJS := $(patsubst tests/host/%.c,$(BUILD)/tests/host/%.o,$(wildcard tests/host/*.c))
+GUEST_TEST_OBJS := $(patsubst tests/guest/%.c,$(BUILD)/tests/guest/%.o,$(wildcard tests/guest/*.c)) \
+	$(BUILD)/tests/guest/registry.o
+
+TOOL := $(BUILD)/arenakit
+HOST_TESTS := $(BUILD)/tests/host_tests
+GUEST_TESTS := $(BUILD)/tests/guest_tests
+
+# Criterion options: FILTER='suite/test' selects tests, CRITERION_ARGS adds more.
+TEST_ARGS := --ascii $(if $(FILTER),--filter='$(FILTER)') $(CRITERION_ARGS)
+
+.PHONY: all test run vm deps help clean kernel-clean
+.PHONY: _all _test _run _vm kernel bpf tool tests host-test guest-test
+
+help:
+	@echo 'make            install what is missing (as root) and build everything'
+	@echo 'make test       ... and run the host tests and, in the VM, the guest tests'
+	@echo '                  FILTER=suite/test  run only matching Criterion tests'
+	@echo '                  KERNEL=stock       use the unpatched 6.12 kernel'
+	@echo "make run        boot the VM and run 'arenakit ARGS' (default: info)"
+	@echo "make vm CMD='...'  boot the VM and run a shell command in it"
+	@echo '                  SMP=2 MEM=2G ACCEL=auto|tcg|kvm VM_TIMEOUT=900'
+	@echo 'make deps       install the Debian packages only'
+	@echo 'make clean      remove build/; make kernel-clean removes the cached kernel'
+
+# Public targets: install packages first, then re-enter make so that KDIR,
+# which needs linux-source installed, is computed afresh.
+all: deps
+	@$(MAKE) --no-print-directory _all
+test: deps
+	@$(MAKE) --no-print-directory _test
+run: deps
+	@$(MAKE) --no-print-directory _run
+vm: deps
+	@$(MAKE) --no-print-directory _vm
+
+deps:
+	@missing=$$(for p in $(PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" != 0 ]; then \
+			echo "make deps: missing Debian packages:" $$missing; \
+			echo "make deps: run 'make deps' as root (it uses apt-get), or install them yourself"; \
+			exit 1; \
+		fi; \
+		echo "make deps: installing" $$missing; \
+		apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+_all: kernel bpf tool tests
+
+kernel: $(KSTAMP)
+$(KSTAMP):
+	@test -n "$(KDIR)" || { echo "make: cannot name the kernel cache entry (is linux-source-6.12 installed?)"; exit 1; }
+	kernel/build.sh
+
+bpf: $(SKELS)
+tool: $(TOOL)
+tests: $(HOST_TESTS) $(GUEST_TESTS)
+
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(KSTAMP)
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/user/%.o: user/%.c $(KSTAMP) | $(SKELS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/tests/%.o: tests/%.c $(KSTAMP) | $(SKELS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests -MMD -MP -c $< -o $@
+
+# Guest tests: one Criterion test per SEC("syscall") program named test_*,
+# found in the objects themselves; a new bpf/*.bpf.c joins without edits.
+$(BUILD)/tests/guest/registry.c: tests/guest/gen-registry.sh $(BPF_OBJS)
+	@mkdir -p $(@D)
+	LLVM_OBJDUMP=$(LLVM_OBJDUMP) $< $(BPF_OBJS) > $@.tmp && mv $@.tmp $@
+$(BUILD)/tests/guest/registry.o: $(BUILD)/tests/guest/registry.c $(SKELS)
+	$(CC) $(CFLAGS) -Itests -c $< -o $@
+
+$(TOOL): $(TOOL_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+$(HOST_TESTS): $(HOST_TEST_OBJS) $(LOADER_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS) -ldl -Wl,--export-dynamic-symbol=syscall
+$(GUEST_TESTS): $(GUEST_TEST_OBJS) $(LOADER_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS) -lpthread
+
+# Both runs go on after a failure; the closing line adds them up, and any
+# failure (a test, the VM runner, a guest kernel warning) fails the target.
+_test: _all
+	@rc=0; \
+	echo '== host tests'; \
+	$(HOST_TESTS) $(TEST_ARGS) 2>&1 | tee $(BUILD)/host-tests.log || rc=1; \
+	echo '== guest tests (QEMU)'; \
+	kernel/vm '$(GUEST_TESTS) $(TEST_ARGS) 2>&1' 2>&1 | tee $(BUILD)/guest-tests.log || rc=1; \
+	tests/summary.sh $(BUILD)/host-tests.log $(BUILD)/guest-tests.log || rc=1; \
+	exit $$rc
+
+host-test: $(HOST_TESTS)
+	$(HOST_TESTS) $(TEST_ARGS) 2>&1
+
+guest-test: _all
+	kernel/vm '$(GUEST_TESTS) $(TEST_ARGS) 2>&1'
+
+_run: _all
+	kernel/vm '$(TOOL) $(or $(ARGS),info)'
+
+_vm: _all
+	@test -n "$(CMD)" || { echo "make vm: give a command: make vm CMD='...'"; exit 2; }
+	kernel/vm '$(CMD)'
+
+clean:
+	rm -rf $(BUILD)
+
+kernel-clean:
+	rm -rf $(KDIR)
+
+-include $(BPF_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(HOST_TEST_OBJS:.o=.d) $(GUEST_TEST_OBJS:.o=.d)

@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# Build the arenakit guest kernel, libbpf and bpftool from Debian's
+# linux-source-6.12 tarball, in a cache outside the checkout.
+#
+#   kernel/build.sh            build (if not cached) and print the cache entry
+#   kernel/build.sh --dir      print the cache entry only, build nothing
+#
+# Environment:
+#   KERNEL=patched|stock   patched applies kernel/patches/series (default);
+#                          stock applies nothing (its own cache entry)
+#   ARENAKIT_CACHE         cache root (default $HOME/.cache/arenakit)
+#   JOBS                   parallel make jobs (default: number of CPUs)
+#
+# The entry is named by a hash of the package version, the variant, the
+# patch series, the config fragment and this script, so a fresh clone on the
+# same machine reuses a kernel built earlier.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+variant=${KERNEL:-patched}
+cache=${ARENAKIT_CACHE:-$HOME/.cache/arenakit}
+jobs=${JOBS:-$(nproc)}
+tarball=/usr/src/linux-source-6.12.tar.xz
+
+die() { echo "kernel/build.sh: $*" >&2; exit 1; }
+
+case $variant in
+patched|stock) ;;
+*) die "KERNEL must be 'patched' or 'stock', not '$variant'" ;;
+esac
+
+pkgver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) ||
+	die "linux-source-6.12 is not installed (run 'make deps' as root)"
+
+# The patches this variant applies, in order.
+patches=()
+if [ "$variant" = patched ]; then
+	while read -r line; do
+		line=${line%%#*}
+		line=${line//[[:space:]]/}
+		[ -n "$line" ] && patches+=("$line")
+	done < "$here/patches/series"
+fi
+
+key=$({
+	echo "$pkgver $variant"
+	cat "$here/config" "$here/build.sh"
+	for p in "${patches[@]}"; do
+		echo "== $p"
+		cat "$here/patches/$p" 2>/dev/null || echo "missing"
+	done
+} | sha256sum | cut -c1-12)
+dir=$cache/linux-$pkgver-$variant-$key
+
+if [ "${1:-}" = --dir ]; then
+	echo "$dir"
+	exit 0
+fi
+
+if [ -e "$dir/.done" ]; then
+	echo "$dir"
+	exit 0
+fi
+
+mkdir -p "$cache"
+exec 9> "$cache/.lock"
+flock 9
+if [ -e "$dir/.done" ]; then	# built by another run while we waited
+	echo "$dir"
+	exit 0
+fi
+
+log() { echo "kernel/build.sh: $*" >&2; }
+start=$SECONDS
+mkdir -p "$dir"
+src=$dir/src
+
+# Each stage leaves a stamp, so an interrupted build resumes at the stage it
+# was in; a stage without its stamp starts over from its own beginning.
+stage() {	# name
+	[ -e "$dir/.stage-$1" ] && return 0
+	"stage_$1"
+	touch "$dir/.stage-$1"
+}
+
+stage_extract() {
+	log "extracting $tarball into $dir"
+	rm -rf "$src" "$dir/linux-source-6.12"
+	tar -xf "$tarball" -C "$dir"
+	mv "$dir/linux-source-6.12" "$src"
+	for p in "${patches[@]}"; do
+		[ -f "$here/patches/$p" ] || die "series names $p, which is not in kernel/patches/"
+		log "applying $p"
+		patch -d "$src" -p1 --forward --batch --quiet < "$here/patches/$p" ||
+			die "patch $p does not apply to linux-source $pkgver"
+	done
+}
+
+stage_config() {
+	local fragment=$dir/config.fragment bad=0 line want name got
+
+	log "configuring: tinyconfig + kernel/config"
+	cp "$here/config" "$fragment"
+	[ "$variant" = stock ] && echo 'CONFIG_LOCALVERSION="-arenakit-stock"' >> "$fragment"
+	make -C "$src" -s tinyconfig >&2
+	(cd "$src" && scripts/kconfig/merge_config.sh -m .config "$fragment" > /dev/null)
+	make -C "$src" -s olddefconfig >&2
+
+	# merge_config only warns; a fragment option that did not stick is an error.
+	while read -r line; do
+		case $line in
+		CONFIG_*=*|"# CONFIG_"*" is not set") want=$line ;;
+		*) continue ;;
+		esac
+		name=${want#\# }
+		name=${name%%[= ]*}
+		got=$(grep -E "^(# )?$name[= ]" "$src/.config" || echo "# $name is not set")
+		if [ "$got" != "$want" ]; then
+			log "config: wanted '$want', got '$got'"
+			bad=1
+		fi
+	done < "$fragment"
+	[ $bad = 0 ] || die "the config fragment does not apply cleanly"
+}
+
+stage_kernel() {
+	log "make -j$jobs bzImage (a few minutes)"
+	make -C "$src" -s -j"$jobs" bzImage >&2
+	cp "$src/arch/x86/boot/bzImage" "$src/vmlinux" "$src/.config" "$dir/"
+	make -C "$src" -s kernelrelease > "$dir/release"
+}
+
+stage_libbpf() {
+	log "building libbpf"
+	rm -rf "$dir/libbpf-build" "$dir/libbpf"
+	mkdir -p "$dir/libbpf-build"
+	make -C "$src/tools/lib/bpf" -s -j"$jobs" BUILD_STATIC_ONLY=1 \
+		OUTPUT="$dir/libbpf-build/" DESTDIR="$dir/libbpf" prefix= \
+		libdir_relative=lib install install_headers >&2
+}
+
+stage_bpftool() {
+	log "building bpftool"
+	rm -rf "$dir/bpftool-build"
+	mkdir -p "$dir/bpftool-build"
+	make -C "$src/tools/bpf/bpftool" -s -j"$jobs" \
+		OUTPUT="$dir/bpftool-build/" bootstrap >&2
+	cp "$dir/bpftool-build/bootstrap/bpftool" "$dir/bpftool"
+	"$dir/bpftool" btf dump file "$dir/vmlinux" format c > "$dir/vmlinux.h"
+}
+
+for s in extract config kernel libbpf bpftool; do
+	stage $s
+done
+touch "$dir/.done"
+log "done in $((SECONDS - start)) s: $(cat "$dir/release")"
+echo "$dir"

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* Guest tests: real BPF on the arenakit kernel, inside the VM. */
+#ifndef ARENAKIT_TESTS_GUEST_H
+#define ARENAKIT_TESTS_GUEST_H
+
+#include <stddef.h>
+#include <criterion/criterion.h>
+#include <bpf/libbpf.h>
+
+#include "loader.h"
+
+/*
+ * Open the object in @elf, load only @program and return it; the object
+ * is in *@obj (bpf_object__close() it). Fails the test if the load fails.
+ */
+struct bpf_program *guest_load_one(const void *elf, size_t size, const char *object,
+				   const char *program, struct bpf_object **obj);
+
+/* Load @program alone from @elf, run it once, and require that it returns 0. */
+void guest_run_test_program(const void *elf, size_t size, const char *object,
+			    const char *program);
+
+/* One generated test: suite @obj (the skeleton's name), test @prog. */
+#define GUEST_TEST(obj, prog)						\
+	Test(obj, prog)							\
+	{								\
+		size_t size;						\
+		const void *elf = obj##__elf_bytes(&size);		\
+									\
+		guest_run_test_program(elf, size, #obj, #prog);		\
+	}
+
+#endif

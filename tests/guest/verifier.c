@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * Loops without a bound the verifier understands are refused, and the log
+ * says why. This is what may_goto exists to lift.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "guest/guest.h"
+#include "verifier_reject.skel.h"
+
+static void expect_rejected(const char *program, const char *reason)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts);
+	struct bpf_object *obj;
+	struct bpf_program *prog;
+	size_t size;
+	const void *elf = verifier_reject__elf_bytes(&size);
+	int err;
+
+	obj = bpf_object__open_mem(elf, size, &opts);
+	cr_assert(obj, "cannot open verifier_reject: %s", strerror(errno));
+	bpf_object__for_each_program(prog, obj)
+		bpf_program__set_autoload(prog, !strcmp(bpf_program__name(prog), program));
+
+	arenakit_set_report_failures(0);
+	err = arenakit_load_object(obj);
+	arenakit_set_report_failures(1);
+
+	cr_expect_neq(err, 0, "%s loaded, but the verifier should refuse it", program);
+	cr_expect_neq(err, -EPERM, "%s was not tried: %s", program, arenakit_load_log());
+	cr_expect(strstr(arenakit_load_log(), reason),
+		  "%s: the log does not say \"%s\"; it says:\n%s", program, reason,
+		  arenakit_load_log());
+	bpf_object__close(obj);
+}
+
+Test(verifier, rejects_loop_waiting_on_a_flag)
+{
+	expect_rejected("reject_infinite_loop", "infinite loop detected");
+}
+
+Test(verifier, rejects_loop_with_unknown_bound)
+{
+	expect_rejected("reject_unknown_bound", "too large");
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# Add up the Criterion "Synthesis" lines of the given logs into one closing
+# line. Fails if a log has no Synthesis line (the binary or the VM died) or
+# any test failed or crashed.
+set -u
+passed=0 failed=0 rc=0
+for log in "$@"; do
+	line=$(grep -a 'Synthesis: Tested:' "$log" | tail -n 1)
+	if [ -z "$line" ]; then
+		echo "summary: $log has no Criterion Synthesis line: its run did not finish" >&2
+		rc=1
+		continue
+	fi
+	pass=$(sed -n 's/.*Passing: \([0-9]*\).*/\1/p' <<< "$line")
+	fail=$(sed -n 's/.*Failing: \([0-9]*\).*/\1/p' <<< "$line")
+	crash=$(sed -n 's/.*Crashing: \([0-9]*\).*/\1/p' <<< "$line")
+	passed=$((passed + pass))
+	failed=$((failed + fail + crash))
+done
+[ $failed = 0 ] || rc=1
+echo "tests: $passed passed, $failed failed"
+exit $rc

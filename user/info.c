@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* arenakit info: what this kernel offers arenakit. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+
+#include "commands.h"
+#include "loader.h"
+#include "info.skel.h"
+
+int wants_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return 1;
+	return 0;
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Load and run the budget probe; 0 on success. */
+static int probe_budget(void)
+{
+	struct info *skel = info__open();
+	double start, seconds;
+	int err, retval;
+
+	if (!skel) {
+		fprintf(stderr, "arenakit info: cannot open the probe: %s\n", strerror(errno));
+		return -errno;
+	}
+	err = arenakit_load_skeleton(skel->skeleton);
+	if (err) {
+		printf("may_goto:         no (the probe does not load: %s)\n", strerror(-err));
+		goto out;
+	}
+	start = now_seconds();
+	err = arenakit_run(skel->progs.measure_budget, &retval);
+	seconds = now_seconds() - start;
+	if (err || retval) {
+		fprintf(stderr, "arenakit info: the budget probe failed: %s, returned %d\n",
+			strerror(-err), retval);
+		err = err ? err : -EIO;
+		goto out;
+	}
+	printf("may_goto:         yes\n");
+	printf("loop budget:      %llu steps in a program's frame, %llu in a called function's\n",
+	       (unsigned long long)skel->bss->main_steps,
+	       (unsigned long long)skel->bss->subprog_steps);
+	printf("budget spent in:  %.1f ms for both (%.2f ns per step)\n", seconds * 1e3,
+	       seconds * 1e9 / (skel->bss->main_steps + skel->bss->subprog_steps));
+out:
+	info__destroy(skel);
+	return err;
+}
+
+int cmd_info(int argc, char **argv)
+{
+	const char *accel = getenv("ARENAKIT_ACCEL");
+	struct utsname uts;
+	struct stat btf;
+	char why[512];
+	int arena;
+
+	if (wants_help(argc, argv)) {
+		printf("usage: arenakit info\n\n"
+		       "Print the kernel release, whether BTF, arena maps and may_goto are\n"
+		       "available, the may_goto loop budget in force (measured), the CPUs and\n"
+		       "the QEMU accelerator. Loads BPF: runs only on the arenakit kernel.\n");
+		return 0;
+	}
+	if (argc > 1) {
+		fprintf(stderr, "arenakit info: takes no arguments\n");
+		return 2;
+	}
+	uname(&uts);
+	printf("kernel release:   %s\n", uts.release);
+	printf("BTF:              %s\n", stat("/sys/kernel/btf/vmlinux", &btf) ? "no" : "yes");
+	printf("CPUs:             %ld online\n", sysconf(_SC_NPROCESSORS_ONLN));
+	printf("accelerator:      %s\n", accel ? accel : "none (not in the arenakit VM)");
+	if (arenakit_kernel_check(why, sizeof(why))) {
+		fprintf(stderr, "arenakit info: %s\n", why);
+		return 1;
+	}
+	arena = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_ARENA, NULL);
+	printf("arena maps:       %s\n", arena == 1 ? "yes" : arena == 0 ? "no" : strerror(-arena));
+	return probe_budget() ? 1 : 0;
+}

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <bpf/bpf.h>
+
+#include "loader.h"
+
+#define LOG_TAIL_LINES 25
+
+/* libbpf's messages since the last load began. */
+static struct {
+	char *text;
+	size_t len, cap;
+} captured;
+
+static int report_failures = 1;
+
+static void capture(const char *fmt, va_list ap)
+{
+	va_list again;
+	int need;
+
+	va_copy(again, ap);
+	need = vsnprintf(NULL, 0, fmt, again);
+	va_end(again);
+	if (need <= 0)
+		return;
+	if (captured.len + need + 1 > captured.cap) {
+		size_t cap = (captured.len + need + 1) * 2;
+		char *text = realloc(captured.text, cap);
+
+		if (!text)
+			return;	/* keep what we have; the log is a diagnostic */
+		captured.text = text;
+		captured.cap = cap;
+	}
+	vsnprintf(captured.text + captured.len, need + 1, fmt, ap);
+	captured.len += need;
+}
+
+static int libbpf_printer(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	va_list copy;
+
+	if (getenv("ARENAKIT_DEBUG")) {
+		va_copy(copy, ap);
+		vfprintf(stderr, fmt, copy);
+		va_end(copy);
+	}
+	if (level != LIBBPF_DEBUG)
+		capture(fmt, ap);
+	return 0;
+}
+
+static void capture_start(void)
+{
+	libbpf_set_print(libbpf_printer);
+	captured.len = 0;
+	if (captured.text)
+		captured.text[0] = '\0';
+}
+
+const char *arenakit_load_log(void)
+{
+	return captured.text ? captured.text : "";
+}
+
+void arenakit_set_report_failures(int on)
+{
+	report_failures = on;
+}
+
+int arenakit_kernel_check(char *why, size_t why_len)
+{
+	struct utsname uts;
+
+	if (uname(&uts)) {
+		if (why)
+			snprintf(why, why_len, "uname: %s", strerror(errno));
+		return -errno;
+	}
+	if (strstr(uts.release, ARENAKIT_RELEASE_MARK))
+		return 0;
+	if (why)
+		snprintf(why, why_len,
+			 "refusing to load BPF: the running kernel (%s) is not the arenakit "
+			 "kernel (its release lacks \"%s\"); run this inside the VM, e.g. "
+			 "'make vm CMD=...'",
+			 uts.release, ARENAKIT_RELEASE_MARK);
+	return -EPERM;
+}
+
+static int refuse_unless_ours(void)
+{
+	char why[512];
+	int err = arenakit_kernel_check(why, sizeof(why));
+
+	if (err)
+		fprintf(stderr, "arenakit: %s\n", why);
+	return err;
+}
+
+/* Print what libbpf said, the verifier log cut to its last lines. */
+static void report_failure(const char *what, int err)
+{
+	const char *begin_mark = "-- BEGIN PROG LOAD LOG --\n";
+	const char *log = arenakit_load_log();
+	const char *begin = strstr(log, begin_mark);
+	const char *end, *tail;
+	int lines = 0;
+
+	fprintf(stderr, "arenakit: loading %s failed: %s\n", what, strerror(-err));
+	if (!begin) {
+		fputs(log, stderr);
+		return;
+	}
+	fwrite(log, 1, begin - log, stderr);
+	begin += strlen(begin_mark);
+	end = strstr(begin, "-- END PROG LOAD LOG --");
+	if (!end)
+		end = log + strlen(log);
+	for (tail = end; tail > begin; tail--)
+		if (tail[-1] == '\n' && ++lines > LOG_TAIL_LINES)
+			break;
+	fprintf(stderr, "arenakit: the verifier said (last %d lines):\n", LOG_TAIL_LINES);
+	fwrite(tail, 1, end - tail, stderr);
+	fputs(end + strcspn(end, "\n") + (*end ? 1 : 0), stderr);
+}
+
+int arenakit_load_skeleton(struct bpf_object_skeleton *skeleton)
+{
+	int err = refuse_unless_ours();
+
+	if (err)
+		return err;
+	capture_start();
+	err = bpf_object__load_skeleton(skeleton);
+	if (err && report_failures)
+		report_failure(skeleton->name, err);
+	return err;
+}
+
+int arenakit_load_object(struct bpf_object *obj)
+{
+	int err = refuse_unless_ours();
+
+	if (err)
+		return err;
+	capture_start();
+	err = bpf_object__load(obj);
+	if (err && report_failures)
+		report_failure(bpf_object__name(obj), err);
+	return err;
+}
+
+int arenakit_run(const struct bpf_program *prog, int *retval)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	int fd = bpf_program__fd(prog);
+	int err;
+
+	if (fd < 0)
+		return -EBADF;	/* not loaded: nothing to run */
+	err = bpf_prog_test_run_opts(fd, &opts);
+	if (err)
+		return -errno;
+	*retval = (int)opts.retval;
+	return 0;
+}

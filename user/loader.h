@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The arenakit loader: the only way arenakit's user space loads BPF.
+ *
+ * Every load first checks that the running kernel is ours (its release
+ * contains "-arenakit"), so nothing is ever loaded into the host's kernel by
+ * accident. A load that fails prints the tail of the verifier's log, not only
+ * an errno. All functions return 0 or a negative errno.
+ */
+#ifndef ARENAKIT_LOADER_H
+#define ARENAKIT_LOADER_H
+
+#include <stddef.h>
+#include <bpf/libbpf.h>
+
+#define ARENAKIT_RELEASE_MARK "-arenakit"
+
+/*
+ * Is the running kernel ours? Returns 0 if so, -EPERM if not, with the
+ * reason written to @why (may be NULL).
+ */
+int arenakit_kernel_check(char *why, size_t why_len);
+
+/* Load a skeleton (pass skel->skeleton) after the kernel check. */
+int arenakit_load_skeleton(struct bpf_object_skeleton *skeleton);
+
+/* Load an opened object after the kernel check. */
+int arenakit_load_object(struct bpf_object *obj);
+
+/*
+ * libbpf's messages from the most recent load, verifier log included;
+ * valid until the next load. Never NULL.
+ */
+const char *arenakit_load_log(void);
+
+/* Print failed loads' logs (default true); tests that expect a failure mute it. */
+void arenakit_set_report_failures(int on);
+
+/*
+ * Run @prog once with BPF_PROG_TEST_RUN and no context (what SEC("syscall")
+ * programs take). @retval gets the program's return value.
+ */
+int arenakit_run(const struct bpf_program *prog, int *retval);
+
+#endif /* ARENAKIT_LOADER_H */
