@@ -39,7 +39,9 @@ BPF_CFLAGS := --target=bpf -mcpu=v3 -O2 -g -Wall -Werror \
 	-idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include
 
 CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(LIBBPF_INC) -I$(BUILD)/bpf
+# The tree's UAPI headers, as libbpf itself builds with (Debian's predate arenas).
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(LIBBPF_INC) -I$(BUILD)/bpf \
+	-I$(KDIR)/src/tools/include/uapi
 LDLIBS := $(LIBBPF_A) -lelf -lz
 
 LOADER_OBJS := $(BUILD)/user/loader.o
@@ -53,7 +55,7 @@ HOST_TESTS := $(BUILD)/tests/host_tests
 GUEST_TESTS := $(BUILD)/tests/guest_tests
 
 # Criterion options: FILTER='suite/test' selects tests, CRITERION_ARGS adds more.
-TEST_ARGS := --ascii $(if $(FILTER),--filter='$(FILTER)') $(CRITERION_ARGS)
+TEST_ARGS := --color=never $(if $(FILTER),--filter='$(FILTER)') $(CRITERION_ARGS)
 
 .PHONY: all test run vm deps help clean kernel-clean
 .PHONY: _all _test _run _vm kernel bpf tool tests host-test guest-test

@@ -17,7 +17,9 @@ static struct {
 	size_t len, cap;
 } captured;
 
-static int report_failures = 1;
+/* NULL until set: stderr is not a constant initialiser. */
+static FILE *report_stream;
+static int report_muted;
 
 static void capture(const char *fmt, va_list ap)
 {
@@ -69,9 +71,10 @@ const char *arenakit_load_log(void)
 	return captured.text ? captured.text : "";
 }
 
-void arenakit_set_report_failures(int on)
+void arenakit_set_report_stream(FILE *stream)
 {
-	report_failures = on;
+	report_stream = stream;
+	report_muted = !stream;
 }
 
 int arenakit_kernel_check(char *why, size_t why_len)
@@ -107,18 +110,21 @@ static int refuse_unless_ours(void)
 /* Print what libbpf said, the verifier log cut to its last lines. */
 static void report_failure(const char *what, int err)
 {
+	FILE *out = report_stream ? report_stream : stderr;
 	const char *begin_mark = "-- BEGIN PROG LOAD LOG --\n";
 	const char *log = arenakit_load_log();
 	const char *begin = strstr(log, begin_mark);
 	const char *end, *tail;
 	int lines = 0;
 
-	fprintf(stderr, "arenakit: loading %s failed: %s\n", what, strerror(-err));
+	if (report_muted)
+		return;
+	fprintf(out, "arenakit: loading %s failed: %s\n", what, strerror(-err));
 	if (!begin) {
-		fputs(log, stderr);
+		fputs(log, out);
 		return;
 	}
-	fwrite(log, 1, begin - log, stderr);
+	fwrite(log, 1, begin - log, out);
 	begin += strlen(begin_mark);
 	end = strstr(begin, "-- END PROG LOAD LOG --");
 	if (!end)
@@ -126,9 +132,9 @@ static void report_failure(const char *what, int err)
 	for (tail = end; tail > begin; tail--)
 		if (tail[-1] == '\n' && ++lines > LOG_TAIL_LINES)
 			break;
-	fprintf(stderr, "arenakit: the verifier said (last %d lines):\n", LOG_TAIL_LINES);
-	fwrite(tail, 1, end - tail, stderr);
-	fputs(end + strcspn(end, "\n") + (*end ? 1 : 0), stderr);
+	fprintf(out, "arenakit: the verifier said (last %d lines):\n", LOG_TAIL_LINES);
+	fwrite(tail, 1, end - tail, out);
+	fputs(end + strcspn(end, "\n") + (*end ? 1 : 0), out);
 }
 
 int arenakit_load_skeleton(struct bpf_object_skeleton *skeleton)
@@ -139,7 +145,7 @@ int arenakit_load_skeleton(struct bpf_object_skeleton *skeleton)
 		return err;
 	capture_start();
 	err = bpf_object__load_skeleton(skeleton);
-	if (err && report_failures)
+	if (err)
 		report_failure(skeleton->name, err);
 	return err;
 }
@@ -152,7 +158,7 @@ int arenakit_load_object(struct bpf_object *obj)
 		return err;
 	capture_start();
 	err = bpf_object__load(obj);
-	if (err && report_failures)
+	if (err)
 		report_failure(bpf_object__name(obj), err);
 	return err;
 }

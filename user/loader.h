@@ -11,6 +11,7 @@
 #define ARENAKIT_LOADER_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <bpf/libbpf.h>
 
 #define ARENAKIT_RELEASE_MARK "-arenakit"
@@ -33,8 +34,11 @@ int arenakit_load_object(struct bpf_object *obj);
  */
 const char *arenakit_load_log(void);
 
-/* Print failed loads' logs (default true); tests that expect a failure mute it. */
-void arenakit_set_report_failures(int on);
+/*
+ * Where failed loads are reported, verifier log tail included: stderr by
+ * default; NULL mutes (tests that expect a failure).
+ */
+void arenakit_set_report_stream(FILE *stream);
 
 /*
  * Run @prog once with BPF_PROG_TEST_RUN and no context (what SEC("syscall")

@@ -20,9 +20,12 @@ struct bpf_program *guest_load_one(const void *elf, size_t size, const char *obj
 void guest_run_test_program(const void *elf, size_t size, const char *object,
 			    const char *program);
 
+/* Seconds before Criterion gives up on one guest test: a hang fails it. */
+#define GUEST_TEST_TIMEOUT 120
+
 /* One generated test: suite @obj (the skeleton's name), test @prog. */
 #define GUEST_TEST(obj, prog)						\
-	Test(obj, prog)							\
+	Test(obj, prog, .timeout = GUEST_TEST_TIMEOUT)			\
 	{								\
 		size_t size;						\
 		const void *elf = obj##__elf_bytes(&size);		\

@@ -31,7 +31,7 @@ Test(loop_user, cond_break_label_never_jumps)
 	cr_expect_eq(steps, 1000);
 	return;
 cut:
-	cr_fail("cond_break_label jumped in user space");
+	cr_assert_fail("cond_break_label jumped in user space");
 }
 
 Test(loop_user, budget_error_is_eagain)
