@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * kernel/vm's contract, checked by booting the guest (no BPF involved): the
+ * command's exit status comes back, stdout and stderr stay apart, a kernel
+ * warning in the guest log fails the run, and a hung guest is killed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <criterion/criterion.h>
+
+struct vm_result {
+	int status;
+	char out[4096];
+	char err[8192];
+};
+
+static void read_file(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+
+	buf[n] = '\0';
+	if (f)
+		fclose(f);
+}
+
+/* Run kernel/vm with @env prepended, capturing both streams. */
+static void run_vm(const char *env, const char *command, struct vm_result *r)
+{
+	char out[] = "/tmp/vm_runner_out.XXXXXX", err[] = "/tmp/vm_runner_err.XXXXXX";
+	char line[1024];
+	int status;
+
+	cr_assert_neq(mkstemp(out), -1);
+	cr_assert_neq(mkstemp(err), -1);
+	snprintf(line, sizeof(line), "%s kernel/vm '%s' > %s 2> %s", env, command, out, err);
+	status = system(line);
+	cr_assert(WIFEXITED(status), "kernel/vm did not exit");
+	r->status = WEXITSTATUS(status);
+	read_file(out, r->out, sizeof(r->out));
+	read_file(err, r->err, sizeof(r->err));
+	unlink(out);
+	unlink(err);
+}
+
+Test(vm_runner, returns_status_and_separates_streams, .timeout = 120)
+{
+	struct vm_result r;
+
+	run_vm("", "echo to-out; echo to-err >&2; uname -r; exit 7", &r);
+	cr_expect_eq(r.status, 7, "status %d; stderr:\n%s", r.status, r.err);
+	cr_expect(strstr(r.out, "to-out\n"), "stdout: %s", r.out);
+	cr_expect(strstr(r.out, "-arenakit"), "the guest kernel is not ours: %s", r.out);
+	cr_expect_null(strstr(r.out, "to-err"), "stderr leaked into stdout: %s", r.out);
+	cr_expect(strstr(r.err, "to-err\n"), "stderr: %s", r.err);
+}
+
+Test(vm_runner, kernel_warning_fails_the_run, .timeout = 120)
+{
+	struct vm_result r;
+
+	/* A line in the kernel log, as a real WARN_ON would leave. */
+	run_vm("", "echo \"WARNING: CPU: 0 PID: 1 at vm_runner_test\" > /dev/kmsg", &r);
+	cr_expect_neq(r.status, 0, "a guest kernel warning did not fail the run");
+	cr_expect(strstr(r.err, "vm_runner_test"), "the warning is not shown: %s", r.err);
+}
+
+Test(vm_runner, hung_guest_is_killed, .timeout = 120)
+{
+	struct vm_result r;
+
+	run_vm("VM_TIMEOUT=8", "sleep 600", &r);
+	cr_expect_eq(r.status, 124, "status %d", r.status);
+	cr_expect(strstr(r.err, "did not finish within 8 s"), "stderr: %s", r.err);
+}
