@@ -79,6 +79,14 @@
 #define cond_break_label(label) __arena_may_goto(label)
 
 /*
+ * A zero the verifier cannot see through (a .bss value may have changed).
+ * A walk adds it to a counter that would otherwise start from a constant:
+ * the verifier tracks such a counter precisely and never converges.
+ */
+static volatile unsigned long long __arena_opaque_zero __attribute__((unused));
+#define arena_opaque_zero() (__arena_opaque_zero)
+
+/*
  * Hide a value from the optimiser so a loop counter started from it is not
  * a known constant: the verifier cannot converge on a loop whose counter it
  * tracks precisely.
@@ -100,6 +108,7 @@
 			goto label;					\
 	} while (0)
 #define arena_barrier_var(var) ((void)0)
+#define arena_opaque_zero() 0ULL
 
 #endif /* __BPF__ */
 
