@@ -125,7 +125,7 @@ $(BUILD)/tests/%.o: tests/%.c $(KSTAMP) | $(SKELS)
 
 # Guest tests: one Criterion test per SEC("syscall") program named test_*,
 # found in the objects themselves; a new bpf/*.bpf.c joins without edits.
-$(BUILD)/tests/guest/registry.c: tests/guest/gen-registry.sh $(BPF_OBJS)
+$(BUILD)/tests/guest/registry.c: tests/guest/gen-registry.sh $(BPF_OBJS) $(wildcard include/arenakit/*.h)
 	@mkdir -p $(@D)
 	LLVM_OBJDUMP=$(LLVM_OBJDUMP) $< $(BPF_OBJS) > $@.tmp && mv $@.tmp $@
 $(BUILD)/tests/guest/registry.o: $(BUILD)/tests/guest/registry.c $(SKELS)

@@ -18,7 +18,11 @@
 
 #include <arenakit/arena.h>
 
+#ifdef __BPF__
+#include <linux/errno.h>	/* the uapi one: glibc's does not build for BPF */
+#else
 #include <errno.h>
+#endif
 
 struct arena_list_node {
 	struct arena_list_node __arena *next;
@@ -106,9 +110,11 @@ static inline void arena_list_add_before(struct arena_list_node __arena *node,
 
 static inline void __arena_list_unlink(struct arena_list_node __arena *node)
 {
+	struct arena_list_node __arena *next = node->next, *prev = node->prev;
+
 	/* Write through the neighbours themselves, not through copies. */
-	node->prev->next = node->next;
-	node->next->prev = node->prev;
+	prev->next = next;
+	next->prev = prev;
 }
 
 /**
@@ -122,6 +128,11 @@ static inline void arena_list_del(struct arena_list_node __arena *node)
 {
 	__arena_list_unlink(node);
 	node->next = 0;
+	/*
+	 * Keep the two stores apart: clang-19 merges them into a memset that
+	 * it lowers without the arena address cast, which the verifier refuses.
+	 */
+	asm volatile("" ::: "memory");
 	node->prev = 0;
 }
 
@@ -322,7 +333,8 @@ cut:
 
 /* A NULL link becomes a NULL entry, so the loops can stop on it. */
 #define __arena_list_entry_or_null(node, pos, member)			\
-	((node) ? arena_list_entry(node, typeof(*(pos)), member) : 0)
+	((node) ? (typeof(pos))((char __arena *)(node) -			\
+				__builtin_offsetof(typeof(*(pos)), member)) : 0)
 
 /* Did the loop above reach the end of the list? */
 #define arena_list_walk_done(pos, head, member) ((pos) && &(pos)->member == (head))

@@ -4,4 +4,4 @@
  * (what compilers without the mnemonic get) instead of the assembler's.
  */
 #undef __BPF_FEATURE_MAY_GOTO
-#include "cond_break.bpf.c"
+#include "may_goto.bpf.c"
