@@ -19,6 +19,8 @@
 
 #if defined(__BPF__)
 
+#include <linux/errno.h>	/* the uapi one: glibc's does not build for BPF */
+
 #ifndef __BPF_FEATURE_ADDR_SPACE_CAST
 #error "arenakit needs clang with address-space casts for BPF (clang-19 -mcpu=v3)"
 #endif
@@ -41,6 +43,7 @@ void bpf_arena_free_pages(void *map, void __arena *ptr, __u32 page_cnt) __ksym _
 
 #else /* user space */
 
+#include <errno.h>
 #include <stddef.h>
 
 #define __arena

@@ -18,11 +18,6 @@
 
 #include <arenakit/arena.h>
 
-#ifdef __BPF__
-#include <linux/errno.h>	/* the uapi one: glibc's does not build for BPF */
-#else
-#include <errno.h>
-#endif
 
 struct arena_list_node {
 	struct arena_list_node __arena *next;
