@@ -24,8 +24,9 @@
  *       object freed there is queued and its pages go back to the kernel at
  *       the next arena_free or arena_alloc_reserve.
  *
- * The program's arena map must be named `arena`, or ARENA_ALLOC_MAP defined
- * to its name before this header is included.
+ * The program's arena map must be declared before this header is included
+ * (ARENA_MAP from arena.h) and named `arena`, or ARENA_ALLOC_MAP defined to
+ * its name.
  */
 #ifndef __ARENAKIT_ALLOC_H
 #define __ARENAKIT_ALLOC_H

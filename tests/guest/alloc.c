@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* alloc.h across CPUs and program types, checked through the arena's mmap. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "guest/guest.h"
+#include <arenakit/alloc.h>
+#include "alloc_test.skel.h"
+
+#define ROUNDS 2000
+
+struct worker {
+	struct alloc_test *skel;
+	int cpu;
+	int failed_runs;
+};
+
+static void *churn_on_cpu(void *arg)
+{
+	struct worker *w = arg;
+	cpu_set_t set;
+	int i, retval;
+
+	CPU_ZERO(&set);
+	CPU_SET(w->cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		w->failed_runs = -1;
+	for (i = 0; i < ROUNDS; i++)
+		if (arenakit_run(w->skel->progs.churn, &retval) || retval)
+			w->failed_runs++;
+	return NULL;
+}
+
+static struct alloc_test *load(void)
+{
+	struct alloc_test *skel = alloc_test__open();
+
+	cr_assert(skel);
+	/* Only the programs these tests run: the test_* ones have their own. */
+	cr_assert_eq(arenakit_load_skeleton(skel->skeleton), 0);
+	return skel;
+}
+
+Test(alloc, two_cpus_lose_nothing, .timeout = 300)
+{
+	struct alloc_test *skel = load();
+	struct worker w[2] = { { skel, 0, 0 }, { skel, 1, 0 } };
+	struct arena_alloc_stats *stats = &skel->arena->arena_allocator.stats;
+	pthread_t t[2];
+	int i, retval;
+
+	cr_assert_geq(sysconf(_SC_NPROCESSORS_ONLN), 2, "needs two CPUs (SMP=2)");
+	for (i = 0; i < 2; i++)
+		cr_assert_eq(pthread_create(&t[i], NULL, churn_on_cpu, &w[i]), 0);
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	cr_expect_eq(w[0].failed_runs, 0);
+	cr_expect_eq(w[1].failed_runs, 0);
+	cr_assert_eq(arenakit_run(skel->progs.drain_mailbox, &retval), 0);
+	cr_expect_eq(skel->bss->alloc_failures, 0);
+	cr_expect_eq(skel->bss->corrupted, 0, "an object was handed out twice");
+	cr_expect_eq(stats->objects, 0, "%llu objects leaked", stats->objects);
+	cr_expect_eq(stats->bytes, 0);
+	cr_expect_eq(stats->failures, 0);
+	cr_log_info("2 CPUs x %d rounds x 32 objects: %llu pages in the free lists afterwards",
+		    ROUNDS, stats->pages);
+	alloc_test__destroy(skel);
+}
+
+/* What BPF stored, seen through the mmap: user addresses, none with low 32 bits 0. */
+Test(alloc, objects_seen_from_user_space, .timeout = 120)
+{
+	struct alloc_test *skel = load();
+	struct obj {
+		struct obj *next;
+		unsigned long long check;
+	} *o;
+	int n = 0, retval;
+
+	cr_assert_eq(arenakit_run(skel->progs.keep_objects, &retval), 0);
+	cr_assert_eq(retval, 0);
+	for (o = (struct obj *)skel->bss->kept; o && n <= 200; o = o->next, n++) {
+		cr_expect_neq((unsigned int)(unsigned long)o, 0, "object %p has low 32 bits 0", o);
+		cr_expect_eq(o->check, (unsigned long long)o ^ 0x5eed5eed5eed5eedULL);
+	}
+	cr_expect_eq(n, 200);
+	cr_expect_eq(skel->arena->arena_allocator.stats.objects, 200);
+	cr_assert_eq(arenakit_run(skel->progs.free_kept, &retval), 0);
+	cr_expect_eq(skel->arena->arena_allocator.stats.objects, 0);
+	cr_expect_eq(skel->arena->arena_allocator.stats.bytes, 0);
+	alloc_test__destroy(skel);
+}
+
+Test(alloc, pool_from_tc_program, .timeout = 120)
+{
+	struct alloc_test *skel = load();
+	struct arena_alloc_stats *stats = &skel->arena->arena_allocator.stats;
+	unsigned char packet[64] = { 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = packet, .data_size_in = sizeof(packet),
+		    .repeat = 1);
+	unsigned long long pages;
+	int retval, err;
+
+	/* Empty pool: the tc program gets nothing, and fails cleanly. */
+	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.pool_user), &opts);
+	cr_assert_eq(err, 0, "tc test run: %s", strerror(errno));
+	cr_expect_eq(opts.retval, 0);
+	cr_assert_eq(arenakit_run(skel->progs.fill_pool, &retval), 0);
+	cr_expect_eq(retval, 0);
+	pages = stats->pages;
+	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.pool_user), &opts);
+	cr_assert_eq(err, 0);
+	cr_expect_eq(opts.retval, 64, "the tc program got %u of 64 pool objects", opts.retval);
+	cr_expect_eq(stats->pages, pages);
+	cr_expect_eq(stats->objects, 0);
+	cr_expect_eq(skel->bss->corrupted, 0);
+	alloc_test__destroy(skel);
+}
