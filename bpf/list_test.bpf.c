@@ -123,6 +123,25 @@ int test_list_del_unlinks(void *ctx)
 	return arena_list_empty(&head) ? 0 : 4;
 }
 
+SEC("syscall")
+int test_list_find(void *ctx)
+{
+	const long offset = arena_list_key_offset(struct item, node, value);
+	struct arena_list_node __arena *found = 0;
+	int i;
+
+	if (carve_items())
+		return 100;
+	arena_list_init(&head);
+	for (i = zero; i < NODES && can_loop; i++)
+		arena_list_add_tail(&items[i].node, &head);
+	if (arena_list_find(&head, offset, 150, NULL, &found) || found != &items[150].node)
+		return 1;
+	if (arena_list_find(&head, offset, NODES + 7, NULL, &found) || found)
+		return 2;
+	return 0;
+}
+
 /* A corrupted back link is found and named. */
 SEC("syscall")
 int test_list_check_finds_broken_link(void *ctx)

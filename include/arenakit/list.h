@@ -11,7 +11,8 @@
  * finish reset the cursor. A pointer found NULL during a walk (a deleted
  * node still linked, or a fault in the arena, which reads as 0) is -EFAULT.
  *
- * Functions that resume: arena_list_count, arena_list_check.
+ * Functions that resume: arena_list_count, arena_list_find, arena_list_check.
+ * The for_each macros only report (arena_list_walk_status).
  */
 #ifndef __ARENAKIT_LIST_H
 #define __ARENAKIT_LIST_H
@@ -235,6 +236,54 @@ static inline long long arena_list_count(struct arena_list_node __arena *head,
 	cursor->pos = 0;
 	cursor->seen = 0;
 	return seen;
+cut:
+	cursor->pos = pos;
+	cursor->seen = seen;
+	return -ARENA_EBUDGET;
+}
+
+/* The byte offset of an entry's 64-bit @key from its list node @member. */
+#define arena_list_key_offset(type, member, key)			\
+	((long)__builtin_offsetof(type, key) - (long)__builtin_offsetof(type, member))
+
+/**
+ * arena_list_find - find the first node whose 64-bit key equals @key
+ * @head: the list head
+ * @key_offset: where the key lies from each node (arena_list_key_offset())
+ * @key: the value sought
+ * @cursor: where a cut walk resumes (NULL: no resuming)
+ * @found: set to the node, or to NULL when no node has the key
+ *
+ * Return: 0 (see *@found); -ARENA_EBUDGET if the loop budget ran out;
+ * -EFAULT on a NULL link.
+ */
+static inline int arena_list_find(struct arena_list_node __arena *head, long key_offset,
+				  unsigned long long key, struct arena_list_cursor *cursor,
+				  struct arena_list_node __arena **found)
+{
+	struct arena_list_cursor start = {};
+	struct arena_list_node __arena *pos;
+	unsigned long long seen;
+
+	if (!cursor)
+		cursor = &start;
+	*found = 0;
+	pos = cursor->pos ? cursor->pos : head->next;
+	seen = cursor->seen + arena_opaque_zero();
+	while (pos != head) {
+		if (!pos)
+			return -EFAULT;
+		cond_break_label(cut);
+		if (*(unsigned long long __arena *)((char __arena *)pos + key_offset) == key) {
+			*found = pos;
+			break;
+		}
+		seen++;
+		pos = pos->next;
+	}
+	cursor->pos = 0;
+	cursor->seen = 0;
+	return 0;
 cut:
 	cursor->pos = pos;
 	cursor->seen = seen;

@@ -6,7 +6,7 @@
 #include <arenakit/list.h>
 
 struct item {
-	int value;
+	unsigned long long value;	/* before the node: a negative key offset */
 	struct arena_list_node node;
 };
 
@@ -33,13 +33,13 @@ static void expect_values(const int *want, int n)
 	cr_assert_eq(arena_list_count(&head, NULL), n);
 	arena_list_for_each_entry(pos, &head, node) {
 		cr_assert_lt(i, n);
-		cr_expect_eq(pos->value, want[i], "position %d: %d, want %d", i, pos->value, want[i]);
+		cr_expect_eq(pos->value, want[i], "position %d: %llu, want %d", i, pos->value, want[i]);
 		i++;
 	}
 	cr_expect_eq(arena_list_walk_status(pos, &head, node), 0);
 	cr_expect_eq(i, n);
 	for (node = head.prev, i = n - 1; node != &head; node = node->prev, i--)
-		cr_expect_eq(arena_list_entry(node, struct item, node)->value, want[i]);
+		cr_expect_eq(arena_list_entry(node, struct item, node)->value, (unsigned long long)want[i]);
 }
 
 TestSuite(list_host, .init = setup);
@@ -197,4 +197,21 @@ Test(list_host, count_resumes_from_cursor)
 
 	fill(8);
 	cr_expect_eq(arena_list_count(&head, &cursor), 8);
+}
+
+Test(list_host, find_by_key)
+{
+	const long offset = arena_list_key_offset(struct item, node, value);
+	struct arena_list_cursor cursor = { .pos = &items[5].node, .seen = 5 };
+	struct arena_list_node *found = &head;
+
+	fill(8);
+	cr_expect_eq(arena_list_find(&head, offset, 6, NULL, &found), 0);
+	cr_expect_eq(found, &items[6].node);
+	cr_expect_eq(arena_list_find(&head, offset, 42, NULL, &found), 0);
+	cr_expect_null(found, "a missing key was found");
+	/* Resumed past the node with key 2: it is not seen again. */
+	cr_expect_eq(arena_list_find(&head, offset, 2, &cursor, &found), 0);
+	cr_expect_null(found);
+	cr_expect_null(cursor.pos);
 }
