@@ -90,4 +90,24 @@ int count_resume(void *ctx)
 	return 0;
 }
 
+/* The same count with the resumable for_each: one call per run. */
+struct long_item {
+	struct arena_list_node node;
+};
+
+struct arena_list_cursor walk_cursor;
+long long walk_status;
+
+SEC("syscall")
+int walk_resume(void *ctx)
+{
+	struct long_item __arena *pos;
+
+	arena_list_for_each_entry_resume(pos, &long_head, node, &walk_cursor)
+		;
+	walk_status = walk_cursor.seen;
+	walk_status = arena_list_walk_save(pos, &long_head, node, &walk_cursor) ?: walk_status;
+	return 0;
+}
+
 char _license[] SEC("license") = "GPL";

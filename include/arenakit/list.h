@@ -12,7 +12,8 @@
  * node still linked, or a fault in the arena, which reads as 0) is -EFAULT.
  *
  * Functions that resume: arena_list_count, arena_list_find, arena_list_check.
- * The for_each macros only report (arena_list_walk_status).
+ * The for_each macros report (arena_list_walk_status); the _resume one also
+ * goes on from a cursor (arena_list_walk_save records where it stopped).
  */
 #ifndef __ARENAKIT_LIST_H
 #define __ARENAKIT_LIST_H
@@ -374,6 +375,38 @@ cut:
 	     (pos) && &(pos)->member != (head) && can_loop &&		\
 	     ((tmp = __arena_list_entry_or_null((pos)->member.next, pos, member)), 1); \
 	     pos = tmp)
+
+/**
+ * arena_list_for_each_entry_resume - iterate from where a cut walk stopped
+ * @pos: a pointer to the entry type, the loop cursor
+ * @head: the list head
+ * @member: the name of the struct arena_list_node in the entry
+ * @cursor: a struct arena_list_cursor *, zeroed before the first walk
+ *
+ * Starts at @cursor's node (or the first); ->seen counts the entries passed.
+ * After the loop, call arena_list_walk_save(pos, head, member, cursor).
+ */
+#define arena_list_for_each_entry_resume(pos, head, member, cursor)	\
+	for (pos = __arena_list_entry_or_null((cursor)->pos ? (cursor)->pos :	\
+					      (head)->next, pos, member);	\
+	     (pos) && &(pos)->member != (head) && can_loop;		\
+	     pos = __arena_list_entry_or_null((pos)->member.next, pos, member), \
+	     (cursor)->seen++)
+
+/*
+ * After a _resume loop that ended without a break: keep the cut position
+ * in @cursor, or reset it if the walk is complete. Evaluates to the walk's
+ * status: 0, -ARENA_EBUDGET (call again to go on) or -EFAULT.
+ */
+#define arena_list_walk_save(pos, head, member, cursor)			\
+	({								\
+		int __status = arena_list_walk_status(pos, head, member); \
+									\
+		(cursor)->pos = __status == -ARENA_EBUDGET ? &(pos)->member : 0; \
+		if (!__status)						\
+			(cursor)->seen = 0;				\
+		__status;						\
+	})
 
 /* A NULL link becomes a NULL entry, so the loops can stop on it. */
 #define __arena_list_entry_or_null(node, pos, member)			\

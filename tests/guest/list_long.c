@@ -86,6 +86,16 @@ Test(list_long, ten_million_nodes_counted_exactly, .timeout = 600)
 	cr_expect_geq(runs, 2, "one run was enough: the list does not exceed the budget");
 	cr_expect_null(skel->bss->cursor.pos, "the cursor was not reset");
 
+	/* The resumable for_each gets there too. */
+	for (runs = 1; runs <= MAX_RUNS; runs++) {
+		run(skel->progs.walk_resume, &retval);
+		if (skel->bss->walk_status != -ARENA_EBUDGET)
+			break;
+	}
+	cr_expect_eq(skel->bss->walk_status, (long long)nodes, "for_each_entry_resume: %lld",
+		     skel->bss->walk_status);
+	cr_expect_geq(runs, 2);
+
 	/* User space follows the same pointers through the mmap. */
 	cr_expect_eq(user_count(&skel->arena->long_head, nodes + 1), nodes);
 	list_long__destroy(skel);

@@ -215,3 +215,20 @@ Test(list_host, find_by_key)
 	cr_expect_null(found);
 	cr_expect_null(cursor.pos);
 }
+
+/* A walk resumed from a saved position sees only the rest, then resets. */
+Test(list_host, for_each_resume_goes_on_from_cursor)
+{
+	struct arena_list_cursor cursor = { .pos = &items[4].node, .seen = 4 };
+	unsigned long long sum = 0;
+	struct item *pos;
+
+	fill(8);
+	arena_list_for_each_entry_resume(pos, &head, node, &cursor)
+		sum += pos->value;
+	cr_expect_eq(cursor.seen, 8);
+	cr_expect_eq(sum, 4 + 5 + 6 + 7);
+	cr_expect_eq(arena_list_walk_save(pos, &head, node, &cursor), 0);
+	cr_expect_null(cursor.pos);
+	cr_expect_eq(cursor.seen, 0);
+}
