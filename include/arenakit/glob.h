@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * arenakit/glob.h - glob(7) matching of arena strings, with the semantics of
+ * the kernel's lib/glob.c (6.12):
+ *
+ *   ?        any one character
+ *   *        any run of characters, '/' and a leading '.' included
+ *   [...]    a class of characters and ranges a-b; [!...] negates; ']' may
+ *            come first in the class; a '[' without a well-formed class
+ *            after it is an ordinary character
+ *   \c       the character c itself
+ *
+ * The whole string must match. Matching backtracks to the last '*' only, so
+ * its cost is at most (pattern length) x (string length) steps, each bounded
+ * by may_goto. The result has three values:
+ *
+ *   1  match      0  no match      -ARENA_EBUDGET  the loop budget ran out
+ *
+ * never a guess: a cut match says so.
+ */
+#ifndef __ARENAKIT_GLOB_H
+#define __ARENAKIT_GLOB_H
+
+#include <arenakit/arena.h>
+
+/*
+ * Match one class, pat pointing just past its '['. Returns 1 or 0 with
+ * *@after set past the closing ']', -1 if the class is malformed (the '['
+ * is then an ordinary character), or -ARENA_EBUDGET.
+ */
+static inline int __arena_glob_class(const char __arena *pat, unsigned char c,
+				     const char __arena **after)
+{
+	int negate = *pat == '!', found = 0;
+	const char __arena *span = pat + negate;
+	unsigned char lo = *span++, hi;
+
+	for (;;) {
+		cond_break_label(cut);
+		if (!lo)
+			return -1;
+		hi = lo;
+		if (span[0] == '-' && span[1] != ']') {
+			hi = span[1];
+			if (!hi)
+				return -1;
+			span += 2;
+		}
+		if (lo <= c && c <= hi)
+			found = 1;
+		lo = *span++;
+		if (lo == ']')
+			break;
+	}
+	*after = span;
+	return found != negate;
+cut:
+	return -ARENA_EBUDGET;
+}
+
+/**
+ * arena_glob_match_len - match at most @len bytes of @str against @pat
+ * @pat: NUL-terminated pattern
+ * @str: the string; it ends at @len bytes or at a NUL, whichever comes first
+ * @len: the string's length bound
+ *
+ * Return: 1 on a match, 0 on none, -ARENA_EBUDGET if the budget ran out.
+ */
+static inline int arena_glob_match_len(const char __arena *pat, const char __arena *str,
+				       unsigned long long len)
+{
+	const char __arena *star_pat = 0, *next;
+	unsigned long long at = 0, star_at = 0;	/* indexes into str */
+	unsigned char c, p;
+	int in_class;
+
+	for (;;) {
+		cond_break_label(cut);
+		c = at < len ? str[at] : 0;
+		p = *pat++;
+		at++;
+		switch (p) {
+		case '?':
+			if (!c)
+				return 0;
+			continue;
+		case '*':
+			if (!*pat)
+				return 1;	/* a trailing '*' takes the rest */
+			/* Remember where to retry: the '*' may eat one more character. */
+			star_pat = pat;
+			star_at = --at;
+			continue;
+		case '[':
+			if (!c)
+				return 0;
+			in_class = __arena_glob_class(pat, c, &next);
+			if (in_class == -ARENA_EBUDGET)
+				return -ARENA_EBUDGET;
+			if (in_class == 1) {
+				pat = next;
+				continue;
+			}
+			if (in_class == 0)
+				goto mismatch;
+			break;	/* malformed: '[' is a literal */
+		case '\\':
+			p = *pat++;
+			break;
+		}
+		/* A literal character, or the terminating NUL. */
+		if (c == p) {
+			if (!p)
+				return 1;
+			continue;
+		}
+mismatch:
+		if (!c || !star_pat)
+			return 0;
+		pat = star_pat;
+		at = ++star_at;
+	}
+cut:
+	return -ARENA_EBUDGET;
+}
+
+/**
+ * arena_glob_match - match the NUL-terminated @str against @pat
+ *
+ * Return: 1 on a match, 0 on none, -ARENA_EBUDGET if the budget ran out.
+ */
+static inline int arena_glob_match(const char __arena *pat, const char __arena *str)
+{
+	return arena_glob_match_len(pat, str, ~0ULL >> 1);
+}
+
+#endif /* __ARENAKIT_GLOB_H */

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* glob.h built for user space: the kernel's vectors, and fnmatch(3) as a second opinion. */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <criterion/criterion.h>
+#include <arenakit/glob.h>
+
+#define VECTORS "tests/data/globtest.tsv"
+
+Test(glob_host, kernel_globtest_vectors)
+{
+	FILE *f = fopen(VECTORS, "r");
+	char line[512];
+	int n = 0;
+
+	cr_assert(f, "cannot open %s (run from the checkout)", VECTORS);
+	while (fgets(line, sizeof(line), f)) {
+		char *want, *pat, *str;
+
+		if (line[0] == '#')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		want = strtok(line, "\t");
+		pat = want + strlen(want) + 1;
+		str = pat + strcspn(pat, "\t");
+		*str++ = '\0';
+		cr_expect_eq(arena_glob_match(pat, str), atoi(want), "\"%s\" vs \"%s\"", pat, str);
+		n++;
+	}
+	fclose(f);
+	cr_expect_eq(n, 64, "%d vectors read, lib/globtest.c has 64", n);
+}
+
+Test(glob_host, length_bound_ends_the_string)
+{
+	const char buf[] = "abcXYZ";
+
+	cr_expect_eq(arena_glob_match_len("abc", buf, 3), 1);
+	cr_expect_eq(arena_glob_match_len("abc*", buf, 3), 1);
+	cr_expect_eq(arena_glob_match_len("abc?", buf, 3), 0);
+	cr_expect_eq(arena_glob_match_len("*Y*", buf, 4), 0);
+	cr_expect_eq(arena_glob_match_len("*Y*", buf, 5), 1);
+	cr_expect_eq(arena_glob_match_len("", buf, 0), 1);
+}
+
+Test(glob_host, kernel_specific_corners)
+{
+	cr_expect_eq(arena_glob_match("[", "["), 1, "an unclosed class is a literal '['");
+	cr_expect_eq(arena_glob_match("[a-", "[a-"), 1);
+	cr_expect_eq(arena_glob_match("\\*", "*"), 1);
+	cr_expect_eq(arena_glob_match("\\*", "a"), 0);
+	cr_expect_eq(arena_glob_match("*", "a/b/.c"), 1, "no special '/' or leading '.'");
+	cr_expect_eq(arena_glob_match("[^a]", "^"), 1, "'^' does not negate");
+	cr_expect_eq(arena_glob_match("[z-a]", "m"), 0, "a reversed range matches nothing");
+}
+
+/* Where lib/glob.c and glibc's fnmatch(3) are documented to differ. */
+static int known_difference(const char *pat)
+{
+	const char *p;
+	int in_class = 0;
+
+	for (p = pat; *p; p++) {
+		if (in_class) {
+			/* glibc: '\' escapes, '^' negates, [: [= [. are classes */
+			if (*p == '\\' || *p == '^' || (*p == '[' && strchr(":=.", p[1])))
+				return 1;
+			if (*p == ']')
+				in_class = 0;
+			continue;
+		}
+		if (*p == '\\' && !p[1])
+			return 1;	/* glibc: a trailing '\' is an error */
+		if (*p == '\\')
+			p++;
+		else if (*p == '[')
+			in_class = 1, p += (p[1] == '!') + (p[1 + (p[1] == '!')] == ']');
+	}
+	/* An unclosed '[': literal in both, but glibc then rejects the rest. */
+	return in_class;
+}
+
+static void random_string(char *buf, int max, const char *alphabet, unsigned int *seed)
+{
+	int len = rand_r(seed) % (max + 1), i;
+	int n = strlen(alphabet);
+
+	for (i = 0; i < len; i++)
+		buf[i] = alphabet[rand_r(seed) % n];
+	buf[len] = '\0';
+}
+
+Test(glob_host, agrees_with_fnmatch)
+{
+	unsigned int seed = 20261203;
+	char pat[16], str[16];
+	int pairs = 0, compared = 0, disagree = 0;
+
+	for (pairs = 0; pairs < 200000; pairs++) {
+		random_string(pat, 8, "ab*?[]!-\\", &seed);
+		random_string(str, 8, "ab*?[]!-\\", &seed);
+		if (known_difference(pat))
+			continue;
+		compared++;
+		if (arena_glob_match(pat, str) != !fnmatch(pat, str, 0) && disagree++ < 10)
+			cr_log_error("\"%s\" vs \"%s\": ours %d, fnmatch %d", pat, str,
+				     arena_glob_match(pat, str), !fnmatch(pat, str, 0));
+	}
+	cr_expect_eq(disagree, 0, "%d of %d pairs disagree", disagree, compared);
+	cr_expect_gt(compared, 100000, "only %d pairs compared", compared);
+}
