@@ -27,6 +27,10 @@
 
 #define __arena __attribute__((address_space(1)))
 #define __arena_global __attribute__((address_space(1)))
+/* Tags a global function's argument as an arena pointer (Linux 6.9+). */
+#ifndef __arg_arena
+#define __arg_arena __attribute__((btf_decl_tag("arg:arena")))
+#endif
 
 #define ARENA_MAP(name, pages, user_addr)				\
 	struct {							\
@@ -48,6 +52,7 @@ void bpf_arena_free_pages(void *map, void __arena *ptr, __u32 page_cnt) __ksym _
 
 #define __arena
 #define __arena_global
+#define __arg_arena
 
 #endif /* __BPF__ */
 

@@ -70,7 +70,8 @@ static inline int arena_glob_match_len(const char __arena *pat, const char __are
 				       unsigned long long len)
 {
 	const char __arena *star_pat = 0, *next;
-	unsigned long long at = 0, star_at = 0;	/* indexes into str */
+	/* Indexes into str, started opaque so the verifier does not track them. */
+	unsigned long long at = arena_opaque_zero(), star_at = at;
 	unsigned char c, p;
 	int in_class;
 

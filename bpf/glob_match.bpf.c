@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Match pattern/string pairs that user space wrote into the arena, writing
+ * each result (1 match, 0 no match) next to them. A run that the loop
+ * budget cuts returns ARENA_EBUDGET with next_pair at the pair it could not
+ * finish, and the next run goes on from there; a single pair too costly for
+ * a whole budget is reported as -ARENA_EBUDGET in its result, never as a
+ * wrong answer.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <arenakit/glob.h>
+
+#define GLOB_MAX_PAIRS 16384
+#define GLOB_TEXT_BYTES (512 * 1024)
+
+ARENA_MAP(arena, 1024, 0);
+
+char __arena_global glob_text[GLOB_TEXT_BYTES];
+unsigned int __arena_global glob_pattern_at[GLOB_MAX_PAIRS];
+unsigned int __arena_global glob_string_at[GLOB_MAX_PAIRS];
+int __arena_global glob_result[GLOB_MAX_PAIRS];
+
+unsigned int pair_count;
+unsigned int next_pair;
+unsigned int zero;
+
+/*
+ * A global function is verified once, on its own, and each call gets a
+ * fresh loop budget: the matcher's states do not multiply with the loop's.
+ */
+__noinline int match_one(const char __arena *pat __arg_arena,
+			 const char __arena *str __arg_arena)
+{
+	return arena_glob_match(pat, str);
+}
+
+SEC("syscall")
+int match_pairs(void *ctx)
+{
+	unsigned int i = next_pair + zero, slot;
+	int result;
+
+	/*
+	 * No constant bound on i (the verifier would walk every value of it):
+	 * the pair count comes from user space, the slots wrap at the array
+	 * size, and can_loop bounds the loop.
+	 */
+	while (i < pair_count) {
+		if (!can_loop)
+			goto cut;
+		slot = i % GLOB_MAX_PAIRS;
+		result = match_one(glob_text + glob_pattern_at[slot] % GLOB_TEXT_BYTES,
+					  glob_text + glob_string_at[slot] % GLOB_TEXT_BYTES);
+		glob_result[slot] = result;
+		i++;
+	}
+	next_pair = i;
+	return 0;
+cut:
+	next_pair = i;	/* the next run goes on from here, with a fresh budget */
+	return ARENA_EBUDGET;
+}
+
+char _license[] SEC("license") = "GPL";

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* glob.h under the real verifier: the kernel's vectors, fnmatch(3), the worst case. */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "guest/guest.h"
+#include "glob_pairs.h"
+#include <arenakit/glob.h>
+#include "glob_match.skel.h"
+
+#define MAX_PAIRS 16384
+#define TEXT_BYTES (512 * 1024)
+
+struct batch {
+	struct glob_match *skel;
+	unsigned int pairs, text_used;
+};
+
+static void batch_start(struct batch *b)
+{
+	b->pairs = 0;
+	b->text_used = 0;
+	b->skel->bss->next_pair = 0;
+}
+
+static unsigned int put_text(struct batch *b, const char *s)
+{
+	unsigned int at = b->text_used, len = strlen(s) + 1;
+
+	cr_assert_leq(at + len, TEXT_BYTES);
+	memcpy(b->skel->arena->glob_text + at, s, len);
+	b->text_used += len;
+	return at;
+}
+
+/* Room for one more pair of at most @len bytes each? */
+static int batch_has_room(struct batch *b, size_t len)
+{
+	return b->pairs < MAX_PAIRS && b->text_used + 2 * (len + 1) <= TEXT_BYTES;
+}
+
+static void batch_add(struct batch *b, const char *pat, const char *str)
+{
+	b->skel->arena->glob_pattern_at[b->pairs] = put_text(b, pat);
+	b->skel->arena->glob_string_at[b->pairs] = put_text(b, str);
+	b->skel->arena->glob_result[b->pairs] = -1000;
+	b->pairs++;
+}
+
+/* Run until every pair has a result; returns the number of runs. */
+static int batch_run(struct batch *b)
+{
+	int runs = 0, retval, err;
+
+	b->skel->bss->pair_count = b->pairs;
+	do {
+		err = arenakit_run(b->skel->progs.match_pairs, &retval);
+		cr_assert_eq(err, 0, "match_pairs: %s", strerror(-err));
+		runs++;
+	} while (retval == ARENA_EBUDGET && runs < 1000);
+	cr_assert_eq(retval, 0);
+	cr_assert_eq(b->skel->bss->next_pair, b->pairs);
+	return runs;
+}
+
+static void load(struct batch *b)
+{
+	b->skel = glob_match__open();
+	cr_assert(b->skel);
+	cr_assert_eq(arenakit_load_skeleton(b->skel->skeleton), 0);
+	batch_start(b);
+}
+
+Test(glob, kernel_globtest_vectors, .timeout = 120)
+{
+	FILE *f = fopen("tests/data/globtest.tsv", "r");
+	char line[512], pats[64][64], strs[64][64];
+	int want[64], n = 0, i;
+	struct batch b;
+
+	cr_assert(f);
+	load(&b);
+	while (fgets(line, sizeof(line), f) && n < 64) {
+		char *pat, *str;
+
+		if (line[0] == '#')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		want[n] = line[0] - '0';
+		pat = line + 2;
+		str = pat + strcspn(pat, "\t");
+		*str++ = '\0';
+		cr_assert_lt(strlen(pat), sizeof(pats[n]));
+		cr_assert_lt(strlen(str), sizeof(strs[n]));
+		strcpy(pats[n], pat);
+		strcpy(strs[n], str);
+		batch_add(&b, pats[n], strs[n]);
+		n++;
+	}
+	fclose(f);
+	cr_assert_eq(n, 64);
+	batch_run(&b);
+	for (i = 0; i < n; i++)
+		cr_expect_eq(b.skel->arena->glob_result[i], want[i], "\"%s\" vs \"%s\"", pats[i],
+			     strs[i]);
+	glob_match__destroy(b.skel);
+}
+
+Test(glob, agrees_with_fnmatch, .timeout = 300)
+{
+	char pat[GLOB_PAIRS_MAX_LEN + 1], str[GLOB_PAIRS_MAX_LEN + 1];
+	static char pats[MAX_PAIRS][GLOB_PAIRS_MAX_LEN + 1], strs[MAX_PAIRS][GLOB_PAIRS_MAX_LEN + 1];
+	unsigned int seed = GLOB_PAIRS_SEED, i;
+	int compared = 0, disagree = 0, generated;
+	struct batch b;
+
+	load(&b);
+	for (generated = 0; generated < 200000;) {
+		batch_start(&b);
+		while (generated < 200000 && batch_has_room(&b, GLOB_PAIRS_MAX_LEN)) {
+			glob_random_pair(pat, str, &seed);
+			generated++;
+			if (glob_known_difference(pat))
+				continue;
+			memcpy(pats[b.pairs], pat, sizeof(pat));
+			memcpy(strs[b.pairs], str, sizeof(str));
+			batch_add(&b, pat, str);
+		}
+		batch_run(&b);
+		for (i = 0; i < b.pairs; i++) {
+			int ours = b.skel->arena->glob_result[i];
+			int theirs = !fnmatch(pats[i], strs[i], 0);
+
+			compared++;
+			if (ours != theirs && disagree++ < 10)
+				cr_log_error("\"%s\" vs \"%s\": BPF %d, fnmatch %d", pats[i], strs[i],
+					     ours, theirs);
+		}
+	}
+	cr_expect_eq(disagree, 0, "%d of %d pairs disagree", disagree, compared);
+	cr_expect_gt(compared, 100000);
+	cr_log_info("%d pattern/string pairs matched in BPF agree with fnmatch(3)", compared);
+	glob_match__destroy(b.skel);
+}
+
+/*
+ * "*a{4500}b" against "a{5000}c": every start after the '*' matches up to
+ * 4500 characters before failing, about 12 million steps in all, more than
+ * one budget (8,388,608 on 6.12).
+ */
+Test(glob, worst_case_reports_the_cut, .timeout = 300)
+{
+	static char pat[4503], str[5002];
+	struct batch b;
+
+	pat[0] = '*';
+	memset(pat + 1, 'a', 4500);
+	pat[4501] = 'b';
+	memset(str, 'a', 5000);
+	str[5000] = 'c';
+	load(&b);
+	batch_add(&b, "a*", "abc");	/* an easy pair first, then the hard one */
+	batch_add(&b, pat, str);
+	batch_add(&b, "*c", str);	/* and a long one that fits */
+	batch_run(&b);
+	cr_expect_eq(b.skel->arena->glob_result[0], 1);
+	cr_expect_eq(b.skel->arena->glob_result[1], -ARENA_EBUDGET,
+		     "the worst case gave %d, not the budget error", b.skel->arena->glob_result[1]);
+	cr_expect_eq(b.skel->arena->glob_result[2], 1);
+	cr_expect_eq(arena_glob_match(pat, str), 0, "the native build's answer");
+	glob_match__destroy(b.skel);
+}
