@@ -65,7 +65,8 @@ help:
 	@echo 'make test       ... and run the host tests and, in the VM, the guest tests'
 	@echo '                  FILTER=suite/test  run only matching Criterion tests'
 	@echo '                  KERNEL=stock       use the unpatched 6.12 kernel'
-	@echo "make run        boot the VM and run 'arenakit ARGS' (default: info)"
+	@echo "make run        boot the VM: arenakit info, then glob over the kernel's file list"
+	@echo "                  ARGS='glob -f FILE PATTERN'  run any arenakit command instead"
 	@echo "make vm CMD='...'  boot the VM and run a shell command in it"
 	@echo '                  SMP=2 MEM=2G ACCEL=auto|tcg|kvm VM_TIMEOUT=900'
 	@echo 'make deps       install the Debian packages only'
@@ -155,8 +156,23 @@ host-test: $(HOST_TESTS)
 guest-test: _all
 	kernel/vm '$(GUEST_TESTS) $(TEST_ARGS) 2>&1'
 
+# With no ARGS, the main job: the built-in patterns against every path in
+# the kernel source tarball, counted, timed and checked against fnmatch(3).
+GLOB_DEMO_PATTERNS := "*.c" "*.[ch]" "Documentation/*" "*[!a-z]*" "*/*/*/Makefile"
+KERNEL_FILES := $(BUILD)/kernel-files.txt
+
+$(KERNEL_FILES):
+	@mkdir -p $(@D)
+	tar -tJf /usr/src/linux-source-6.12.tar.xz | sed -n 's|^linux-source-6.12/||; /[^/]$$/p' > $@.tmp
+	mv $@.tmp $@
+
+ifeq ($(ARGS),)
+_run: _all $(KERNEL_FILES)
+	kernel/vm '$(TOOL) info && $(TOOL) glob --stats --check -f $(KERNEL_FILES) $(GLOB_DEMO_PATTERNS)'
+else
 _run: _all
-	kernel/vm '$(TOOL) $(or $(ARGS),info)'
+	kernel/vm '$(TOOL) $(ARGS)'
+endif
 
 _vm: _all
 	@test -n "$(CMD)" || { echo "make vm: give a command: make vm CMD='...'"; exit 2; }
