@@ -153,7 +153,7 @@ static int add_line(struct state *s, char *line, size_t len)
 		if (flush(s) && !s->cut_pairs)
 			return -1;
 	memcpy(skel->arena->cli_text + s->text_used, line, len + 1);
-	skel->arena->cli_string_at[s->nlines] = s->text_used;
+	skel->arena->cli_string[s->nlines] = skel->arena->cli_text + s->text_used;
 	skel->arena->cli_string_len[s->nlines] = len;
 	s->text_used += len + 1;
 	s->lines[s->nlines] = line;
@@ -247,7 +247,7 @@ int cmd_glob(int argc, char **argv)
 			return 2;
 		}
 		memcpy(s.skel->arena->cli_text + s.text_used, opt.patterns[j], plen + 1);
-		s.skel->arena->cli_pattern_at[j] = s.text_used;
+		s.skel->arena->cli_pattern[j] = s.skel->arena->cli_text + s.text_used;
 		s.text_used += plen + 1;
 	}
 	s.pattern_bytes = s.text_used;

@@ -135,4 +135,78 @@ static inline int arena_glob_match(const char __arena *pat, const char __arena *
 	return arena_glob_match_len(pat, str, ~0ULL >> 1);
 }
 
+#define ARENA_GLOB_MAX_PATTERNS 32
+
+#ifdef __BPF__
+/*
+ * The batch calls the matcher through this global function: the verifier
+ * checks it once, on its own (inlined into the batch loop, the matcher's
+ * states multiply past the verifier's limit), and each call gets a fresh
+ * loop budget. __weak: several objects may include this header.
+ */
+__weak __noinline int arena_glob_match_call(const char __arena *pat __arg_arena,
+					    const char __arena *str __arg_arena,
+					    unsigned long long len)
+{
+	return arena_glob_match_len(pat, str, len);
+}
+#else
+static inline int arena_glob_match_call(const char *pat, const char *str, unsigned long long len)
+{
+	return arena_glob_match_len(pat, str, len);
+}
+#endif
+
+/**
+ * arena_glob_match_batch - match N strings against M patterns
+ * @patterns: @npatterns pattern pointers (at most ARENA_GLOB_MAX_PATTERNS)
+ * @npatterns: number of patterns
+ * @strings: @nstrings string pointers
+ * @lengths: each string's length bound (see arena_glob_match_len)
+ * @nstrings: number of strings
+ * @matched: per string, bit j set if it matches pattern j
+ * @cut: per string, bit j set if the loop budget cut that match (no answer)
+ * @next: the first string to do; on return, where the next call goes on
+ *
+ * Return: 0 when every string is done; -ARENA_EBUDGET if this call's loop
+ * ran out first (call again, in the next program run, with the same @next);
+ * -EINVAL for too many patterns.
+ */
+static inline int arena_glob_match_batch(const char __arena *const __arena *patterns,
+					 unsigned int npatterns,
+					 const char __arena *const __arena *strings,
+					 const unsigned int __arena *lengths, unsigned int nstrings,
+					 unsigned int __arena *matched, unsigned int __arena *cut,
+					 unsigned int *next)
+{
+	unsigned int i = *next + (unsigned int)arena_opaque_zero(), j, yes, cut_bits;
+	int result;
+
+	if (npatterns > ARENA_GLOB_MAX_PATTERNS)
+		return -EINVAL;
+	while (i < nstrings) {
+		if (!can_loop)
+			goto stop;
+		yes = 0;
+		cut_bits = 0;
+		for (j = (unsigned int)arena_opaque_zero(); j < npatterns; j++) {
+			if (!can_loop)
+				goto stop;
+			result = arena_glob_match_call(patterns[j], strings[i], lengths[i]);
+			if (result == 1)
+				yes |= 1u << (j & 31);
+			else if (result < 0)
+				cut_bits |= 1u << (j & 31);
+		}
+		matched[i] = yes;
+		cut[i] = cut_bits;
+		i++;
+	}
+	*next = i;
+	return 0;
+stop:
+	*next = i;
+	return -ARENA_EBUDGET;
+}
+
 #endif /* __ARENAKIT_GLOB_H */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* glob.h built for user space: the kernel's vectors, and fnmatch(3) as a second opinion. */
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,4 +76,22 @@ Test(glob_host, agrees_with_fnmatch)
 	}
 	cr_expect_eq(disagree, 0, "%d of %d pairs disagree", disagree, compared);
 	cr_expect_gt(compared, 100000, "only %d pairs compared", compared);
+}
+
+Test(glob_host, batch_matches_every_pair)
+{
+	const char *patterns[] = { "*.c", "*/*", "[!a-z]*" };
+	const char *strings[] = { "a.c", "dir/b.h", "Makefile", "x.cc" };
+	unsigned int lengths[] = { 3, 7, 8, 4 }, matched[4], cut[4], next = 0;
+
+	cr_assert_eq(arena_glob_match_batch(patterns, 3, strings, lengths, 4, matched, cut, &next), 0);
+	cr_expect_eq(next, 4);
+	cr_expect_eq(matched[0], 1u << 0);
+	cr_expect_eq(matched[1], 1u << 1);
+	cr_expect_eq(matched[2], 1u << 2);
+	cr_expect_eq(matched[3], 0);
+	cr_expect_eq(cut[0] | cut[1] | cut[2] | cut[3], 0);
+	next = 0;
+	cr_expect_eq(arena_glob_match_batch(patterns, 33, strings, lengths, 4, matched, cut, &next),
+		     -EINVAL);
 }
