@@ -19,6 +19,7 @@
 #define TEXT_BYTES (1024 * 1024)
 #define MAX_LINE 65536
 #define MAX_RUNS 100000
+#define MAX_PATTERN 4096
 
 struct options {
 	int invert, count, check, stats;
@@ -184,6 +185,30 @@ static void print_stats(struct state *s)
 		       s->disagreements ? "DISAGREES" : "agrees", s->disagreements);
 }
 
+/* Does @pat have a '[' that lib/glob.c takes literally (no well-formed class)? */
+static int unclosed_class(const char *pat)
+{
+	const char *p, *c;
+
+	for (p = pat; *p; p++) {
+		if (*p == '\\' && p[1]) {
+			p++;
+			continue;
+		}
+		if (*p != '[')
+			continue;
+		c = p + 1 + (p[1] == '!');
+		if (*c == ']')
+			c++;	/* a leading ']' is a member */
+		while (*c && *c != ']')
+			c++;
+		if (!*c)
+			return 1;
+		p = c;
+	}
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct options *opt)
 {
 	static const struct option longopts[] = {
@@ -242,10 +267,15 @@ int cmd_glob(int argc, char **argv)
 	for (j = 0; j < opt.npatterns; j++) {
 		size_t plen = strlen(opt.patterns[j]);
 
-		if (s.text_used + plen + 1 > TEXT_BYTES / 2) {
-			fprintf(stderr, "arenakit glob: the patterns are too long\n");
+		if (plen > MAX_PATTERN) {
+			fprintf(stderr, "arenakit glob: pattern %d ('%.40s...') is %zu bytes, over %d\n",
+				j + 1, opt.patterns[j], plen, MAX_PATTERN);
 			return 2;
 		}
+		if (unclosed_class(opt.patterns[j]))
+			fprintf(stderr, "arenakit glob: note: pattern '%s' has a '[' that opens no "
+				"class; it matches a literal '[' (as lib/glob.c does)\n",
+				opt.patterns[j]);
 		memcpy(s.skel->arena->cli_text + s.text_used, opt.patterns[j], plen + 1);
 		s.skel->arena->cli_pattern[j] = s.skel->arena->cli_text + s.text_used;
 		s.text_used += plen + 1;
