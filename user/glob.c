@@ -87,11 +87,24 @@ static void compare_batch(struct state *s)
 	(void)sink;
 }
 
+/* Forget the batch's lines; the next batch starts after the patterns. */
+static void release_batch(struct state *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nlines; i++)
+		free(s->lines[i]);
+	s->line_no += s->nlines;
+	s->nlines = 0;
+	s->text_used = s->pattern_bytes;
+}
+
+/* Match the batch, report it and release it. -1 only if the matcher could not run. */
 static int flush(struct state *s)
 {
 	struct glob_cli *skel = s->skel;
 	unsigned int i, j;
-	int runs = 0, retval, err, failed = 0;
+	int runs = 0, retval, err;
 
 	if (!s->nlines)
 		return 0;
@@ -101,11 +114,13 @@ static int flush(struct state *s)
 		err = arenakit_run(skel->progs.glob_strings, &retval);
 		if (err) {
 			fprintf(stderr, "arenakit glob: running the matcher: %s\n", strerror(-err));
+			release_batch(s);
 			return -1;
 		}
 	} while (retval == ARENA_EBUDGET && ++runs < MAX_RUNS);
 	if (retval) {
 		fprintf(stderr, "arenakit glob: the matcher made no progress\n");
+		release_batch(s);
 		return -1;
 	}
 	for (i = 0; i < s->nlines; i++) {
@@ -119,8 +134,7 @@ static int flush(struct state *s)
 				fprintf(stderr, "arenakit glob: line %llu: matching '%s' ran out of "
 					"the loop budget: no answer\n", s->line_no + i,
 					s->opt->patterns[j]);
-				s->cut_pairs++;
-				failed = 1;
+				s->cut_pairs++;	/* an error at exit, not a reason to stop */
 				continue;
 			}
 			s->per_pattern[j] += bpf;
@@ -138,12 +152,8 @@ static int flush(struct state *s)
 	}
 	if (s->opt->stats)
 		compare_batch(s);
-	for (i = 0; i < s->nlines; i++)
-		free(s->lines[i]);
-	s->line_no += s->nlines;
-	s->nlines = 0;
-	s->text_used = s->pattern_bytes;
-	return failed ? -1 : 0;
+	release_batch(s);
+	return 0;
 }
 
 static int add_line(struct state *s, char *line, size_t len)
@@ -151,7 +161,7 @@ static int add_line(struct state *s, char *line, size_t len)
 	struct glob_cli *skel = s->skel;
 
 	if (s->nlines == MAX_STRINGS || s->text_used + len + 1 > TEXT_BYTES)
-		if (flush(s) && !s->cut_pairs)
+		if (flush(s))
 			return -1;
 	memcpy(skel->arena->cli_text + s->text_used, line, len + 1);
 	skel->arena->cli_string[s->nlines] = skel->arena->cli_text + s->text_used;
@@ -261,7 +271,8 @@ int cmd_glob(int argc, char **argv)
 	s.skel = glob_cli__open();
 	if (!s.skel || (err = arenakit_load_skeleton(s.skel->skeleton))) {
 		fprintf(stderr, "arenakit glob: cannot load the matcher\n");
-		return 2;
+		status = 2;
+		goto out;
 	}
 	s.skel->bss->pattern_count = opt.npatterns;
 	for (j = 0; j < opt.npatterns; j++) {
@@ -270,7 +281,8 @@ int cmd_glob(int argc, char **argv)
 		if (plen > MAX_PATTERN) {
 			fprintf(stderr, "arenakit glob: pattern %d ('%.40s...') is %zu bytes, over %d\n",
 				j + 1, opt.patterns[j], plen, MAX_PATTERN);
-			return 2;
+			status = 2;
+			goto out;
 		}
 		if (unclosed_class(opt.patterns[j]))
 			fprintf(stderr, "arenakit glob: note: pattern '%s' has a '[' that opens no "
@@ -306,10 +318,11 @@ int cmd_glob(int argc, char **argv)
 		printf("%llu\n", s.selected);
 	if ((opt.check && s.disagreements) || s.cut_pairs)
 		status = 2;
-	glob_cli__destroy(s.skel);
+	else if (!status)
+		status = s.selected ? 0 : 1;
+out:
+	glob_cli__destroy(s.skel);	/* NULL-safe */
 	if (in != stdin)
 		fclose(in);
-	if (status)
-		return status;
-	return s.selected ? 0 : 1;
+	return status;
 }
