@@ -137,30 +137,36 @@ static void report_failure(const char *what, int err)
 	fputs(end + strcspn(end, "\n") + (*end ? 1 : 0), out);
 }
 
-int arenakit_load_skeleton(struct bpf_object_skeleton *skeleton)
+/* Begin a load: the kernel check, then capture libbpf's messages. */
+static int load_start(void)
 {
 	int err = refuse_unless_ours();
 
-	if (err)
-		return err;
-	capture_start();
-	err = bpf_object__load_skeleton(skeleton);
-	if (err)
-		report_failure(skeleton->name, err);
+	if (!err)
+		capture_start();
 	return err;
+}
+
+/* End a load: report a failure with the verifier's log. */
+static int load_end(const char *what, int err)
+{
+	if (err)
+		report_failure(what, err);
+	return err;
+}
+
+int arenakit_load_skeleton(struct bpf_object_skeleton *skeleton)
+{
+	int err = load_start();
+
+	return err ? err : load_end(skeleton->name, bpf_object__load_skeleton(skeleton));
 }
 
 int arenakit_load_object(struct bpf_object *obj)
 {
-	int err = refuse_unless_ours();
+	int err = load_start();
 
-	if (err)
-		return err;
-	capture_start();
-	err = bpf_object__load(obj);
-	if (err)
-		report_failure(bpf_object__name(obj), err);
-	return err;
+	return err ? err : load_end(bpf_object__name(obj), bpf_object__load(obj));
 }
 
 int arenakit_run(const struct bpf_program *prog, int *retval)
