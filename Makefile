@@ -30,8 +30,12 @@ LIBBPF_INC := $(KDIR)/libbpf/include
 LIBBPF_A := $(KDIR)/libbpf/lib/libbpf.a
 BPFTOOL := $(KDIR)/bpftool
 
-BPF_SRCS := $(wildcard bpf/*.bpf.c)
-BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
+# The tool's BPF programs (bpf/) and the guest tests' (tests/guest/), each
+# beside the C file that shares its stem and drives it through a skeleton.
+TOOL_BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(wildcard bpf/*.bpf.c))
+TEST_BPF_OBJS := $(patsubst tests/guest/%.bpf.c,$(BUILD)/tests/guest/%.bpf.o,\
+	$(wildcard tests/guest/*.bpf.c))
+BPF_OBJS := $(TOOL_BPF_OBJS) $(TEST_BPF_OBJS)
 SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
 
 BPF_CFLAGS := --target=bpf -mcpu=v3 -O2 -g -Wall -Werror \
@@ -40,14 +44,16 @@ BPF_CFLAGS := --target=bpf -mcpu=v3 -O2 -g -Wall -Werror \
 
 CFLAGS ?= -O2 -g
 # The tree's UAPI headers, as libbpf itself builds with (Debian's predate arenas).
-CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(LIBBPF_INC) -I$(BUILD)/bpf \
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -Ibpf -I$(LIBBPF_INC) -I$(BUILD)/bpf \
+	-I$(BUILD)/tests/guest \
 	-I$(KDIR)/src/tools/include/uapi
 LDLIBS := $(LIBBPF_A) -lelf -lz
 
 LOADER_OBJS := $(BUILD)/user/loader.o
 TOOL_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(wildcard user/*.c))
 HOST_TEST_OBJS := $(patsubst tests/host/%.c,$(BUILD)/tests/host/%.o,$(wildcard tests/host/*.c))
-GUEST_TEST_OBJS := $(patsubst tests/guest/%.c,$(BUILD)/tests/guest/%.o,$(wildcard tests/guest/*.c)) \
+GUEST_TEST_OBJS := $(patsubst tests/guest/%.c,$(BUILD)/tests/guest/%.o,\
+	$(filter-out %.bpf.c,$(wildcard tests/guest/*.c))) \
 	$(BUILD)/tests/guest/registry.o
 
 TOOL := $(BUILD)/arenakit
@@ -111,10 +117,13 @@ tests: $(HOST_TESTS) $(GUEST_TESTS)
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(KSTAMP)
 	@mkdir -p $(@D)
-	$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+	$(CLANG) $(BPF_CFLAGS) -Ibpf -MMD -MP -c $< -o $@
+$(BUILD)/tests/guest/%.bpf.o: tests/guest/%.bpf.c $(KSTAMP)
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -Itests -MMD -MP -c $< -o $@
 
-$(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
-	$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
+%.skel.h: %.bpf.o
+	$(BPFTOOL) gen skeleton $< name $(notdir $*) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/user/%.o: user/%.c $(KSTAMP) | $(SKELS)
 	@mkdir -p $(@D)
@@ -125,17 +134,22 @@ $(BUILD)/tests/%.o: tests/%.c $(KSTAMP) | $(SKELS)
 	$(CC) $(CFLAGS) -Itests -MMD -MP -c $< -o $@
 
 # Guest tests: one Criterion test per SEC("syscall") program named test_*,
-# found in the objects themselves; a new bpf/*.bpf.c joins without edits.
-$(BUILD)/tests/guest/registry.c: tests/guest/gen-registry.sh $(BPF_OBJS) $(wildcard include/arenakit/*.h)
+# found in the objects themselves; a new tests/guest/*.bpf.c joins without edits.
+$(BUILD)/tests/guest/registry.c: tests/guest/gen-registry.sh $(TEST_BPF_OBJS) $(wildcard include/arenakit/*.h)
 	@mkdir -p $(@D)
-	LLVM_OBJDUMP=$(LLVM_OBJDUMP) $< $(BPF_OBJS) > $@.tmp && mv $@.tmp $@
+	LLVM_OBJDUMP=$(LLVM_OBJDUMP) $< $(TEST_BPF_OBJS) > $@.tmp && mv $@.tmp $@
 $(BUILD)/tests/guest/registry.o: $(BUILD)/tests/guest/registry.c $(SKELS)
 	$(CC) $(CFLAGS) -Itests -c $< -o $@
 
 $(TOOL): $(TOOL_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+# The host tests run under AddressSanitizer and UBSan: the allocator's and the
+# list's logic is exercised natively there, so memory errors fail the test.
+SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+$(HOST_TEST_OBJS): CFLAGS += $(SANITIZE)
 $(HOST_TESTS): $(HOST_TEST_OBJS) $(LOADER_OBJS)
-	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS) -ldl -Wl,--export-dynamic-symbol=syscall
+	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ -lcriterion $(LDLIBS) -ldl \
+		-Wl,--export-dynamic-symbol=syscall
 $(GUEST_TESTS): $(GUEST_TEST_OBJS) $(LOADER_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS) -lpthread
 

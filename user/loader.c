@@ -183,3 +183,23 @@ int arenakit_run(const struct bpf_program *prog, int *retval)
 	*retval = (int)opts.retval;
 	return 0;
 }
+
+int arenakit_run_until_done(const struct bpf_program *prog, unsigned int max_runs,
+			    int *retval, unsigned int *runs)
+{
+	unsigned int done = 0;
+	int err = 0;
+
+	*retval = -AK_EBUDGET;
+	while (*retval == -AK_EBUDGET && done < max_runs) {
+		err = arenakit_run(prog, retval);
+		if (err)
+			break;
+		done++;
+	}
+	if (runs)
+		*runs = done;
+	if (err)
+		return err;
+	return *retval == -AK_EBUDGET ? -AK_EBUDGET : 0;
+}

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <bpf/libbpf.h>
+#include <arenakit/loop.h>
 
 #define ARENAKIT_RELEASE_MARK "-arenakit"
 
@@ -45,5 +46,17 @@ void arenakit_set_report_stream(FILE *stream);
  * programs take). @retval gets the program's return value.
  */
 int arenakit_run(const struct bpf_program *prog, int *retval);
+
+/*
+ * The budget contract's user side (include/arenakit/loop.h): run @prog
+ * again while it returns -AK_EBUDGET (its work was cut and it resumes from
+ * a cursor it keeps), at most @max_runs times. @retval gets the last run's
+ * value, @runs (may be NULL) how many runs were made.
+ * Return: 0 once the program returned anything but -AK_EBUDGET;
+ * -AK_EBUDGET if it still did after @max_runs runs; a negative errno if a
+ * run could not be made.
+ */
+int arenakit_run_until_done(const struct bpf_program *prog, unsigned int max_runs,
+			    int *retval, unsigned int *runs);
 
 #endif /* ARENAKIT_LOADER_H */

@@ -1,113 +1,174 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * arenakit/alloc.h - a reusing allocator for arena memory.
+ * arenakit/alloc.h - a slab allocator for arena memory that survives misuse.
  *
- * Small objects (up to ARENA_ALLOC_MAX_SMALL bytes) come from eight size
- * classes of 16..2048-byte blocks, each with a free list: a freed block is
- * reused by the next allocation of its class. Larger objects take whole
- * pages, returned to the kernel when freed. Every object starts 8 bytes into
- * its block, after a header holding the block's size, so no object's
- * address has low 32 bits of 0 (what page 0 at a 4 GiB-aligned arena base
- * would give, indistinguishable from NULL).
+ * Small objects (up to AK_ALLOC_MAX_SMALL bytes) come from eight size
+ * classes. Each class cuts whole pages into equal blocks: a 64-byte page
+ * header, then 4032 bytes of blocks (16, 32, 64, 112, 224, 448, 1008 or 2016
+ * bytes: each divides 4032, so no page loses a byte). Every block starts
+ * with an 8-byte block header, then the object. Larger objects take whole
+ * pages, with the same page header and block header before them.
  *
- * One lock (a compare-and-swap word in the arena) guards the free lists, so
- * programs on several CPUs may allocate and free at once, and free what
- * another CPU allocated. Waiting for it is bounded by may_goto: an
- * allocation that cannot get the lock fails (NULL) instead of spinning.
- * Statistics are updated with arena atomics and can be read at any time,
- * from BPF or through the mmap (arena_allocator.stats).
+ *  - A free block is linked into its own page's free list through the
+ *    object's bytes, never through a header: what identifies a live block
+ *    is never overwritten, so a double free, a pointer the allocator never
+ *    handed out, or one into the middle of an object is recognised
+ *    (-EINVAL, counted in stats.double_frees / stats.bad_frees) and changes
+ *    nothing.
+ *  - A page is cut lazily (a bump offset): taking a page never loops, so no
+ *    refill can be cut half way and leak the rest of a page.
+ *  - A page whose blocks are all free again goes back to the kernel on the
+ *    next sleepable ak_free that empties it, unless the pool that
+ *    ak_alloc_reserve asked for needs it; pages emptied from non-sleepable
+ *    programs wait for ak_alloc_trim (or are reused first).
+ *  - No object lies at a page's first bytes, so none has an address whose
+ *    low 32 bits are 0 (page 0 at a 4 GiB-aligned arena base, like NULL).
+ *    Objects are 8-byte aligned (large ones 64-byte).
+ *
+ * One ak_lock (lock.h) guards the allocator; waiting for it is bounded
+ * (-EBUSY), and no page kfunc is called with it held. Statistics are
+ * updated with arena atomics and readable at any time, from BPF or through
+ * the mmap (ak_allocator.stats): pages == slab_pages + large_pages always.
  *
  * On 6.12 the arena's page kfuncs are for sleepable programs only:
- *   arena_alloc, arena_free, arena_alloc_reserve  sleepable programs
- *   arena_alloc_nosleep, arena_free_nosleep        any program: they only use
- *       the free lists (the pool that arena_alloc_reserve fills); a large
- *       object freed there is queued and its pages go back to the kernel at
- *       the next arena_free or arena_alloc_reserve.
+ *   ak_alloc, ak_free, ak_alloc_reserve, ak_alloc_trim   sleepable programs
+ *   ak_alloc_nosleep, ak_free_nosleep                     any program: blocks
+ *       already taken (the pool ak_alloc_reserve fills) only; a large object
+ *       freed there is queued, and its pages go back at the next sleepable
+ *       ak_free, ak_alloc_reserve or ak_alloc_trim.
+ * Every call is O(1) but for reserve and trim, which loop over pages and
+ * keep the budget contract of loop.h (-AK_EBUDGET: call again).
  *
- * The program's arena map must be declared before this header is included
- * (ARENA_MAP from arena.h) and named `arena`, or ARENA_ALLOC_MAP defined to
- * its name.
+ * BPF: the allocator takes pages from the program's arena map. Either let
+ * this header declare it (`arena`, AK_ARENA_PAGES pages), or declare it
+ * yourself with AK_ARENA_MAP and #define AK_ALLOC_MAP to its name before
+ * including this header. User space (host tests of the logic): the
+ * includer defines ak_allocator and the page source declared below.
  */
 #ifndef __ARENAKIT_ALLOC_H
 #define __ARENAKIT_ALLOC_H
 
 #include <arenakit/arena.h>
+#include <arenakit/lock.h>
 
-#ifndef ARENA_ALLOC_MAP
-#define ARENA_ALLOC_MAP arena
+#if defined(__BPF__) && !defined(AK_ALLOC_MAP)
+/*
+ * No arena named: this header declares the program's one arena, `arena`,
+ * AK_ARENA_PAGES pages of address space (pages are taken as they are used).
+ */
+#ifndef AK_ARENA_PAGES
+#define AK_ARENA_PAGES 65536	/* 256 MiB */
+#endif
+AK_ARENA_MAP(arena, AK_ARENA_PAGES, 0);
+#define AK_ALLOC_MAP arena
 #endif
 
-#define ARENA_PAGE_SIZE 4096
-#define ARENA_ALLOC_CLASSES 8
-#define __ARENA_ALLOC_HEADER 8
-#define __ARENA_ALLOC_MIN_BLOCK 16
-#define __ARENA_ALLOC_MAX_BLOCK (__ARENA_ALLOC_MIN_BLOCK << (ARENA_ALLOC_CLASSES - 1))
-/* The largest object that comes from a size class. */
-#define ARENA_ALLOC_MAX_SMALL (__ARENA_ALLOC_MAX_BLOCK - __ARENA_ALLOC_HEADER)
+#define AK_ALLOC_CLASSES 8
+/* Bytes before each block's object, and before a page's first block. */
+#define __AK_BLOCK_HDR 8
+#define __AK_PAGE_HDR 64
+#define __AK_PAGE_DATA (AK_PAGE_SIZE - __AK_PAGE_HDR)
+#define __AK_MAX_BLOCK (__AK_PAGE_DATA / 2)
+/* The largest object that comes from a size class: 2008 bytes. */
+#define AK_ALLOC_MAX_SMALL (__AK_MAX_BLOCK - __AK_BLOCK_HDR)
+/* The largest object at all: 1 GiB (no 6.12 arena is larger than 4 GiB). */
+#define AK_ALLOC_MAX (1ULL << 30)
 
-struct __arena_free_block {
-	struct __arena_free_block __arena *next;
+#define __AK_PAGE_MAGIC 0x61a6e5edU	/* a page of ours */
+#define __AK_BLOCK_MAGIC 0xb10cU	/* a block header */
+#define __AK_CLASS_LARGE 0xffU
+
+enum {
+	__AK_BLOCK_LIVE = 1,		/* handed out */
+	__AK_BLOCK_FREE = 2,		/* on its page's free list */
+	__AK_BLOCK_DEFERRED = 3,	/* large, freed, pages not yet returned */
 };
 
-struct arena_alloc_stats {
-	unsigned long long pages;	/* taken from the kernel, not yet returned */
-	unsigned long long objects;	/* handed out, not yet freed */
-	unsigned long long bytes;	/* their blocks' bytes, headers included */
-	unsigned long long failures;	/* allocations that returned NULL */
+enum {
+	__AK_ON_NO_LIST,		/* full (or large) */
+	__AK_ON_PARTIAL,		/* some blocks free, some live */
+	__AK_ON_EMPTY,			/* every block free */
 };
 
-struct arena_allocator {
-	unsigned int lock;
+struct __ak_block {
+	unsigned short magic;
+	unsigned char state;
+	unsigned char class;
+	unsigned int offset;		/* from its page's start: a check */
+};
+
+struct __ak_page {
+	unsigned int magic;
+	unsigned char class;		/* or __AK_CLASS_LARGE */
+	unsigned char list;		/* __AK_ON_* */
+	unsigned short unused;
+	unsigned int pages;		/* large: pages in the object */
+	unsigned int live;		/* blocks handed out */
+	unsigned int bump;		/* offset of the first block never used */
+	unsigned int free;		/* offset of the first free block, 0: none */
+	struct __ak_page __arena *next;	/* on the class's partial or empty list */
+	struct __ak_page __arena *prev;
+	struct __ak_page __arena *deferred;	/* large: the next queued free */
+};
+
+struct ak_alloc_stats {
+	unsigned long long pages;		/* taken from the kernel, held now */
+	unsigned long long slab_pages;		/* of them, cut into blocks */
+	unsigned long long large_pages;		/* of them, in large objects */
+	unsigned long long objects;		/* handed out, not yet freed */
+	unsigned long long bytes;		/* their blocks' bytes, headers in */
+	unsigned long long fail_nomem;		/* allocations: arena full */
+	unsigned long long fail_size;		/* size 0 or over AK_ALLOC_MAX */
+	unsigned long long fail_busy;		/* the lock stayed busy */
+	unsigned long long fail_budget;		/* the loop budget ran out */
+	unsigned long long double_frees;	/* frees of a block already free */
+	unsigned long long bad_frees;		/* foreign or interior pointers */
+	unsigned long long pages_returned;	/* given back to the kernel */
+};
+
+struct __ak_class {
+	struct __ak_page __arena *partial;
+	struct __ak_page __arena *empty;
+	unsigned long long free_blocks;	/* in partial and empty pages */
+	unsigned long long reserved;	/* the pool asked for: keep this many */
+};
+
+struct ak_allocator {
+	struct ak_lock lock;
 	unsigned int unused;
-	struct __arena_free_block __arena *free[ARENA_ALLOC_CLASSES];
-	unsigned long long free_blocks[ARENA_ALLOC_CLASSES];
-	/* Large objects freed by arena_free_nosleep, awaiting a sleepable free. */
-	struct __arena_free_block __arena *deferred;
-	struct arena_alloc_stats stats;
+	struct __ak_class classes[AK_ALLOC_CLASSES];
+	/* Large objects freed by ak_free_nosleep, awaiting a sleepable call. */
+	struct __ak_page __arena *deferred;
+	struct ak_alloc_stats stats;
 };
 
 #ifdef __BPF__
-struct arena_allocator __arena_global arena_allocator;
+struct ak_allocator __arena_global ak_allocator;
 
-static inline void __arena *__arena_pages_get(unsigned int pages)
+static inline void __arena *__ak_pages_get(unsigned int pages)
 {
-	return bpf_arena_alloc_pages(&ARENA_ALLOC_MAP, 0, pages, -1 /* NUMA_NO_NODE */, 0);
+	return bpf_arena_alloc_pages(&AK_ALLOC_MAP, 0, pages, -1 /* NUMA_NO_NODE */, 0);
 }
 
-static inline void __arena_pages_put(void __arena *ptr, unsigned int pages)
+static inline void __ak_pages_put(void __arena *ptr, unsigned int pages)
 {
-	bpf_arena_free_pages(&ARENA_ALLOC_MAP, ptr, pages);
+	bpf_arena_free_pages(&AK_ALLOC_MAP, ptr, pages);
 }
 #else
-#include <stdlib.h>
-
-/* User space (host tests): pages from the C heap, with a settable limit. */
-static struct arena_allocator arena_allocator;
-static unsigned long long arena_user_pages_left = ~0ULL;
-
-static inline void *__arena_pages_get(unsigned int pages)
-{
-	void *p;
-
-	if (pages > arena_user_pages_left)
-		return NULL;
-	p = aligned_alloc(ARENA_PAGE_SIZE, (size_t)pages * ARENA_PAGE_SIZE);
-	if (p)
-		arena_user_pages_left -= pages;
-	return p;
-}
-
-static inline void __arena_pages_put(void *ptr, unsigned int pages)
-{
-	free(ptr);
-	arena_user_pages_left += pages;
-}
+/* User space: the includer defines these (tests/host/alloc_pages.c does). */
+extern struct ak_allocator ak_allocator;
+void *ak_user_pages_get(unsigned int pages);
+void ak_user_pages_put(void *ptr, unsigned int pages);
+#define __ak_pages_get(pages) ak_user_pages_get(pages)
+#define __ak_pages_put(ptr, pages) ak_user_pages_put(ptr, pages)
 #endif
 
-/* The size class of a block holding @size bytes plus the header; -1: pages. */
-static inline int __arena_alloc_class(unsigned long long size)
+#define __ak_stat_add(field, n) __sync_fetch_and_add(&ak_allocator.stats.field, (n))
+
+/* The class of an object of @size bytes; -1 if it needs whole pages. */
+static inline int __ak_alloc_class(unsigned long long size)
 {
-	unsigned long long need = size + __ARENA_ALLOC_HEADER;
+	unsigned long long need = size + __AK_BLOCK_HDR;
 
 	if (need <= 16)
 		return 0;
@@ -115,264 +176,525 @@ static inline int __arena_alloc_class(unsigned long long size)
 		return 1;
 	if (need <= 64)
 		return 2;
-	if (need <= 128)
+	if (need <= 112)
 		return 3;
-	if (need <= 256)
+	if (need <= 224)
 		return 4;
-	if (need <= 512)
+	if (need <= 448)
 		return 5;
-	if (need <= 1024)
+	if (need <= 1008)
 		return 6;
-	if (need <= 2048)
+	if (need <= __AK_MAX_BLOCK)
 		return 7;
 	return -1;
 }
 
-static inline unsigned long long __arena_block_size(int class)
+static inline unsigned int __ak_block_size(unsigned int class)
 {
-	return (unsigned long long)__ARENA_ALLOC_MIN_BLOCK << class;
-}
-
-static inline int __arena_alloc_lock(void)
-{
-	for (;;) {
-		if (__sync_val_compare_and_swap(&arena_allocator.lock, 0, 1) == 0)
-			return 0;
-		cond_break_label(busy);
+	switch (class) {
+	case 0: return 16;
+	case 1: return 32;
+	case 2: return 64;
+	case 3: return 112;
+	case 4: return 224;
+	case 5: return 448;
+	case 6: return 1008;
+	default: return __AK_MAX_BLOCK;
 	}
-busy:
-	return -1;
 }
 
-static inline void __arena_alloc_unlock(void)
+static inline unsigned int __ak_blocks_per_page(unsigned int class)
 {
-	__sync_lock_test_and_set(&arena_allocator.lock, 0);
+	return __AK_PAGE_DATA / __ak_block_size(class);
 }
 
-/* Hand out @block of @bytes: write its header, count it. */
-static inline void __arena *__arena_alloc_hand_out(char __arena *block, unsigned long long bytes)
+/* Count a failed allocation by its reason; give the reason to the caller. */
+static inline void __arena *__ak_alloc_fail(int err, int *errp)
 {
-	*(unsigned long long __arena *)block = bytes;
-	__sync_fetch_and_add(&arena_allocator.stats.objects, 1);
-	__sync_fetch_and_add(&arena_allocator.stats.bytes, bytes);
-	return block + __ARENA_ALLOC_HEADER;
-}
-
-static inline void __arena *__arena_alloc_failed(void)
-{
-	__sync_fetch_and_add(&arena_allocator.stats.failures, 1);
+	if (err == -ENOMEM)
+		__ak_stat_add(fail_nomem, 1);
+	else if (err == -EBUSY)
+		__ak_stat_add(fail_busy, 1);
+	else if (err == -AK_EBUDGET)
+		__ak_stat_add(fail_budget, 1);
+	else
+		__ak_stat_add(fail_size, 1);
+	if (errp)
+		*errp = err;
 	return 0;
 }
 
-/* Take a block of @class off its free list; NULL if empty or locked out. */
-static inline void __arena *__arena_alloc_pop(int class)
+static inline void __ak_page_push(struct __ak_page __arena *__arena *head, struct __ak_page __arena *page,
+				  unsigned char list)
 {
-	struct __arena_free_block __arena *block;
-
-	if (class < 0 || class >= ARENA_ALLOC_CLASSES || __arena_alloc_lock())
-		return 0;
-	block = arena_allocator.free[class];
-	if (block) {
-		arena_allocator.free[class] = block->next;
-		arena_allocator.free_blocks[class]--;
-	}
-	__arena_alloc_unlock();
-	return block;
+	page->list = list;
+	page->next = *head;
+	ak_arena_store_barrier();
+	page->prev = 0;
+	if (*head)
+		(*head)->prev = page;
+	*head = page;
 }
 
-/* Cut a fresh page into blocks of @class and put them on its free list. */
-static inline int __arena_alloc_refill(int class)
+static inline void __ak_page_unlink(struct __ak_class __arena *cls, struct __ak_page __arena *page)
 {
-	unsigned long long size = __arena_block_size(class);
-	unsigned long long n = ARENA_PAGE_SIZE / size, i;
-	char __arena *page = __arena_pages_get(1);
-	struct __arena_free_block __arena *last;
+	struct __ak_page __arena *__arena *head =
+		page->list == __AK_ON_EMPTY ? &cls->empty : &cls->partial;
+
+	if (page->prev)
+		page->prev->next = page->next;
+	else
+		*head = page->next;
+	if (page->next)
+		page->next->prev = page->prev;
+	page->next = 0;
+	ak_arena_store_barrier();
+	page->prev = 0;
+	ak_arena_store_barrier();
+	page->list = __AK_ON_NO_LIST;
+}
+
+/* Write a live block header at @block (@offset into its page), count it. */
+static inline void __arena *__ak_hand_out(char __arena *block, unsigned int offset,
+					  unsigned int class, unsigned long long bytes)
+{
+	struct __ak_block __arena *hdr = (struct __ak_block __arena *)block;
+
+	hdr->magic = __AK_BLOCK_MAGIC;
+	hdr->state = __AK_BLOCK_LIVE;
+	hdr->class = class;
+	hdr->offset = offset;
+	__ak_stat_add(objects, 1);
+	__ak_stat_add(bytes, bytes);
+	return block + __AK_BLOCK_HDR;
+}
+
+/* Take a block from @page (on a list, with a free block). Under the lock. */
+static inline void __arena *__ak_take_block(struct __ak_class __arena *cls,
+					    struct __ak_page __arena *page, unsigned int class)
+{
+	unsigned int size = __ak_block_size(class), offset;
+	char __arena *base = (char __arena *)page;
+
+	if (page->list == __AK_ON_EMPTY) {
+		__ak_page_unlink(cls, page);
+		__ak_page_push(&cls->partial, page, __AK_ON_PARTIAL);
+	}
+	if (page->free) {
+		offset = page->free;
+		/* The link lives in the free block's object bytes. */
+		page->free = *(unsigned int __arena *)(base + offset + __AK_BLOCK_HDR);
+	} else {
+		offset = page->bump;
+		page->bump += size;
+	}
+	page->live++;
+	cls->free_blocks--;
+	if (!page->free && page->bump + size > AK_PAGE_SIZE)
+		__ak_page_unlink(cls, page);	/* full */
+	return __ak_hand_out(base + offset, offset, class, size);
+}
+
+/* Initialise a fresh page of @class; it is nobody else's yet. */
+static inline void __ak_page_init(struct __ak_page __arena *page, unsigned int class)
+{
+	page->magic = __AK_PAGE_MAGIC;
+	page->class = class;
+	page->list = __AK_ON_NO_LIST;
+	page->pages = 1;
+	page->bump = __AK_PAGE_HDR;
+	/* The rest is 0 already: the kernel hands out zeroed pages. */
+}
+
+/* A fresh page for @class onto its empty list; -ENOMEM or -EBUSY. */
+static inline int __ak_add_page(unsigned int class)
+{
+	struct __ak_class __arena *cls = &ak_allocator.classes[class & (AK_ALLOC_CLASSES - 1)];
+	struct __ak_page __arena *page = __ak_pages_get(1);
+	int err;
 
 	if (!page)
-		return -1;
-	__sync_fetch_and_add(&arena_allocator.stats.pages, 1);
-	/* Chain the blocks outside the lock; a cut chain is just shorter. */
-	for (i = arena_opaque_zero(); i + 1 < n && can_loop; i++)
-		((struct __arena_free_block __arena *)(page + i * size))->next =
-			(struct __arena_free_block __arena *)(page + (i + 1) * size);
-	last = (struct __arena_free_block __arena *)(page + i * size);
-	if (__arena_alloc_lock()) {
-		/* Cannot publish the blocks: give the page back. */
-		__arena_pages_put(page, 1);
-		__sync_fetch_and_add(&arena_allocator.stats.pages, -1);
-		return -1;
+		return -ENOMEM;
+	__ak_page_init(page, class);
+	err = ak_lock_acquire(&ak_allocator.lock);
+	if (err) {
+		/* Cannot publish it: give it back rather than leak it. */
+		__ak_pages_put(page, 1);
+		return err;
 	}
-	last->next = arena_allocator.free[class];
-	arena_allocator.free[class] = (struct __arena_free_block __arena *)page;
-	arena_allocator.free_blocks[class] += i + 1;
-	__arena_alloc_unlock();
+	__ak_page_push(&cls->empty, page, __AK_ON_EMPTY);
+	cls->free_blocks += __ak_blocks_per_page(class);
+	ak_lock_release(&ak_allocator.lock);
+	__ak_stat_add(pages, 1);
+	__ak_stat_add(slab_pages, 1);
 	return 0;
 }
 
-/* Return the pages of large objects that arena_free_nosleep queued. */
-static inline void __arena_alloc_drain_deferred(void)
+static inline void __arena *__ak_alloc_large(unsigned long long size, int *errp)
 {
-	struct __arena_free_block __arena *block;
-	unsigned long long pages;
+	unsigned int pages = (size + __AK_PAGE_HDR + AK_PAGE_SIZE - 1) / AK_PAGE_SIZE;
+	struct __ak_page __arena *page = __ak_pages_get(pages);
 
-	for (;;) {
-		cond_break_label(out);
-		if (!arena_allocator.deferred || __arena_alloc_lock())
-			break;
-		block = arena_allocator.deferred;
-		if (block)
-			arena_allocator.deferred = block->next;
-		__arena_alloc_unlock();
-		if (!block)
-			break;
-		pages = *(unsigned long long __arena *)((char __arena *)block + 8) / ARENA_PAGE_SIZE;
-		__arena_pages_put(block, pages);
-		__sync_fetch_and_add(&arena_allocator.stats.pages, -pages);
-	}
-out:
-	return;
+	if (!page)
+		return __ak_alloc_fail(-ENOMEM, errp);
+	__ak_page_init(page, __AK_CLASS_LARGE);
+	page->pages = pages;
+	page->live = 1;
+	__ak_stat_add(pages, pages);
+	__ak_stat_add(large_pages, pages);
+	return __ak_hand_out((char __arena *)page + __AK_PAGE_HDR - __AK_BLOCK_HDR,
+			     __AK_PAGE_HDR - __AK_BLOCK_HDR, __AK_CLASS_LARGE,
+			     (unsigned long long)pages * AK_PAGE_SIZE);
 }
 
-/**
- * arena_alloc_nosleep - allocate from the free lists only (any program type)
- * @size: bytes wanted, at most ARENA_ALLOC_MAX_SMALL
- *
- * Return: the object, or NULL if @size is 0 or too large, the class's free
- * list is empty (fill it with arena_alloc_reserve), or the lock was busy.
- */
-static inline void __arena *arena_alloc_nosleep(unsigned long long size)
+static inline void __arena *__ak_alloc(unsigned long long size, int sleepable, int *errp)
 {
-	int class = __arena_alloc_class(size);
-	char __arena *block;
+	struct __ak_class __arena *cls;
+	struct __ak_page __arena *page;
+	void __arena *obj = 0;
+	int class, err;
 
-	if (!size || class < 0)
-		return __arena_alloc_failed();
-	block = __arena_alloc_pop(class);
-	if (!block)
-		return __arena_alloc_failed();
-	return __arena_alloc_hand_out(block, __arena_block_size(class));
-}
-
-/**
- * arena_alloc - allocate @size bytes of arena memory (sleepable programs)
- * @size: bytes wanted; above ARENA_ALLOC_MAX_SMALL, whole pages are used
- *
- * Return: the object (8-byte aligned), or NULL if @size is 0, the arena is
- * full, or the lock stayed busy for a whole loop budget.
- */
-static inline void __arena *arena_alloc(unsigned long long size)
-{
-	int class = __arena_alloc_class(size);
-	char __arena *block;
-
-	if (!size)
-		return __arena_alloc_failed();
+	if (!size || size > AK_ALLOC_MAX)
+		return __ak_alloc_fail(size ? -E2BIG : -EINVAL, errp);
+	class = __ak_alloc_class(size);
 	if (class < 0) {
-		unsigned long long pages =
-			(size + __ARENA_ALLOC_HEADER + ARENA_PAGE_SIZE - 1) / ARENA_PAGE_SIZE;
-
-		if (pages >= (1ULL << 20))	/* beyond any arena: 4 GiB */
-			return __arena_alloc_failed();
-		block = __arena_pages_get(pages);
-		if (!block)
-			return __arena_alloc_failed();
-		__sync_fetch_and_add(&arena_allocator.stats.pages, pages);
-		return __arena_alloc_hand_out(block, pages * ARENA_PAGE_SIZE);
+		if (!sleepable)
+			return __ak_alloc_fail(-E2BIG, errp);
+		return __ak_alloc_large(size, errp);
 	}
-	block = __arena_alloc_pop(class);
-	if (!block && !__arena_alloc_refill(class))
-		block = __arena_alloc_pop(class);
-	if (!block)
-		return __arena_alloc_failed();
-	return __arena_alloc_hand_out(block, __arena_block_size(class));
+	cls = &ak_allocator.classes[class & (AK_ALLOC_CLASSES - 1)];
+	err = ak_lock_acquire(&ak_allocator.lock);
+	if (err)
+		return __ak_alloc_fail(err, errp);
+	page = cls->partial ? cls->partial : cls->empty;
+	if (page)
+		obj = __ak_take_block(cls, page, class);
+	ak_lock_release(&ak_allocator.lock);
+	if (obj || !sleepable)
+		return obj ? obj : __ak_alloc_fail(-ENOMEM, errp);
+	/* No free block: a new page, then try again (another CPU may race us). */
+	err = __ak_add_page(class);
+	if (err)
+		return __ak_alloc_fail(err, errp);
+	err = ak_lock_acquire(&ak_allocator.lock);
+	if (err)
+		return __ak_alloc_fail(err, errp);
+	page = cls->partial ? cls->partial : cls->empty;
+	if (page)
+		obj = __ak_take_block(cls, page, class);
+	ak_lock_release(&ak_allocator.lock);
+	return obj ? obj : __ak_alloc_fail(-ENOMEM, errp);
 }
 
 /**
- * arena_alloc_reserve - fill the pool: make @count objects of @size
- * available to arena_alloc_nosleep (sleepable programs)
- * @size: object size, at most ARENA_ALLOC_MAX_SMALL
- * @count: free objects of that class wanted
+ * ak_alloc_err - allocate @size bytes, saying why when it cannot (sleepable)
+ * @size: bytes wanted, 1..AK_ALLOC_MAX
+ * @err: set to the reason on failure (may be NULL): -EINVAL for size 0,
+ *	-E2BIG over AK_ALLOC_MAX, -ENOMEM when the arena is full, -EBUSY when
+ *	the lock stayed busy, -AK_EBUDGET when the loop budget ran out
  *
- * Return: 0, -EINVAL for a size without a class, -ENOMEM if the arena is
- * full, -ARENA_EBUDGET if the loop budget ran out first (call again).
+ * Return: the object, or NULL (see *@err).
  */
-static inline int arena_alloc_reserve(unsigned long long size, unsigned long long count)
+static inline void __arena *ak_alloc_err(unsigned long long size, int *err)
 {
-	int class = __arena_alloc_class(size);
+	return __ak_alloc(size, 1, err);
+}
 
-	if (!size || class < 0)
-		return -EINVAL;
-	__arena_alloc_drain_deferred();
-	while (arena_allocator.free_blocks[class] < count) {
-		cond_break_label(cut);
-		if (__arena_alloc_refill(class))
-			return -ENOMEM;
-	}
-	return 0;
-cut:
-	return -ARENA_EBUDGET;
+/**
+ * ak_alloc - allocate @size bytes of arena memory (sleepable programs)
+ * @size: bytes wanted; above AK_ALLOC_MAX_SMALL, whole pages are used
+ *
+ * Return: the object, or NULL (ak_alloc_err says why; so do the stats).
+ */
+static inline void __arena *ak_alloc(unsigned long long size)
+{
+	return __ak_alloc(size, 1, 0);
+}
+
+/**
+ * ak_alloc_nosleep_err - allocate from blocks already taken (any program)
+ * @size: bytes wanted, at most AK_ALLOC_MAX_SMALL
+ * @err: as for ak_alloc_err; -ENOMEM means the pool is empty (fill it with
+ *	ak_alloc_reserve) and -E2BIG a size above AK_ALLOC_MAX_SMALL
+ */
+static inline void __arena *ak_alloc_nosleep_err(unsigned long long size, int *err)
+{
+	return __ak_alloc(size, 0, err);
+}
+
+/**
+ * ak_alloc_nosleep - allocate from blocks already taken (any program)
+ * @size: bytes wanted, at most AK_ALLOC_MAX_SMALL
+ *
+ * Return: the object, or NULL.
+ */
+static inline void __arena *ak_alloc_nosleep(unsigned long long size)
+{
+	return __ak_alloc(size, 0, 0);
 }
 
 /*
- * Give @ptr back: small blocks to their free list, large ones' pages to the
- * kernel (@pages_now) or to the deferred queue. The counters drop only once
- * the block is back; a lock busy for a whole budget leaves it counted as in
- * use, so a leak shows in the statistics instead of hiding.
+ * Check that @ptr is a live object of ours. Under the lock. Returns its
+ * page and block, or -EINVAL, counted as a double or a bad free.
  */
-static inline void __arena_free(void __arena *ptr, int pages_now)
+static inline int __ak_free_check(void __arena *ptr, struct __ak_page __arena **pagep,
+				  struct __ak_block __arena **blockp)
 {
-	char __arena *block;
-	struct __arena_free_block __arena *freed;
+	unsigned long long at = (unsigned long long)ptr;
+	unsigned int offset = (at - __AK_BLOCK_HDR) & (AK_PAGE_SIZE - 1);
+	char __arena *block = (char __arena *)ptr - __AK_BLOCK_HDR;
+	struct __ak_page __arena *page = (struct __ak_page __arena *)(block - offset);
+	struct __ak_block __arena *hdr = (struct __ak_block __arena *)block;
+	unsigned int class;
+
+	if (at & 7 || page->magic != __AK_PAGE_MAGIC)
+		goto bad;
+	class = page->class;
+	if (class == __AK_CLASS_LARGE) {
+		if (offset != __AK_PAGE_HDR - __AK_BLOCK_HDR)
+			goto bad;
+	} else if (class >= AK_ALLOC_CLASSES || offset < __AK_PAGE_HDR ||
+		   offset >= page->bump ||
+		   (offset - __AK_PAGE_HDR) % __ak_block_size(class)) {
+		goto bad;
+	}
+	if (hdr->magic != __AK_BLOCK_MAGIC || hdr->offset != offset || hdr->class != class)
+		goto bad;
+	if (hdr->state != __AK_BLOCK_LIVE) {
+		__ak_stat_add(double_frees, 1);
+		return -EINVAL;
+	}
+	*pagep = page;
+	*blockp = hdr;
+	return 0;
+bad:
+	__ak_stat_add(bad_frees, 1);
+	return -EINVAL;
+}
+
+/* Give the pages of a large object back; the lock is not held. */
+static inline void __ak_put_large(struct __ak_page __arena *page)
+{
+	unsigned int pages = page->pages;
+
+	page->magic = 0;
+	__ak_pages_put(page, pages);
+	__ak_stat_add(large_pages, -(unsigned long long)pages);
+	__ak_stat_add(pages, -(unsigned long long)pages);
+	__ak_stat_add(pages_returned, pages);
+}
+
+static inline void __ak_put_slab(struct __ak_page __arena *page)
+{
+	page->magic = 0;
+	__ak_pages_put(page, 1);
+	__ak_stat_add(slab_pages, -1ULL);
+	__ak_stat_add(pages, -1ULL);
+	__ak_stat_add(pages_returned, 1);
+}
+
+/*
+ * Put @block back on @page's free list; under the lock. Returns the page
+ * if it is now empty and not needed by the pool (the caller gives it back
+ * once the lock is released), NULL otherwise.
+ */
+static inline struct __ak_page __arena *__ak_free_block(struct __ak_page __arena *page,
+							struct __ak_block __arena *block,
+							unsigned int offset, int sleepable)
+{
+	unsigned int class = page->class & (AK_ALLOC_CLASSES - 1);
+	struct __ak_class __arena *cls = &ak_allocator.classes[class];
+	unsigned int per_page = __ak_blocks_per_page(class);
+
+	block->state = __AK_BLOCK_FREE;
+	*(unsigned int __arena *)((char __arena *)block + __AK_BLOCK_HDR) = page->free;
+	page->free = offset;
+	cls->free_blocks++;
+	if (page->list == __AK_ON_NO_LIST)
+		__ak_page_push(&cls->partial, page, __AK_ON_PARTIAL);
+	if (--page->live)
+		return 0;
+	__ak_page_unlink(cls, page);
+	if (sleepable && cls->free_blocks >= cls->reserved + per_page) {
+		cls->free_blocks -= per_page;
+		return page;
+	}
+	__ak_page_push(&cls->empty, page, __AK_ON_EMPTY);
+	return 0;
+}
+
+/* Return the pages of large objects that ak_free_nosleep queued. */
+static inline int __ak_drain_deferred(void)
+{
+	struct __ak_page __arena *page;
+	int err;
+
+	for (;;) {
+		ak_cond_break_label(cut);
+		if (!ak_allocator.deferred)
+			return 0;
+		err = ak_lock_acquire(&ak_allocator.lock);
+		if (err)
+			return err;
+		page = ak_allocator.deferred;
+		if (page)
+			ak_allocator.deferred = page->deferred;
+		ak_lock_release(&ak_allocator.lock);
+		if (page)
+			__ak_put_large(page);
+	}
+cut:
+	return -AK_EBUDGET;
+}
+
+static inline int __ak_free(void __arena *ptr, int sleepable)
+{
+	struct __ak_page __arena *page, *empty = 0;
+	struct __ak_block __arena *block;
 	unsigned long long bytes;
-	int class;
+	int err, large;
 
 	if (!ptr)
-		return;
-	block = (char __arena *)ptr - __ARENA_ALLOC_HEADER;
-	freed = (struct __arena_free_block __arena *)block;
-	bytes = *(unsigned long long __arena *)block;
-	if (bytes > __ARENA_ALLOC_MAX_BLOCK && pages_now) {
-		__arena_pages_put(block, bytes / ARENA_PAGE_SIZE);
-		__sync_fetch_and_add(&arena_allocator.stats.pages, -(bytes / ARENA_PAGE_SIZE));
-	} else if (bytes > __ARENA_ALLOC_MAX_BLOCK) {
-		/* The link overwrites the header: keep the size past it. */
-		*(unsigned long long __arena *)(block + 8) = bytes;
-		if (__arena_alloc_lock())
-			return;
-		freed->next = arena_allocator.deferred;
-		arena_allocator.deferred = freed;
-		__arena_alloc_unlock();
-	} else {
-		class = __arena_alloc_class(bytes - __ARENA_ALLOC_HEADER);
-		if (class < 0 || __arena_alloc_lock())
-			return;
-		freed->next = arena_allocator.free[class];
-		arena_allocator.free[class] = freed;
-		arena_allocator.free_blocks[class]++;
-		__arena_alloc_unlock();
+		return 0;
+	err = ak_lock_acquire(&ak_allocator.lock);
+	if (err)
+		return err;
+	err = __ak_free_check(ptr, &page, &block);
+	if (err) {
+		ak_lock_release(&ak_allocator.lock);
+		return err;
 	}
-	__sync_fetch_and_add(&arena_allocator.stats.objects, -1);
-	__sync_fetch_and_add(&arena_allocator.stats.bytes, -bytes);
+	large = page->class == __AK_CLASS_LARGE;
+	if (large) {
+		bytes = (unsigned long long)page->pages * AK_PAGE_SIZE;
+		block->state = sleepable ? __AK_BLOCK_FREE : __AK_BLOCK_DEFERRED;
+		if (!sleepable) {
+			page->deferred = ak_allocator.deferred;
+			ak_allocator.deferred = page;
+		}
+	} else {
+		bytes = __ak_block_size(page->class);
+		empty = __ak_free_block(page, block, block->offset, sleepable);
+	}
+	ak_lock_release(&ak_allocator.lock);
+	__ak_stat_add(objects, -1ULL);
+	__ak_stat_add(bytes, -bytes);
+	if (large && sleepable)
+		__ak_put_large(page);
+	if (empty)
+		__ak_put_slab(empty);
+	return 0;
 }
 
 /**
- * arena_free - free an object from arena_alloc or arena_alloc_nosleep
- * (sleepable programs: large objects' pages go back to the kernel)
+ * ak_free - free an object from ak_alloc or ak_alloc_nosleep (sleepable)
  * @ptr: the object, or NULL (nothing happens)
+ *
+ * Pages left without a live object go back to the kernel (beyond what
+ * ak_alloc_reserve keeps), as do the pages of large objects, including
+ * those ak_free_nosleep queued.
+ *
+ * Return: 0; -EINVAL if @ptr is not a live object of this allocator (freed
+ * already, never handed out, or inside an object): nothing is changed and
+ * the stats count it; -EBUSY if the lock stayed busy: the object is still
+ * allocated, free it again later.
  */
-static inline void arena_free(void __arena *ptr)
+static inline int ak_free(void __arena *ptr)
 {
-	__arena_free(ptr, 1);
-	__arena_alloc_drain_deferred();
+	int err = __ak_free(ptr, 1);
+
+	__ak_drain_deferred();	/* best effort: a later call finishes it */
+	return err;
 }
 
 /**
- * arena_free_nosleep - free an object from any program type
+ * ak_free_nosleep - free an object from any program type
  * @ptr: the object, or NULL (nothing happens)
+ *
+ * Return: as ak_free. Emptied pages stay for reuse or ak_alloc_trim.
  */
-static inline void arena_free_nosleep(void __arena *ptr)
+static inline int ak_free_nosleep(void __arena *ptr)
 {
-	__arena_free(ptr, 0);
+	return __ak_free(ptr, 0);
+}
+
+/**
+ * ak_alloc_reserve - keep @count objects of @size ready for
+ * ak_alloc_nosleep (sleepable programs)
+ * @size: object size, at most AK_ALLOC_MAX_SMALL
+ * @count: free objects of that class wanted; sleepable frees keep at least
+ *	this many free blocks of the class from then on
+ *
+ * Return: 0; -EINVAL or -E2BIG for a size without a class; -ENOMEM if the
+ * arena is full; -EBUSY if the lock stayed busy; -AK_EBUDGET if the loop
+ * budget ran out first (call again: the pages taken so far stay).
+ */
+static inline int ak_alloc_reserve(unsigned long long size, unsigned long long count)
+{
+	int class = __ak_alloc_class(size), err;
+	struct __ak_class __arena *cls;
+
+	if (!size || class < 0)
+		return size ? -E2BIG : -EINVAL;
+	cls = &ak_allocator.classes[class & (AK_ALLOC_CLASSES - 1)];
+	err = __ak_drain_deferred();
+	if (err)
+		return err;
+	while (cls->free_blocks < count) {
+		ak_cond_break_label(cut);
+		err = __ak_add_page(class);
+		if (err)
+			return err;
+	}
+	if (cls->reserved < count)
+		cls->reserved = count;
+	return 0;
+cut:
+	/* Keep what was taken for the call that finishes the job. */
+	if (cls->reserved < count)
+		cls->reserved = count;
+	return -AK_EBUDGET;
+}
+
+/**
+ * ak_alloc_trim - give every page without a live object back to the
+ * kernel, the pool's reserve included (sleepable programs)
+ *
+ * Return: 0; -EBUSY; -AK_EBUDGET if the loop budget ran out (call again).
+ */
+static inline int ak_alloc_trim(void)
+{
+	struct __ak_class __arena *cls;
+	struct __ak_page __arena *page;
+	unsigned int class;
+	int err;
+
+	err = __ak_drain_deferred();
+	if (err)
+		return err;
+	for (class = (unsigned int)ak_opaque_zero(); class < AK_ALLOC_CLASSES; class++) {
+		cls = &ak_allocator.classes[class & (AK_ALLOC_CLASSES - 1)];
+		cls->reserved = 0;
+		for (;;) {
+			ak_cond_break_label(cut);
+			if (!cls->empty)
+				break;
+			err = ak_lock_acquire(&ak_allocator.lock);
+			if (err)
+				return err;
+			page = cls->empty;
+			if (page) {
+				__ak_page_unlink(cls, page);
+				cls->free_blocks -= __ak_blocks_per_page(class);
+			}
+			ak_lock_release(&ak_allocator.lock);
+			if (page)
+				__ak_put_slab(page);
+		}
+	}
+	return 0;
+cut:
+	return -AK_EBUDGET;
 }
 
 #endif /* __ARENAKIT_ALLOC_H */

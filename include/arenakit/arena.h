@@ -2,37 +2,55 @@
 /*
  * arenakit/arena.h - the bpf_arena basics every other header builds on.
  *
- *   __arena                       qualifier of pointers into the arena
- *   __arena_global                places a global variable in the arena
- *   ARENA_MAP(name, pages, addr)  declares a program's arena map: @pages
- *                                 pages, mapped at user address @addr
- *                                 (0: let the kernel choose)
- *   arena_container_of(p, T, m)   the T whose member m is at p
+ *   __arena                          qualifier of pointers into the arena
+ *   __arena_global                   places a global variable in the arena
+ *   AK_ARENA_MAP(name, pages, addr)  declares a program's arena map: @pages
+ *                                    pages, mapped at user address @addr
+ *                                    (0: let the kernel choose)
+ *   ak_container_of(p, T, m)         the T whose member m is at p
+ *
+ * Every arenakit header includes this one, and this one includes what it
+ * needs: in BPF, vmlinux.h (unless the UAPI <linux/bpf.h> came first) and
+ * libbpf's <bpf/bpf_helpers.h>, so an arenakit header may be a program's
+ * first include. __arena, __arena_global and __arg_arena are defined only if
+ * nothing defined them first, and as the 6.12 selftests' bpf_arena_common.h
+ * and libbpf define them, so those headers combine with ours in any order.
  *
  * In user space __arena is empty: the same structures are read through the
- * arena's mmap, where the pointers BPF stored are user addresses already.
+ * arena's mmap, where the pointers BPF stored are user addresses already. A
+ * loader that opens a skeleton of a program with arena globals of arenakit
+ * types includes the arenakit headers naming those types first.
  */
 #ifndef __ARENAKIT_ARENA_H
 #define __ARENAKIT_ARENA_H
 
 #include <arenakit/loop.h>
 
+#define AK_PAGE_SIZE 4096
+
 #if defined(__BPF__)
 
-#include <linux/errno.h>	/* the uapi one: glibc's does not build for BPF */
+#if !defined(__VMLINUX_H__) && !defined(_UAPI__LINUX_BPF_H__) && !defined(__LINUX_BPF_H__)
+#include <vmlinux.h>
+#endif
+#include <bpf/bpf_helpers.h>
 
 #ifndef __BPF_FEATURE_ADDR_SPACE_CAST
 #error "arenakit needs clang with address-space casts for BPF (clang-19 -mcpu=v3)"
 #endif
 
+#ifndef __arena
 #define __arena __attribute__((address_space(1)))
+#endif
+#ifndef __arena_global
 #define __arena_global __attribute__((address_space(1)))
+#endif
 /* Tags a global function's argument as an arena pointer (Linux 6.9+). */
 #ifndef __arg_arena
-#define __arg_arena __attribute__((btf_decl_tag("arg:arena")))
+#define __arg_arena __attribute((btf_decl_tag("arg:arena")))
 #endif
 
-#define ARENA_MAP(name, pages, user_addr)				\
+#define AK_ARENA_MAP(name, pages, user_addr)				\
 	struct {							\
 		__uint(type, BPF_MAP_TYPE_ARENA);			\
 		__uint(map_flags, BPF_F_MMAPABLE);			\
@@ -40,23 +58,38 @@
 		__ulong(map_extra, user_addr);				\
 	} name SEC(".maps")
 
-/* Sleepable programs only on 6.12 (SEC("syscall"), SEC("*.s")). */
+/*
+ * The arena's page kfuncs: sleepable programs only on 6.12 (SEC("syscall"),
+ * SEC("*.s")). pahole 1.24 emits no kfunc declarations into vmlinux.h.
+ */
 void __arena *bpf_arena_alloc_pages(void *map, void __arena *addr, __u32 page_cnt,
 				    int node_id, __u64 flags) __ksym __weak;
 void bpf_arena_free_pages(void *map, void __arena *ptr, __u32 page_cnt) __ksym __weak;
 
 #else /* user space */
 
-#include <errno.h>
 #include <stddef.h>
 
+#ifndef __arena
 #define __arena
+#endif
+#ifndef __arena_global
 #define __arena_global
+#endif
+#ifndef __arg_arena
 #define __arg_arena
+#endif
 
 #endif /* __BPF__ */
 
-#define arena_container_of(ptr, type, member)				\
+/*
+ * Between stores of zero to neighbouring arena fields: clang-19 merges such
+ * stores into a memset that it lowers without the arena address cast, and
+ * the verifier refuses the program ("invalid mem access 'scalar'").
+ */
+#define ak_arena_store_barrier() asm volatile("" ::: "memory")
+
+#define ak_container_of(ptr, type, member)				\
 	((type __arena *)((char __arena *)(ptr) - __builtin_offsetof(type, member)))
 
 #endif /* __ARENAKIT_ARENA_H */

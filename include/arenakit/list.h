@@ -4,277 +4,363 @@
  * kernel's include/linux/list.h: circular, with a head node, so add, delete,
  * move and splice are O(1) and never loop.
  *
- * Walks (count, check) are bounded by may_goto. A walk the budget cut short
- * returns -ARENA_EBUDGET and leaves its position in the optional cursor;
- * calling again with the same cursor (in the next program run, or in another
- * global function, which has a fresh budget) goes on from there. Walks that
- * finish reset the cursor. A pointer found NULL during a walk (a deleted
- * node still linked, or a fault in the arena, which reads as 0) is -EFAULT.
+ * A list is a struct ak_list: the head node, the number of nodes (so
+ * ak_list_len is O(1)) and a generation that every change bumps. Every
+ * function that changes a list takes the list, so the generation cannot be
+ * forgotten. A cursor records the generation of the list it was saved for:
+ * a walk resumed after the list changed returns -AK_ESTALE (and resets the
+ * cursor) instead of a wrong answer or an endless walk. The price is one
+ * extra argument to the edits and 16 bytes per list; the kernel's API
+ * cannot tell a cursor it went stale, which is the bug this fixes.
  *
- * Functions that resume: arena_list_count, arena_list_find, arena_list_check.
- * The for_each macros report (arena_list_walk_status); the _resume one also
- * goes on from a cursor (arena_list_walk_save records where it stopped).
+ * Walks keep the budget contract of loop.h. They resume from a cursor:
+ *   ak_list_count, ak_list_find, ak_list_check, and the macros
+ *   ak_list_for_each_entry_resume (read-only) and
+ *   ak_list_for_each_entry_resume_safe (may delete and free the entry it
+ *   is on), each closed by ak_list_walk_save().
+ * The plain ak_list_for_each_entry[_safe] macros only report, with
+ * ak_list_walk_status(). A NULL link met during a walk (a deleted node still
+ * linked, or a fault in the arena, which reads as 0) is -EFAULT, and the
+ * cursor is reset.
+ *
+ * Nothing here locks: guard a list shared by CPUs with an ak_lock.
  */
 #ifndef __ARENAKIT_LIST_H
 #define __ARENAKIT_LIST_H
 
 #include <arenakit/arena.h>
 
-
-struct arena_list_node {
-	struct arena_list_node __arena *next;
-	struct arena_list_node __arena *prev;
+struct ak_list_node {
+	struct ak_list_node __arena *next;
+	struct ak_list_node __arena *prev;
 };
 
-/* Where a cut walk stopped; zero it before the first call. */
-struct arena_list_cursor {
-	struct arena_list_node __arena *pos;	/* next node to visit, NULL: start */
+struct ak_list {
+	struct ak_list_node head;
+	unsigned long long len;		/* nodes on the list */
+	unsigned long long gen;		/* bumped by every change */
+};
+
+/* Where a cut walk stopped; zero it before the first walk. */
+struct ak_list_cursor {
+	struct ak_list_node __arena *pos;	/* next node to visit; NULL: start */
+	struct ak_list __arena *list;		/* the list it is a position in */
+	unsigned long long gen;			/* that list's gen when saved */
 	unsigned long long seen;		/* nodes visited before pos */
 };
 
 /**
- * arena_list_init - make @head an empty list (or @node an unlinked node)
- * @head: the list head
+ * ak_list_init - make @list an empty list
+ * @list: the list
  */
-static inline void arena_list_init(struct arena_list_node __arena *head)
+static inline void ak_list_init(struct ak_list __arena *list)
 {
-	head->next = head;
-	head->prev = head;
+	list->head.next = &list->head;
+	list->head.prev = &list->head;
+	list->len = 0;
+	list->gen++;	/* a cursor from before init must not resume */
 }
 
 /**
- * arena_list_empty - does the list hold no node?
- * @head: the list head
+ * ak_list_empty - does @list hold no node?
+ * @list: the list
  */
-static inline int arena_list_empty(const struct arena_list_node __arena *head)
+static inline int ak_list_empty(const struct ak_list __arena *list)
 {
-	return head->next == head;
+	return list->head.next == &list->head;
 }
 
-static inline void __arena_list_insert(struct arena_list_node __arena *node,
-				       struct arena_list_node __arena *prev,
-				       struct arena_list_node __arena *next)
+/**
+ * ak_list_len - the number of nodes on @list, in O(1)
+ * @list: the list
+ */
+static inline unsigned long long ak_list_len(const struct ak_list __arena *list)
+{
+	return list->len;
+}
+
+static inline void __ak_list_insert(struct ak_list __arena *list,
+				    struct ak_list_node __arena *node,
+				    struct ak_list_node __arena *prev,
+				    struct ak_list_node __arena *next)
 {
 	next->prev = node;
 	node->next = next;
 	node->prev = prev;
 	prev->next = node;
+	list->len++;
+	list->gen++;
 }
 
 /**
- * arena_list_add_head - insert @node first in the list
+ * ak_list_add_head - insert @node first in @list
+ * @list: the list
  * @node: the node to insert (not on any list)
- * @head: the list head
  */
-static inline void arena_list_add_head(struct arena_list_node __arena *node,
-				       struct arena_list_node __arena *head)
+static inline void ak_list_add_head(struct ak_list __arena *list,
+				    struct ak_list_node __arena *node)
 {
-	__arena_list_insert(node, head, head->next);
+	__ak_list_insert(list, node, &list->head, list->head.next);
 }
 
 /**
- * arena_list_add_tail - insert @node last in the list
+ * ak_list_add_tail - insert @node last in @list
+ * @list: the list
  * @node: the node to insert (not on any list)
- * @head: the list head
  */
-static inline void arena_list_add_tail(struct arena_list_node __arena *node,
-				       struct arena_list_node __arena *head)
+static inline void ak_list_add_tail(struct ak_list __arena *list,
+				    struct ak_list_node __arena *node)
 {
-	__arena_list_insert(node, head->prev, head);
+	__ak_list_insert(list, node, list->head.prev, &list->head);
 }
 
 /**
- * arena_list_add_after - insert @node right after @where
+ * ak_list_add_after - insert @node right after @where
+ * @list: the list @where is on
  * @node: the node to insert (not on any list)
- * @where: a node on a list (or its head)
+ * @where: a node on @list
  */
-static inline void arena_list_add_after(struct arena_list_node __arena *node,
-					struct arena_list_node __arena *where)
+static inline void ak_list_add_after(struct ak_list __arena *list,
+				     struct ak_list_node __arena *node,
+				     struct ak_list_node __arena *where)
 {
-	__arena_list_insert(node, where, where->next);
+	__ak_list_insert(list, node, where, where->next);
 }
 
 /**
- * arena_list_add_before - insert @node right before @where
+ * ak_list_add_before - insert @node right before @where
+ * @list: the list @where is on
  * @node: the node to insert (not on any list)
- * @where: a node on a list (or its head)
+ * @where: a node on @list
  */
-static inline void arena_list_add_before(struct arena_list_node __arena *node,
-					 struct arena_list_node __arena *where)
+static inline void ak_list_add_before(struct ak_list __arena *list,
+				      struct ak_list_node __arena *node,
+				      struct ak_list_node __arena *where)
 {
-	__arena_list_insert(node, where->prev, where);
+	__ak_list_insert(list, node, where->prev, where);
 }
 
-static inline void __arena_list_unlink(struct arena_list_node __arena *node)
+static inline void __ak_list_unlink(struct ak_list __arena *list,
+				    struct ak_list_node __arena *node)
 {
-	struct arena_list_node __arena *next = node->next, *prev = node->prev;
+	struct ak_list_node __arena *next = node->next, *prev = node->prev;
 
 	/* Write through the neighbours themselves, not through copies. */
 	prev->next = next;
 	next->prev = prev;
+	list->len--;
+	list->gen++;
 }
 
 /**
- * arena_list_del - take @node off its list
- * @node: a node on a list
+ * ak_list_del - take @node off @list
+ * @list: the list @node is on
+ * @node: the node
  *
  * Its links are cleared, so a walk that meets it later fails with -EFAULT
  * instead of wandering into the list it left.
  */
-static inline void arena_list_del(struct arena_list_node __arena *node)
+static inline void ak_list_del(struct ak_list __arena *list, struct ak_list_node __arena *node)
 {
-	__arena_list_unlink(node);
+	__ak_list_unlink(list, node);
 	node->next = 0;
-	/*
-	 * Keep the two stores apart: clang-19 merges them into a memset that
-	 * it lowers without the arena address cast, which the verifier refuses.
-	 */
-	asm volatile("" ::: "memory");
+	ak_arena_store_barrier();
 	node->prev = 0;
 }
 
 /**
- * arena_list_del_init - take @node off its list and make it an empty list
- * @node: a node on a list
+ * ak_list_move - move @node from @from to the front of @to
+ * @from: the list @node is on
+ * @node: the node
+ * @to: the list to put it on (may be @from)
  */
-static inline void arena_list_del_init(struct arena_list_node __arena *node)
+static inline void ak_list_move(struct ak_list __arena *from, struct ak_list_node __arena *node,
+				struct ak_list __arena *to)
 {
-	__arena_list_unlink(node);
-	arena_list_init(node);
+	__ak_list_unlink(from, node);
+	ak_list_add_head(to, node);
 }
 
 /**
- * arena_list_move - move @node to the front of the list at @head
- * @node: a node on a list
- * @head: the list head (the same list or another)
+ * ak_list_move_tail - move @node from @from to the end of @to
+ * @from: the list @node is on
+ * @node: the node
+ * @to: the list to put it on (may be @from)
  */
-static inline void arena_list_move(struct arena_list_node __arena *node,
-				   struct arena_list_node __arena *head)
+static inline void ak_list_move_tail(struct ak_list __arena *from,
+				     struct ak_list_node __arena *node,
+				     struct ak_list __arena *to)
 {
-	__arena_list_unlink(node);
-	arena_list_add_head(node, head);
+	__ak_list_unlink(from, node);
+	ak_list_add_tail(to, node);
 }
 
 /**
- * arena_list_move_tail - move @node to the end of the list at @head
- * @node: a node on a list
- * @head: the list head (the same list or another)
- */
-static inline void arena_list_move_tail(struct arena_list_node __arena *node,
-					struct arena_list_node __arena *head)
-{
-	__arena_list_unlink(node);
-	arena_list_add_tail(node, head);
-}
-
-/**
- * arena_list_splice_init - move every node of @list to the front of @head
- * @list: the list to empty; it is left empty
- * @head: the list that receives the nodes, in their order
+ * ak_list_splice_init - move every node of @from to the front of @to
+ * @from: the list to empty; it is left empty
+ * @to: the list that receives the nodes, in their order
  *
- * O(1) however long @list is: no walk, so no budget to run out.
+ * O(1) however long @from is: no walk, so no budget to run out.
  */
-static inline void arena_list_splice_init(struct arena_list_node __arena *list,
-					  struct arena_list_node __arena *head)
+static inline void ak_list_splice_init(struct ak_list __arena *from, struct ak_list __arena *to)
 {
-	struct arena_list_node __arena *first = list->next, *last = list->prev;
+	struct ak_list_node __arena *first = from->head.next, *last = from->head.prev;
 
-	if (first == list)
+	if (first == &from->head)
 		return;
-	last->next = head->next;
-	head->next->prev = last;
-	head->next = first;
-	first->prev = head;
-	arena_list_init(list);
+	last->next = to->head.next;
+	to->head.next->prev = last;
+	to->head.next = first;
+	first->prev = &to->head;
+	to->len += from->len;
+	to->gen++;
+	ak_list_init(from);
 }
 
 /**
- * arena_list_first - the first node, or NULL if the list is empty
- * @head: the list head
+ * ak_list_first - the first node of @list, or NULL if it is empty
+ * @list: the list
  */
-static inline struct arena_list_node __arena *
-arena_list_first(struct arena_list_node __arena *head)
+static inline struct ak_list_node __arena *ak_list_first(struct ak_list __arena *list)
 {
-	return head->next == head ? 0 : head->next;
+	return list->head.next == &list->head ? 0 : list->head.next;
 }
 
 /**
- * arena_list_last - the last node, or NULL if the list is empty
- * @head: the list head
+ * ak_list_last - the last node of @list, or NULL if it is empty
+ * @list: the list
  */
-static inline struct arena_list_node __arena *
-arena_list_last(struct arena_list_node __arena *head)
+static inline struct ak_list_node __arena *ak_list_last(struct ak_list __arena *list)
 {
-	return head->prev == head ? 0 : head->prev;
+	return list->head.prev == &list->head ? 0 : list->head.prev;
 }
 
 /**
- * arena_list_count - count the nodes of a list
- * @head: the list head
+ * ak_list_next - the node after @node on @list, or NULL after the last
+ * @list: the list
+ * @node: a node on @list
+ */
+static inline struct ak_list_node __arena *ak_list_next(struct ak_list __arena *list,
+							struct ak_list_node __arena *node)
+{
+	return node->next == &list->head ? 0 : node->next;
+}
+
+/*
+ * Where a walk of @list starts: @cursor's node, or @first when the cursor
+ * is fresh. A cursor saved for another list or an older generation is
+ * reset; the result is then NULL and *@stale is set.
+ */
+static inline struct ak_list_node __arena *
+__ak_list_resume_from(struct ak_list __arena *list, struct ak_list_cursor *cursor,
+		      struct ak_list_node __arena *first, int *stale)
+{
+	*stale = 0;
+	if (!cursor->pos)
+		return first;
+	if (cursor->list == list && cursor->gen == list->gen)
+		return cursor->pos;
+	*stale = 1;
+	return 0;
+}
+
+static inline void __ak_list_cursor_reset(struct ak_list_cursor *cursor)
+{
+	cursor->pos = 0;
+	cursor->list = 0;
+	cursor->gen = 0;
+	cursor->seen = 0;
+}
+
+static inline void __ak_list_cursor_save(struct ak_list_cursor *cursor, struct ak_list __arena *list,
+					 struct ak_list_node __arena *pos, unsigned long long seen)
+{
+	cursor->pos = pos;
+	cursor->list = list;
+	cursor->gen = list->gen;
+	cursor->seen = seen;
+}
+
+/**
+ * ak_list_count - count the nodes of @list by walking it
+ * @list: the list
  * @cursor: where a cut walk resumes (NULL: no resuming)
  *
- * Return: the number of nodes; -ARENA_EBUDGET if the loop budget ran out
- * (@cursor, if given, says where to go on); -EFAULT on a NULL link.
+ * ak_list_len is O(1); this walk is for proving the links agree with it.
+ *
+ * Return: the number of nodes; -AK_EBUDGET if the loop budget ran out
+ * (@cursor, if given, says where to go on); -AK_ESTALE if @list changed
+ * since @cursor was saved; -EFAULT on a NULL link. Both reset @cursor.
  */
-static inline long long arena_list_count(struct arena_list_node __arena *head,
-					 struct arena_list_cursor *cursor)
+static inline long long ak_list_count(struct ak_list __arena *list, struct ak_list_cursor *cursor)
 {
-	struct arena_list_cursor start = {};
-	struct arena_list_node __arena *pos;
+	struct ak_list_cursor start = {};
+	struct ak_list_node __arena *pos;
 	unsigned long long seen;
+	int stale;
 
 	if (!cursor)
 		cursor = &start;
-	pos = cursor->pos ? cursor->pos : head->next;
-	seen = cursor->seen + arena_opaque_zero();
-	while (pos != head) {
+	pos = __ak_list_resume_from(list, cursor, list->head.next, &stale);
+	if (stale)
+		goto stale;
+	seen = cursor->seen + ak_opaque_zero();
+	while (pos != &list->head) {
 		if (!pos)
-			return -EFAULT;
-		cond_break_label(cut);
+			goto fault;
+		ak_cond_break_label(cut);
 		seen++;
 		pos = pos->next;
 	}
-	cursor->pos = 0;
-	cursor->seen = 0;
+	__ak_list_cursor_reset(cursor);
 	return seen;
 cut:
-	cursor->pos = pos;
-	cursor->seen = seen;
-	return -ARENA_EBUDGET;
+	__ak_list_cursor_save(cursor, list, pos, seen);
+	return -AK_EBUDGET;
+stale:
+	__ak_list_cursor_reset(cursor);
+	return -AK_ESTALE;
+fault:
+	__ak_list_cursor_reset(cursor);
+	return -EFAULT;
 }
 
 /* The byte offset of an entry's 64-bit @key from its list node @member. */
-#define arena_list_key_offset(type, member, key)			\
+#define ak_list_key_offset(type, member, key)				\
 	((long)__builtin_offsetof(type, key) - (long)__builtin_offsetof(type, member))
 
 /**
- * arena_list_find - find the first node whose 64-bit key equals @key
- * @head: the list head
- * @key_offset: where the key lies from each node (arena_list_key_offset())
+ * ak_list_find - find the first node whose 64-bit key equals @key
+ * @list: the list
+ * @key_offset: where the key lies from each node (ak_list_key_offset())
  * @key: the value sought
  * @cursor: where a cut walk resumes (NULL: no resuming)
  * @found: set to the node, or to NULL when no node has the key
  *
- * Return: 0 (see *@found); -ARENA_EBUDGET if the loop budget ran out;
- * -EFAULT on a NULL link.
+ * Return: 0 (see *@found); -AK_EBUDGET if the loop budget ran out;
+ * -AK_ESTALE if @list changed since @cursor was saved; -EFAULT on a NULL
+ * link.
  */
-static inline int arena_list_find(struct arena_list_node __arena *head, long key_offset,
-				  unsigned long long key, struct arena_list_cursor *cursor,
-				  struct arena_list_node __arena **found)
+static inline int ak_list_find(struct ak_list __arena *list, long key_offset,
+			       unsigned long long key, struct ak_list_cursor *cursor,
+			       struct ak_list_node __arena **found)
 {
-	struct arena_list_cursor start = {};
-	struct arena_list_node __arena *pos;
+	struct ak_list_cursor start = {};
+	struct ak_list_node __arena *pos;
 	unsigned long long seen;
+	int stale;
 
 	if (!cursor)
 		cursor = &start;
 	*found = 0;
-	pos = cursor->pos ? cursor->pos : head->next;
-	seen = cursor->seen + arena_opaque_zero();
-	while (pos != head) {
+	pos = __ak_list_resume_from(list, cursor, list->head.next, &stale);
+	if (stale)
+		goto stale;
+	seen = cursor->seen + ak_opaque_zero();
+	while (pos != &list->head) {
 		if (!pos)
-			return -EFAULT;
-		cond_break_label(cut);
+			goto fault;
+		ak_cond_break_label(cut);
 		if (*(unsigned long long __arena *)((char __arena *)pos + key_offset) == key) {
 			*found = pos;
 			break;
@@ -282,142 +368,211 @@ static inline int arena_list_find(struct arena_list_node __arena *head, long key
 		seen++;
 		pos = pos->next;
 	}
-	cursor->pos = 0;
-	cursor->seen = 0;
+	__ak_list_cursor_reset(cursor);
 	return 0;
 cut:
-	cursor->pos = pos;
-	cursor->seen = seen;
-	return -ARENA_EBUDGET;
+	__ak_list_cursor_save(cursor, list, pos, seen);
+	return -AK_EBUDGET;
+stale:
+	__ak_list_cursor_reset(cursor);
+	return -AK_ESTALE;
+fault:
+	__ak_list_cursor_reset(cursor);
+	return -EFAULT;
 }
 
 /**
- * arena_list_check - verify every link of a list
- * @head: the list head
+ * ak_list_check - verify every link of @list, and its length
+ * @list: the list
  * @cursor: where a cut walk resumes (NULL: no resuming)
  * @bad: set to the first node whose links disagree (may be NULL)
  *
- * Each node's next must point back at it through prev.
- * Return: 0 if the list is sound; -EINVAL with *@bad set if not; -EFAULT on
- * a NULL link (*@bad: the node holding it); -ARENA_EBUDGET if cut.
+ * Each node's next must point back at it through prev, and the nodes must
+ * number ak_list_len(@list).
+ * Return: 0 if the list is sound; -EINVAL with *@bad set if not (the head
+ * node when only the length is wrong); -EFAULT on a NULL link (*@bad: the
+ * node holding it); -AK_EBUDGET if cut; -AK_ESTALE as ak_list_count.
  */
-static inline int arena_list_check(struct arena_list_node __arena *head,
-				   struct arena_list_cursor *cursor,
-				   struct arena_list_node __arena **bad)
+static inline int ak_list_check(struct ak_list __arena *list, struct ak_list_cursor *cursor,
+				struct ak_list_node __arena **bad)
 {
-	struct arena_list_cursor start = {};
-	struct arena_list_node __arena *pos, *next;
+	struct ak_list_cursor start = {};
+	struct ak_list_node __arena *pos, *next;
 	unsigned long long seen;
+	int stale;
 
 	if (!cursor)
 		cursor = &start;
-	pos = cursor->pos ? cursor->pos : head;
-	seen = cursor->seen + arena_opaque_zero();
+	pos = __ak_list_resume_from(list, cursor, &list->head, &stale);
+	if (stale)
+		goto stale;
+	seen = cursor->seen + ak_opaque_zero();
 	for (;;) {
-		cond_break_label(cut);
+		ak_cond_break_label(cut);
 		next = pos->next;
 		if (!next || !next->prev) {
 			if (bad)
 				*bad = next ? next : pos;
-			return -EFAULT;
+			goto fault;
 		}
 		if (next->prev != pos) {
 			if (bad)
 				*bad = next;
+			__ak_list_cursor_reset(cursor);
 			return -EINVAL;
 		}
-		if (next == head)
+		if (next == &list->head)
 			break;
 		pos = next;
 		seen++;
 	}
-	cursor->pos = 0;
-	cursor->seen = 0;
+	__ak_list_cursor_reset(cursor);
+	if (seen != list->len) {
+		if (bad)
+			*bad = &list->head;
+		return -EINVAL;
+	}
 	return 0;
 cut:
-	cursor->pos = pos;
-	cursor->seen = seen;
-	return -ARENA_EBUDGET;
+	__ak_list_cursor_save(cursor, list, pos, seen);
+	return -AK_EBUDGET;
+stale:
+	__ak_list_cursor_reset(cursor);
+	return -AK_ESTALE;
+fault:
+	__ak_list_cursor_reset(cursor);
+	return -EFAULT;
 }
 
 /**
- * arena_list_entry - the structure that embeds @node
+ * ak_list_entry - the structure that embeds @node
  */
-#define arena_list_entry(node, type, member) arena_container_of(node, type, member)
-
-/**
- * arena_list_for_each_entry - iterate over the entries of a list
- * @pos: a pointer to the entry type, the loop cursor
- * @head: the list head
- * @member: the name of the struct arena_list_node in the entry
- *
- * Bounded by can_loop. When the loop ends without a break, the walk ended
- * normally only if arena_list_walk_done(pos, head, member) is true;
- * otherwise arena_list_walk_status() tells the cut (-ARENA_EBUDGET) from a
- * NULL link (-EFAULT).
- */
-#define arena_list_for_each_entry(pos, head, member)			\
-	for (pos = __arena_list_entry_or_null((head)->next, pos, member);	\
-	     (pos) && &(pos)->member != (head) && can_loop;		\
-	     pos = __arena_list_entry_or_null((pos)->member.next, pos, member))
-
-/**
- * arena_list_for_each_entry_safe - iterate, allowing @pos to be deleted
- * @pos: a pointer to the entry type, the loop cursor
- * @tmp: another such pointer, the next entry
- * @head: the list head
- * @member: the name of the struct arena_list_node in the entry
- *
- * As arena_list_for_each_entry, for walks that delete the current entry.
- */
-#define arena_list_for_each_entry_safe(pos, tmp, head, member)		\
-	for (pos = __arena_list_entry_or_null((head)->next, pos, member);	\
-	     (pos) && &(pos)->member != (head) && can_loop &&		\
-	     ((tmp = __arena_list_entry_or_null((pos)->member.next, pos, member)), 1); \
-	     pos = tmp)
-
-/**
- * arena_list_for_each_entry_resume - iterate from where a cut walk stopped
- * @pos: a pointer to the entry type, the loop cursor
- * @head: the list head
- * @member: the name of the struct arena_list_node in the entry
- * @cursor: a struct arena_list_cursor *, zeroed before the first walk
- *
- * Starts at @cursor's node (or the first); ->seen counts the entries passed.
- * After the loop, call arena_list_walk_save(pos, head, member, cursor).
- */
-#define arena_list_for_each_entry_resume(pos, head, member, cursor)	\
-	for (pos = __arena_list_entry_or_null((cursor)->pos ? (cursor)->pos :	\
-					      (head)->next, pos, member);	\
-	     (pos) && &(pos)->member != (head) && can_loop;		\
-	     pos = __arena_list_entry_or_null((pos)->member.next, pos, member), \
-	     (cursor)->seen++)
-
-/*
- * After a _resume loop that ended without a break: keep the cut position
- * in @cursor, or reset it if the walk is complete. Evaluates to the walk's
- * status: 0, -ARENA_EBUDGET (call again to go on) or -EFAULT.
- */
-#define arena_list_walk_save(pos, head, member, cursor)			\
-	({								\
-		int __status = arena_list_walk_status(pos, head, member); \
-									\
-		(cursor)->pos = __status == -ARENA_EBUDGET ? &(pos)->member : 0; \
-		if (!__status)						\
-			(cursor)->seen = 0;				\
-		__status;						\
-	})
+#define ak_list_entry(node, type, member) ak_container_of(node, type, member)
 
 /* A NULL link becomes a NULL entry, so the loops can stop on it. */
-#define __arena_list_entry_or_null(node, pos, member)			\
+#define __ak_list_entry_or_null(node, pos, member)			\
 	((node) ? (typeof(pos))((char __arena *)(node) -			\
 				__builtin_offsetof(typeof(*(pos)), member)) : 0)
 
-/* Did the loop above reach the end of the list? */
-#define arena_list_walk_done(pos, head, member) ((pos) && &(pos)->member == (head))
+/**
+ * ak_list_for_each_entry - iterate over the entries of @list
+ * @pos: a pointer to the entry type, the loop cursor
+ * @list: the list
+ * @member: the name of the struct ak_list_node in the entry
+ *
+ * Bounded by may_goto. When the loop ends without a break,
+ * ak_list_walk_status(pos, list, member) says whether it reached the end
+ * (0), was cut (-AK_EBUDGET) or met a NULL link (-EFAULT).
+ */
+#define ak_list_for_each_entry(pos, list, member)			\
+	for (pos = __ak_list_entry_or_null((list)->head.next, pos, member); \
+	     (pos) && &(pos)->member != &(list)->head && ak_can_loop;	\
+	     pos = __ak_list_entry_or_null((pos)->member.next, pos, member))
 
-/* 0 if the loop above reached the end; -EFAULT or -ARENA_EBUDGET if not. */
-#define arena_list_walk_status(pos, head, member)			\
-	(!(pos) ? -EFAULT : arena_list_walk_done(pos, head, member) ? 0 : -ARENA_EBUDGET)
+/**
+ * ak_list_for_each_entry_safe - iterate, allowing @pos to be deleted
+ * @pos: a pointer to the entry type, the loop cursor
+ * @tmp: another such pointer, the next entry
+ * @list: the list
+ * @member: the name of the struct ak_list_node in the entry
+ *
+ * As ak_list_for_each_entry, for walks that delete the current entry.
+ */
+#define ak_list_for_each_entry_safe(pos, tmp, list, member)		\
+	for (pos = __ak_list_entry_or_null((list)->head.next, pos, member); \
+	     (pos) && &(pos)->member != &(list)->head && ak_can_loop &&	\
+	     ((tmp = __ak_list_entry_or_null((pos)->member.next, pos, member)), 1); \
+	     pos = tmp)
+
+/* The first entry of a resumed walk; a stale cursor gives NULL and a mark. */
+#define __ak_list_resume_entry(list, cursor, pos, member)		\
+	({								\
+		int ___stale;						\
+		struct ak_list_node __arena *___from =			\
+			__ak_list_resume_from(list, cursor, (list)->head.next, &___stale); \
+									\
+		if (___stale) {						\
+			__ak_list_cursor_reset(cursor);			\
+			(cursor)->seen = ~0ULL;	/* read by ak_list_walk_save */ \
+		}							\
+		__ak_list_entry_or_null(___from, pos, member);		\
+	})
+
+/**
+ * ak_list_for_each_entry_resume - iterate from where a cut walk stopped
+ * @pos: a pointer to the entry type, the loop cursor
+ * @list: the list
+ * @member: the name of the struct ak_list_node in the entry
+ * @cursor: a struct ak_list_cursor *, zeroed before the first walk
+ *
+ * Starts at @cursor's node (or the first); ->seen counts the entries
+ * passed. Close the loop with ak_list_walk_save(pos, list, member, cursor).
+ * The body must not change @list.
+ */
+#define ak_list_for_each_entry_resume(pos, list, member, cursor)	\
+	for (pos = __ak_list_resume_entry(list, cursor, pos, member);	\
+	     (pos) && &(pos)->member != &(list)->head && ak_can_loop;	\
+	     pos = __ak_list_entry_or_null((pos)->member.next, pos, member), \
+	     (cursor)->seen++)
+
+/**
+ * ak_list_for_each_entry_resume_safe - a resumable walk that may delete
+ * @pos: a pointer to the entry type, the loop cursor
+ * @tmp: another such pointer, the next entry
+ * @list: the list
+ * @member: the name of the struct ak_list_node in the entry
+ * @cursor: a struct ak_list_cursor *, zeroed before the first walk
+ *
+ * The body may ak_list_del(@list, &@pos->@member) and free @pos, and
+ * nothing else to @list. Close the loop with ak_list_walk_save(): it saves
+ * the generation the walk's own deletions left, so the next run goes on,
+ * while a change made by anyone between runs makes it -AK_ESTALE.
+ *
+ *	ak_list_for_each_entry_resume_safe(ev, tmp, &events, node, &cur)
+ *		if (ak_glob_match(pattern, ev->name) == 1) {
+ *			ak_list_del(&events, &ev->node);
+ *			ak_free(ev);
+ *		}
+ *	return ak_list_walk_save(ev, &events, node, &cur);
+ */
+#define ak_list_for_each_entry_resume_safe(pos, tmp, list, member, cursor) \
+	for (pos = __ak_list_resume_entry(list, cursor, pos, member);	\
+	     (pos) && &(pos)->member != &(list)->head && ak_can_loop &&	\
+	     ((tmp = __ak_list_entry_or_null((pos)->member.next, pos, member)), 1); \
+	     pos = tmp, (cursor)->seen++)
+
+/* Did the loop above reach the end of the list? */
+#define ak_list_walk_done(pos, list, member) ((pos) && &(pos)->member == &(list)->head)
+
+/* 0 if a plain for_each loop reached the end; -EFAULT or -AK_EBUDGET if not. */
+#define ak_list_walk_status(pos, list, member)				\
+	(!(pos) ? -EFAULT : ak_list_walk_done(pos, list, member) ? 0 : -AK_EBUDGET)
+
+/**
+ * ak_list_walk_save - close a _resume loop that ended without a break
+ * @pos: the loop cursor
+ * @list: the list
+ * @member: the node member
+ * @cursor: the walk's cursor
+ *
+ * Keeps the cut position in @cursor, or resets it. Evaluates to the walk's
+ * status: 0 (done), -AK_EBUDGET (call again to go on), -AK_ESTALE (the list
+ * changed since the cursor was saved; start again) or -EFAULT.
+ */
+#define ak_list_walk_save(pos, list, member, cursor)			\
+	({								\
+		int ___status;						\
+									\
+		if (!(pos) && (cursor)->seen == ~0ULL)			\
+			___status = -AK_ESTALE;				\
+		else							\
+			___status = ak_list_walk_status(pos, list, member); \
+		if (___status == -AK_EBUDGET)				\
+			__ak_list_cursor_save(cursor, list, &(pos)->member, \
+					      (cursor)->seen);		\
+		else							\
+			__ak_list_cursor_reset(cursor);			\
+		___status;						\
+	})
 
 #endif /* __ARENAKIT_LIST_H */

@@ -8,13 +8,13 @@
 #include "guest/guest.h"
 #include "glob_pairs.h"
 #include <arenakit/glob.h>
-#include "glob_match.skel.h"
+#include "glob.skel.h"
 
 #define MAX_PAIRS 16384
 #define TEXT_BYTES (512 * 1024)
 
 struct batch {
-	struct glob_match *skel;
+	struct glob *skel;
 	unsigned int pairs, text_used;
 };
 
@@ -52,14 +52,12 @@ static void batch_add(struct batch *b, const char *pat, const char *str)
 /* Run until every pair has a result; returns the number of runs. */
 static int batch_run(struct batch *b)
 {
-	int runs = 0, retval, err;
+	unsigned int runs = 0;
+	int retval, err;
 
 	b->skel->bss->pair_count = b->pairs;
-	do {
-		err = arenakit_run(b->skel->progs.match_pairs, &retval);
-		cr_assert_eq(err, 0, "match_pairs: %s", strerror(-err));
-		runs++;
-	} while (retval == ARENA_EBUDGET && runs < 1000);
+	err = arenakit_run_until_done(b->skel->progs.match_pairs, 1000, &retval, &runs);
+	cr_assert_eq(err, 0, "match_pairs: %s", strerror(-err));
 	cr_assert_eq(retval, 0);
 	cr_assert_eq(b->skel->bss->next_pair, b->pairs);
 	return runs;
@@ -67,7 +65,7 @@ static int batch_run(struct batch *b)
 
 static void load(struct batch *b)
 {
-	b->skel = glob_match__open();
+	b->skel = glob__open();
 	cr_assert(b->skel);
 	cr_assert_eq(arenakit_load_skeleton(b->skel->skeleton), 0);
 	batch_start(b);
@@ -105,7 +103,7 @@ Test(glob, kernel_globtest_vectors, .timeout = 120)
 	for (i = 0; i < n; i++)
 		cr_expect_eq(b.skel->arena->glob_result[i], want[i], "\"%s\" vs \"%s\"", pats[i],
 			     strs[i]);
-	glob_match__destroy(b.skel);
+	glob__destroy(b.skel);
 }
 
 Test(glob, agrees_with_fnmatch, .timeout = 300)
@@ -142,7 +140,7 @@ Test(glob, agrees_with_fnmatch, .timeout = 300)
 	cr_expect_eq(disagree, 0, "%d of %d pairs disagree", disagree, compared);
 	cr_expect_gt(compared, 100000);
 	cr_log_info("%d pattern/string pairs matched in BPF agree with fnmatch(3)", compared);
-	glob_match__destroy(b.skel);
+	glob__destroy(b.skel);
 }
 
 /*
@@ -166,9 +164,9 @@ Test(glob, worst_case_reports_the_cut, .timeout = 300)
 	batch_add(&b, "*c", str);	/* and a long one that fits */
 	batch_run(&b);
 	cr_expect_eq(b.skel->arena->glob_result[0], 1);
-	cr_expect_eq(b.skel->arena->glob_result[1], -ARENA_EBUDGET,
+	cr_expect_eq(b.skel->arena->glob_result[1], -AK_EBUDGET,
 		     "the worst case gave %d, not the budget error", b.skel->arena->glob_result[1]);
 	cr_expect_eq(b.skel->arena->glob_result[2], 1);
-	cr_expect_eq(arena_glob_match(pat, str), 0, "the native build's answer");
-	glob_match__destroy(b.skel);
+	cr_expect_eq(ak_glob_match(pat, str), 0, "the native build's answer");
+	glob__destroy(b.skel);
 }

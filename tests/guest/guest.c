@@ -27,6 +27,27 @@ struct bpf_program *guest_load_one(const void *elf, size_t size, const char *obj
 	return wanted;
 }
 
+const char *guest_failure_report(struct bpf_object *obj, int retval)
+{
+	struct bpf_map *map;
+	const char *report;
+	size_t size;
+
+	if (retval == -AK_EBUDGET)
+		return "the loop budget cut it (-AK_EBUDGET)";
+	bpf_object__for_each_map(map, obj) {
+		const char *name = bpf_map__name(map);
+		size_t len = strlen(name), want = strlen(AK_TEST_REPORT_SECTION);
+
+		if (len < want || strcmp(name + len - want, AK_TEST_REPORT_SECTION))
+			continue;
+		report = bpf_map__initial_value(map, &size);
+		if (report && size && report[0])
+			return report;	/* NUL-terminated by bpf_snprintf */
+	}
+	return "(no report: the program does not use tests/guest/bpf_test.h)";
+}
+
 void guest_run_test_program(const void *elf, size_t size, const char *object,
 			    const char *program)
 {
@@ -37,6 +58,8 @@ void guest_run_test_program(const void *elf, size_t size, const char *object,
 	err = arenakit_run(prog, &retval);
 	cr_assert_eq(err, 0, "%s/%s: BPF_PROG_TEST_RUN failed: %s", object, program,
 		     strerror(-err));
-	cr_expect_eq(retval, 0, "%s/%s returned %d, not 0", object, program, retval);
+	if (retval)
+		cr_expect_fail("%s/%s returned %d: %s", object, program, retval,
+			       guest_failure_report(obj, retval));
 	bpf_object__close(obj);
 }

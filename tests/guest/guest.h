@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <bpf/libbpf.h>
 
+#include <arenakit/loop.h>
 #include "loader.h"
 
 /*
@@ -15,6 +16,15 @@
  */
 struct bpf_program *guest_load_one(const void *elf, size_t size, const char *object,
 				   const char *program, struct bpf_object **obj);
+
+/*
+ * What a failed test program left with tests/guest/bpf_test.h ("file:line:
+ * what"), or a note on its return value @retval.
+ */
+const char *guest_failure_report(struct bpf_object *obj, int retval);
+
+/* The section bpf_test.h puts its report in (a map of that name). */
+#define AK_TEST_REPORT_SECTION ".data.ak_test"
 
 /* Load @program alone from @elf, run it once, and require that it returns 0. */
 void guest_run_test_program(const void *elf, size_t size, const char *object,

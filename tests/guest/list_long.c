@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "guest/guest.h"
+#include <arenakit/alloc.h>
 #include <arenakit/list.h>
 #include "list_long.skel.h"
 
@@ -31,25 +32,23 @@ static void run(struct bpf_program *prog, int *retval)
 static struct list_long *build(unsigned long long nodes)
 {
 	struct list_long *skel = list_long__open();
-	int runs, retval = -1;
+	unsigned int runs;
+	int retval = -1, err;
 
 	cr_assert(skel);
 	skel->bss->target = nodes;
 	cr_assert_eq(arenakit_load_skeleton(skel->skeleton), 0);
-	for (runs = 0; runs < MAX_RUNS; runs++) {
-		run(skel->progs.build_long_list, &retval);
-		if (retval != ARENA_EBUDGET)
-			break;
-	}
-	cr_assert_eq(retval, 0, "building %llu nodes: %d after %d runs", nodes, retval, runs);
+	err = arenakit_run_until_done(skel->progs.build_long_list, MAX_RUNS, &retval, &runs);
+	cr_assert_eq(err, 0, "building %llu nodes: %d after %u runs", nodes, retval, runs);
+	cr_assert_eq(retval, 0, "building %llu nodes: %d after %u runs", nodes, retval, runs);
 	cr_assert_eq(skel->bss->built, nodes);
 	return skel;
 }
 
 /* Walk the list as user space sees it, checking every back link. */
-static unsigned long long user_count(struct arena_list_node *head, unsigned long long cap)
+static unsigned long long user_count(struct ak_list_node *head, unsigned long long cap)
 {
-	struct arena_list_node *pos;
+	struct ak_list_node *pos;
 	unsigned long long n = 0;
 
 	for (pos = head->next; pos != head && n <= cap; pos = pos->next, n++) {
@@ -63,7 +62,9 @@ Test(list_long, ten_million_nodes_counted_exactly, .timeout = 600)
 {
 	const unsigned long long nodes = 10000000;
 	struct list_long *skel = build(nodes);
-	int runs, retval;
+	unsigned int uruns;
+	double start;
+	int runs, retval, err;
 
 	/* The failure being fixed: a bare cond_break walk stops short, silently. */
 	run(skel->progs.count_bare, &retval);
@@ -73,33 +74,58 @@ Test(list_long, ten_million_nodes_counted_exactly, .timeout = 600)
 
 	/* One run without a cursor: the cut is reported. */
 	run(skel->progs.count_once, &retval);
-	cr_expect_eq(skel->bss->count_result, -ARENA_EBUDGET);
+	cr_expect_eq(skel->bss->count_result, -AK_EBUDGET);
 
 	/* With a cursor, runs go on where the last one stopped. */
-	for (runs = 1; runs <= MAX_RUNS; runs++) {
-		run(skel->progs.count_resume, &retval);
-		if (skel->bss->count_result != -ARENA_EBUDGET)
-			break;
-	}
+	err = arenakit_run_until_done(skel->progs.count_resume, MAX_RUNS, &retval, &uruns);
+	cr_expect_eq(err, 0);
+	runs = uruns;
 	cr_expect_eq(skel->bss->count_result, (long long)nodes, "count %lld after %d runs",
 		     skel->bss->count_result, runs);
 	cr_expect_geq(runs, 2, "one run was enough: the list does not exceed the budget");
-	cr_log_info("arena_list_count with a cursor: %lld nodes in %d runs",
+	cr_log_info("ak_list_count with a cursor: %lld nodes in %d runs",
 		    skel->bss->count_result, runs);
 	cr_expect_null(skel->bss->cursor.pos, "the cursor was not reset");
 
 	/* The resumable for_each gets there too. */
-	for (runs = 1; runs <= MAX_RUNS; runs++) {
-		run(skel->progs.walk_resume, &retval);
-		if (skel->bss->walk_status != -ARENA_EBUDGET)
-			break;
-	}
+	err = arenakit_run_until_done(skel->progs.walk_resume, MAX_RUNS, &retval, &uruns);
+	cr_expect_eq(err, 0);
+	runs = uruns;
 	cr_expect_eq(skel->bss->walk_status, (long long)nodes, "for_each_entry_resume: %lld",
 		     skel->bss->walk_status);
 	cr_expect_geq(runs, 2);
 
 	/* User space follows the same pointers through the mmap. */
-	cr_expect_eq(user_count(&skel->arena->long_head, nodes + 1), nodes);
+	cr_expect_eq(user_count(&skel->arena->long_list.head, nodes + 1), nodes);
+	cr_expect_eq(skel->arena->long_list.len, nodes);
+
+	/* A cursor left mid-list, then someone deletes a node before it. */
+	run(skel->progs.count_resume, &retval);
+	cr_assert_eq(skel->bss->count_result, -AK_EBUDGET);
+	run(skel->progs.delete_first, &retval);
+	cr_assert_eq(retval, 0);
+	run(skel->progs.count_resume, &retval);
+	cr_expect_eq(skel->bss->count_result, -AK_ESTALE, "a stale cursor resumed: %lld",
+		     skel->bss->count_result);
+	cr_expect_null(skel->bss->cursor.pos);
+	err = arenakit_run_until_done(skel->progs.count_resume, MAX_RUNS, &retval, &uruns);
+	cr_expect_eq(err, 0);
+	cr_expect_eq(skel->bss->count_result, (long long)nodes - 1, "after a restart: %lld",
+		     skel->bss->count_result);
+
+	/* Delete and free every odd key, resuming after each cut. */
+	start = now();
+	err = arenakit_run_until_done(skel->progs.delete_odd_keys, MAX_RUNS, &retval, &uruns);
+	cr_expect_eq(err, 0);
+	cr_expect_eq(retval, 0, "delete walk: %d after %u runs", retval, uruns);
+	cr_expect_geq(uruns, 2, "the delete walk was never cut");
+	cr_log_info("deleted and freed %llu odd keys of %llu nodes in %u runs, %.2f s",
+		    nodes / 2, nodes, uruns, now() - start);
+	cr_expect_eq(skel->arena->long_list.len, nodes / 2 - 1);
+	cr_expect_eq(user_count(&skel->arena->long_list.head, nodes), nodes / 2 - 1);
+	cr_expect_eq(skel->arena->ak_allocator.stats.objects, nodes / 2 - 1);
+	cr_expect_eq(skel->arena->ak_allocator.stats.double_frees +
+		     skel->arena->ak_allocator.stats.bad_frees, 0);
 	list_long__destroy(skel);
 }
 
@@ -114,8 +140,8 @@ Test(list_long, one_million_node_walk, .timeout = 300)
 	run(skel->progs.count_once, &retval);
 	seconds = now() - start;
 	cr_expect_eq(skel->bss->count_result, (long long)nodes);
-	cr_expect_eq(user_count(&skel->arena->long_head, nodes + 1), nodes);
-	cr_log_info("arena_list_count of %llu nodes: %.1f ms, %.2f ns per node (one run, "
+	cr_expect_eq(user_count(&skel->arena->long_list.head, nodes + 1), nodes);
+	cr_log_info("ak_list_count of %llu nodes: %.1f ms, %.2f ns per node (one run, "
 		    "including BPF_PROG_TEST_RUN)", nodes, seconds * 1e3, seconds * 1e9 / nodes);
 	list_long__destroy(skel);
 }

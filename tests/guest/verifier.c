@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "guest/guest.h"
-#include "verifier_reject.skel.h"
+#include "verifier.skel.h"
 
 static void expect_rejected(const char *program, const char *reason)
 {
@@ -17,14 +17,14 @@ static void expect_rejected(const char *program, const char *reason)
 	struct bpf_object *obj;
 	struct bpf_program *prog;
 	size_t size;
-	const void *elf = verifier_reject__elf_bytes(&size);
+	const void *elf = verifier__elf_bytes(&size);
 	char *report_text = NULL;
 	size_t report_size;
 	FILE *report;
 	int err;
 
 	obj = bpf_object__open_mem(elf, size, &opts);
-	cr_assert(obj, "cannot open verifier_reject: %s", strerror(errno));
+	cr_assert(obj, "cannot open verifier: %s", strerror(errno));
 	bpf_object__for_each_program(prog, obj)
 		bpf_program__set_autoload(prog, !strcmp(bpf_program__name(prog), program));
 

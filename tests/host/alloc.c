@@ -1,45 +1,70 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* alloc.h built for user space: pages come from the C heap, with a limit. */
+/*
+ * alloc.h built for user space, over heap pages (alloc_pages.c). Each test
+ * runs in its own process, so each starts from an empty allocator; each
+ * ends by checking that every page is accounted for.
+ */
 #include <stdint.h>
 #include <string.h>
 #include <criterion/criterion.h>
-#include <arenakit/alloc.h>
 
-#define STATS arena_allocator.stats
+#include "host/alloc_pages.h"
+
+#define STATS ak_allocator.stats
+
+static void teardown(void)
+{
+	expect_pages_accounted();
+}
+
+TestSuite(alloc_host, .fini = teardown);
 
 Test(alloc_host, freed_block_is_reused)
 {
-	void *p = arena_alloc(40), *q;
+	void *p = ak_alloc(40), *q;
 
 	cr_assert(p);
-	arena_free(p);
-	q = arena_alloc(40);
+	ak_free_nosleep(p);
+	q = ak_alloc(40);
 	cr_expect_eq(q, p, "a freed block of the same class was not reused");
 	cr_expect_eq(STATS.pages, 1);
+	cr_expect_eq(ak_free(q), 0);
 }
 
-Test(alloc_host, zero_size_is_null)
+Test(alloc_host, bad_sizes_fail_with_their_reason)
 {
-	cr_expect_null(arena_alloc(0));
-	cr_expect_null(arena_alloc_nosleep(0));
-	cr_expect_eq(STATS.failures, 2);
+	int err = 0;
+
+	cr_expect_null(ak_alloc_err(0, &err));
+	cr_expect_eq(err, -EINVAL);
+	cr_expect_null(ak_alloc_err(~0ULL, &err), "size + header wrapped to a small object");
+	cr_expect_eq(err, -E2BIG);
+	cr_expect_null(ak_alloc_err(~0ULL - 7, &err));
+	cr_expect_eq(err, -E2BIG);
+	cr_expect_null(ak_alloc_err(AK_ALLOC_MAX + 1, &err));
+	cr_expect_eq(err, -E2BIG);
+	cr_expect_null(ak_alloc_nosleep_err(AK_ALLOC_MAX_SMALL + 1, &err));
+	cr_expect_eq(err, -E2BIG, "nosleep cannot take pages for a large object");
+	cr_expect_null(ak_alloc_nosleep(0));
+	cr_expect_eq(STATS.fail_size, 6);
 	cr_expect_eq(STATS.objects, 0);
+	cr_expect_eq(STATS.pages, 0);
 }
 
 /* Objects of every class and some multi-page ones do not overlap. */
 Test(alloc_host, objects_are_usable_and_apart)
 {
-	static const size_t sizes[] = { 1, 8, 9, 24, 100, 500, 1000, 2040, 2041, 4088,
-					4089, 10000, 70000 };
+	static const size_t sizes[] = { 1, 8, 9, 24, 100, 104, 105, 500, 1000, 2008, 2009,
+					4032, 4033, 10000, 70000 };
 	enum { N = sizeof(sizes) / sizeof(sizes[0]) };
 	unsigned char *obj[N];
 	size_t i, j;
 
 	for (i = 0; i < N; i++) {
-		obj[i] = arena_alloc(sizes[i]);
+		obj[i] = ak_alloc(sizes[i]);
 		cr_assert(obj[i], "size %zu", sizes[i]);
 		cr_expect_eq((uintptr_t)obj[i] % 8, 0, "size %zu is not 8-aligned", sizes[i]);
-		cr_expect_neq((uint32_t)(uintptr_t)obj[i], 0);
+		cr_expect_neq((uintptr_t)obj[i] % AK_PAGE_SIZE, 0, "an object at a page start");
 		memset(obj[i], (int)i + 1, sizes[i]);
 	}
 	for (i = 0; i < N; i++)
@@ -47,85 +72,202 @@ Test(alloc_host, objects_are_usable_and_apart)
 			cr_assert_eq(obj[i][j], i + 1, "object %zu byte %zu was overwritten", i, j);
 	cr_expect_eq(STATS.objects, N);
 	for (i = 0; i < N; i++)
-		arena_free(obj[i]);
+		cr_expect_eq(ak_free(obj[i]), 0);
 	cr_expect_eq(STATS.objects, 0);
 	cr_expect_eq(STATS.bytes, 0);
+	cr_expect_eq(STATS.pages, 0, "sleepable frees left %llu pages taken", STATS.pages);
 }
 
 Test(alloc_host, accounting_returns_to_baseline)
 {
 	void *small[50], *large[5];
-	unsigned long long small_pages;
 	int i;
 
 	for (i = 0; i < 50; i++)
-		small[i] = arena_alloc(100);
-	small_pages = STATS.pages;
+		small[i] = ak_alloc(100);
 	for (i = 0; i < 5; i++)
-		large[i] = arena_alloc(3 * 4096);
+		large[i] = ak_alloc(3 * 4096);
 	cr_expect_eq(STATS.objects, 55);
-	cr_expect_eq(STATS.bytes, 50 * 128 + 5 * 4 * 4096);
-	cr_expect_eq(STATS.pages, small_pages + 5 * 4);
+	cr_expect_eq(STATS.bytes, 50 * 112 + 5 * 4 * 4096);
+	cr_expect_eq(STATS.slab_pages, 2, "50 blocks of 112 bytes, 36 to a page");
+	cr_expect_eq(STATS.large_pages, 5 * 4);
+	expect_pages_accounted();
 	for (i = 0; i < 50; i++)
-		arena_free(small[i]);
+		ak_free(small[i]);
 	for (i = 0; i < 5; i++)
-		arena_free(large[i]);
+		ak_free(large[i]);
 	cr_expect_eq(STATS.objects, 0);
 	cr_expect_eq(STATS.bytes, 0);
-	/* Large objects' pages went back; small ones stay on their free list. */
-	cr_expect_eq(STATS.pages, small_pages);
+	cr_expect_eq(STATS.pages, 0);
+	cr_expect_eq(STATS.pages_returned, 22);
 }
 
-Test(alloc_host, exhaustion_is_null_and_recovers)
+/* The reported defect: 100k 40-byte objects freed left 1,563 pages taken. */
+Test(alloc_host, emptied_pages_go_back)
+{
+	enum { N = 100000 };
+	static void *obj[N];
+	int i;
+
+	for (i = 0; i < N; i++)
+		cr_assert(obj[i] = ak_alloc(40));
+	cr_expect_eq(STATS.slab_pages, (N + 62) / 63);
+	for (i = 0; i < N; i++)
+		ak_free(obj[i]);
+	cr_expect_eq(STATS.pages, 0);
+	/* From a non-sleepable program they wait for a trim. */
+	for (i = 0; i < N; i++)
+		obj[i] = ak_alloc(40);
+	for (i = 0; i < N; i++)
+		ak_free_nosleep(obj[i]);
+	cr_expect_eq(STATS.pages, (N + 62) / 63);
+	expect_pages_accounted();
+	cr_expect_eq(ak_alloc_trim(), 0);
+	cr_expect_eq(STATS.pages, 0);
+}
+
+Test(alloc_host, exhaustion_is_enomem_and_recovers)
 {
 	void *obj[200];
-	int n, again;
+	int n, again, err = 0;
 
-	arena_user_pages_left = 3;
+	test_pages_left = 3;
 	for (n = 0; n < 200; n++)
-		if (!(obj[n] = arena_alloc(100)))
+		if (!(obj[n] = ak_alloc_err(100, &err)))
 			break;
-	cr_expect_eq(n, 3 * 4096 / 128, "objects from 3 pages of 128-byte blocks");
-	cr_expect_eq(STATS.failures, 1);
-	cr_expect_null(arena_alloc(5000), "a large object fit in a full arena");
+	cr_expect_eq(n, 3 * 36, "objects from 3 pages of 112-byte blocks");
+	cr_expect_eq(err, -ENOMEM);
+	cr_expect_eq(STATS.fail_nomem, 1);
+	cr_expect_null(ak_alloc(5000), "a large object fit in a full arena");
 	for (again = 0; again < n; again++)
-		arena_free(obj[again]);
+		ak_free(obj[again]);
 	cr_expect_eq(STATS.objects, 0);
 	for (again = 0; again < 200; again++)
-		if (!(obj[again] = arena_alloc(100)))
+		if (!(obj[again] = ak_alloc(100)))
 			break;
 	cr_expect_eq(again, n, "after freeing everything, %d objects fit, not %d", again, n);
+	while (again--)
+		ak_free(obj[again]);
 }
 
 Test(alloc_host, pool_serves_nosleep_allocations)
 {
 	void *obj[100];
 	unsigned long long pages;
-	int i;
+	int i, err = 0;
 
-	cr_expect_null(arena_alloc_nosleep(64), "an empty pool handed out an object");
-	cr_assert_eq(arena_alloc_reserve(64, 100), 0);
-	cr_expect_geq(arena_allocator.free_blocks[__arena_alloc_class(64)], 100);
+	cr_expect_null(ak_alloc_nosleep_err(64, &err), "an empty pool handed out an object");
+	cr_expect_eq(err, -ENOMEM);
+	cr_assert_eq(ak_alloc_reserve(64, 100), 0);
 	pages = STATS.pages;
 	for (i = 0; i < 100; i++)
-		cr_assert(obj[i] = arena_alloc_nosleep(64), "pool object %d", i);
+		cr_assert(obj[i] = ak_alloc_nosleep(64), "pool object %d", i);
 	cr_expect_eq(STATS.pages, pages, "nosleep allocation took pages");
 	for (i = 0; i < 100; i++)
-		arena_free_nosleep(obj[i]);
+		ak_free(obj[i]);
 	cr_expect_eq(STATS.objects, 0);
-	cr_expect_eq(arena_alloc_reserve(5000, 1), -EINVAL);
-	cr_expect_null(arena_alloc_nosleep(5000));
+	cr_expect_eq(STATS.pages, pages, "sleepable frees emptied the reserved pool");
+	cr_expect_eq(ak_alloc_reserve(5000, 1), -E2BIG);
+	cr_expect_eq(ak_alloc_reserve(0, 1), -EINVAL);
+	cr_expect_eq(ak_alloc_trim(), 0);
+	cr_expect_eq(STATS.pages, 0);
 }
 
 Test(alloc_host, large_nosleep_free_is_deferred)
 {
-	void *big = arena_alloc(10000);
+	void *big = ak_alloc(10000);
 
 	cr_assert(big);
 	cr_expect_eq(STATS.pages, 3);
-	arena_free_nosleep(big);
+	cr_expect_eq(ak_free_nosleep(big), 0);
 	cr_expect_eq(STATS.objects, 0);
 	cr_expect_eq(STATS.pages, 3, "pages returned from a non-sleepable free");
-	arena_free(NULL);	/* a sleepable call returns them */
+	cr_expect_eq(ak_free_nosleep(big), -EINVAL, "a queued object freed again");
+	cr_expect_eq(STATS.double_frees, 1);
+	ak_free(NULL);	/* a sleepable call returns them */
 	cr_expect_eq(STATS.pages, 0);
+}
+
+/*
+ * The reported defect: a small object freed twice put its link where the
+ * size was, and the second free gave a huge page range back.
+ */
+Test(alloc_host, double_free_is_detected_and_harmless)
+{
+	char *a = ak_alloc(24), *b = ak_alloc(24), *c, *d;
+
+	cr_assert(a && b);
+	memset(b, 0x5a, 24);
+	cr_expect_eq(ak_free(a), 0);
+	cr_expect_eq(ak_free(a), -EINVAL);
+	cr_expect_eq(ak_free_nosleep(a), -EINVAL);
+	cr_expect_eq(STATS.double_frees, 2);
+	cr_expect_eq(STATS.objects, 1);
+	/* The block is on its free list once: two allocations, two blocks. */
+	c = ak_alloc(24);
+	d = ak_alloc(24);
+	cr_expect_eq(c, a);
+	cr_expect_neq(d, a);
+	cr_expect_neq(d, b);
+	for (int i = 0; i < 24; i++)
+		cr_assert_eq((unsigned char)b[i], 0x5a, "a live object was changed");
+	cr_expect_eq(STATS.pages, 1);
+	ak_free(b);
+	ak_free(c);
+	ak_free(d);
+	cr_expect_eq(STATS.pages, 0);
+}
+
+Test(alloc_host, foreign_and_interior_pointers_are_refused)
+{
+	/* Two pages of memory the allocator never saw, page-aligned. */
+	char *foreign = aligned_alloc(AK_PAGE_SIZE, 2 * AK_PAGE_SIZE);
+	char *obj = ak_alloc(100), *big = ak_alloc(5000), *next_block;
+
+	cr_assert(foreign && obj && big);
+	memset(foreign, 0, 2 * AK_PAGE_SIZE);
+	cr_expect_eq(ak_free(foreign + AK_PAGE_SIZE + 72), -EINVAL, "foreign");
+	cr_expect_eq(ak_free(obj + 8), -EINVAL, "interior, 8-aligned");
+	cr_expect_eq(ak_free(obj + 3), -EINVAL, "interior, misaligned");
+	cr_expect_eq(ak_free(big + 4096), -EINVAL, "inside a large object");
+	/* The block after obj exists in the page but was never handed out. */
+	next_block = obj + 112;
+	cr_expect_eq(ak_free(next_block), -EINVAL, "never handed out");
+	cr_expect_eq(STATS.bad_frees, 5);
+	cr_expect_eq(STATS.objects, 2);
+	cr_expect_eq(ak_free(obj), 0);
+	cr_expect_eq(ak_free(big), 0);
+	cr_expect_eq(STATS.pages, 0);
+	free(foreign);
+}
+
+Test(alloc_host, busy_lock_fails_fast_and_loses_nothing)
+{
+	void *obj = ak_alloc(64);
+	int err = 0;
+
+	cr_assert(obj);
+	ak_allocator.lock.locked = 1;	/* held by someone else */
+	cr_expect_null(ak_alloc_err(64, &err));
+	cr_expect_eq(err, -EBUSY);
+	cr_expect_eq(STATS.fail_busy, 1);
+	cr_expect_eq(ak_free(obj), -EBUSY, "a free without the lock");
+	cr_expect_eq(STATS.objects, 1, "the object is still allocated");
+	cr_expect_eq(ak_alloc_reserve(64, 500), -EBUSY);
+	cr_expect_eq(STATS.pages, 1, "a page taken under a busy lock was kept");
+	ak_allocator.lock.locked = 0;
+	cr_expect_eq(ak_free(obj), 0);
+	cr_expect_eq(STATS.pages, 0);
+}
+
+Test(alloc_host, lock_gives_up_after_its_spins)
+{
+	struct ak_lock lock = { 0 };
+
+	cr_expect_eq(ak_lock_acquire(&lock), 0);
+	cr_expect(ak_lock_is_locked(&lock));
+	cr_expect_eq(ak_lock_acquire(&lock), -EBUSY);
+	ak_lock_release(&lock);
+	cr_expect_not(ak_lock_is_locked(&lock));
+	cr_expect_eq(ak_lock_acquire(&lock), 0);
 }

@@ -17,7 +17,7 @@ static const char *objects_pattern(void)
 {
 	const char *dir = getenv("ARENAKIT_BPF_OBJECTS");
 
-	return dir ? dir : "build/bpf/*.bpf.o";
+	return dir ? dir : "build/{bpf,tests/guest}/*.bpf.o";
 }
 
 /* Count lines of `llvm-objdump -d obj` containing @needle; -1 on error. */
@@ -48,7 +48,7 @@ Test(bpf_objects, have_may_goto_and_no_may_goto_zero)
 	size_t i;
 	int with_may_goto = 0;
 
-	cr_assert_eq(glob(objects_pattern(), 0, NULL, &objects), 0,
+	cr_assert_eq(glob(objects_pattern(), GLOB_BRACE, NULL, &objects), 0,
 		     "no BPF objects match %s (build first)", objects_pattern());
 	for (i = 0; i < objects.gl_pathc; i++) {
 		const char *obj = objects.gl_pathv[i];

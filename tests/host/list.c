@@ -7,17 +7,17 @@
 
 struct item {
 	unsigned long long value;	/* before the node: a negative key offset */
-	struct arena_list_node node;
+	struct ak_list_node node;
 };
 
-static struct arena_list_node head;
+static struct ak_list list;
 static struct item items[8];
 
 static void setup(void)
 {
 	int i;
 
-	arena_list_init(&head);
+	ak_list_init(&list);
 	for (i = 0; i < 8; i++)
 		items[i].value = i;
 }
@@ -25,21 +25,22 @@ static void setup(void)
 /* The values in list order, checked both ways and against the links. */
 static void expect_values(const int *want, int n)
 {
-	struct arena_list_node *node = head.next;
+	struct ak_list_node *node = list.head.next;
 	struct item *pos;
 	int i = 0;
 
-	cr_assert_eq(arena_list_check(&head, NULL, NULL), 0);
-	cr_assert_eq(arena_list_count(&head, NULL), n);
-	arena_list_for_each_entry(pos, &head, node) {
+	cr_assert_eq(ak_list_check(&list, NULL, NULL), 0);
+	cr_assert_eq(ak_list_count(&list, NULL), n);
+	cr_assert_eq(ak_list_len(&list), (unsigned long long)n);
+	ak_list_for_each_entry(pos, &list, node) {
 		cr_assert_lt(i, n);
 		cr_expect_eq(pos->value, want[i], "position %d: %llu, want %d", i, pos->value, want[i]);
 		i++;
 	}
-	cr_expect_eq(arena_list_walk_status(pos, &head, node), 0);
+	cr_expect_eq(ak_list_walk_status(pos, &list, node), 0);
 	cr_expect_eq(i, n);
-	for (node = head.prev, i = n - 1; node != &head; node = node->prev, i--)
-		cr_expect_eq(arena_list_entry(node, struct item, node)->value, (unsigned long long)want[i]);
+	for (node = list.head.prev, i = n - 1; node != &list.head; node = node->prev, i--)
+		cr_expect_eq(ak_list_entry(node, struct item, node)->value, (unsigned long long)want[i]);
 }
 
 TestSuite(list_host, .init = setup);
@@ -49,10 +50,10 @@ Test(list_host, empty_list)
 	struct item *pos;
 	int visited = 0;
 
-	cr_expect(arena_list_empty(&head));
-	cr_expect_null(arena_list_first(&head));
-	cr_expect_null(arena_list_last(&head));
-	arena_list_for_each_entry(pos, &head, node)
+	cr_expect(ak_list_empty(&list));
+	cr_expect_null(ak_list_first(&list));
+	cr_expect_null(ak_list_last(&list));
+	ak_list_for_each_entry(pos, &list, node)
 		visited++;
 	cr_expect_eq(visited, 0);
 	expect_values(NULL, 0);
@@ -60,23 +61,23 @@ Test(list_host, empty_list)
 
 Test(list_host, single_node)
 {
-	arena_list_add_head(&items[3].node, &head);
-	cr_expect_not(arena_list_empty(&head));
-	cr_expect_eq(arena_list_first(&head), &items[3].node);
-	cr_expect_eq(arena_list_last(&head), &items[3].node);
+	ak_list_add_head(&list, &items[3].node);
+	cr_expect_not(ak_list_empty(&list));
+	cr_expect_eq(ak_list_first(&list), &items[3].node);
+	cr_expect_eq(ak_list_last(&list), &items[3].node);
 	expect_values((int[]){ 3 }, 1);
-	arena_list_del(&items[3].node);
-	cr_expect(arena_list_empty(&head));
+	ak_list_del(&list, &items[3].node);
+	cr_expect(ak_list_empty(&list));
 	expect_values(NULL, 0);
 }
 
 Test(list_host, add_head_tail_before_after)
 {
-	arena_list_add_tail(&items[2].node, &head);
-	arena_list_add_head(&items[0].node, &head);
-	arena_list_add_tail(&items[4].node, &head);
-	arena_list_add_after(&items[1].node, &items[0].node);
-	arena_list_add_before(&items[3].node, &items[4].node);
+	ak_list_add_tail(&list, &items[2].node);
+	ak_list_add_head(&list, &items[0].node);
+	ak_list_add_tail(&list, &items[4].node);
+	ak_list_add_after(&list, &items[1].node, &items[0].node);
+	ak_list_add_before(&list, &items[3].node, &items[4].node);
 	expect_values((int[]){ 0, 1, 2, 3, 4 }, 5);
 }
 
@@ -85,17 +86,30 @@ static void fill(int n)
 	int i;
 
 	for (i = 0; i < n; i++)
-		arena_list_add_tail(&items[i].node, &head);
+		ak_list_add_tail(&list, &items[i].node);
+}
+
+/*
+ * A cursor as a walk cut at items[i] would leave it (in user space the
+ * budget never runs out, so cuts are made by hand).
+ */
+static struct ak_list_cursor saved_at(int i)
+{
+	struct ak_list_cursor cursor = {
+		.pos = &items[i].node, .list = &list, .gen = list.gen, .seen = i,
+	};
+
+	return cursor;
 }
 
 Test(list_host, del_head_middle_tail)
 {
 	fill(5);
-	arena_list_del(&items[0].node);
+	ak_list_del(&list, &items[0].node);
 	expect_values((int[]){ 1, 2, 3, 4 }, 4);
-	arena_list_del(&items[2].node);
+	ak_list_del(&list, &items[2].node);
 	expect_values((int[]){ 1, 3, 4 }, 3);
-	arena_list_del(&items[4].node);
+	ak_list_del(&list, &items[4].node);
 	expect_values((int[]){ 1, 3 }, 2);
 }
 
@@ -103,42 +117,35 @@ Test(list_host, del_head_middle_tail)
 Test(list_host, del_really_unlinks)
 {
 	fill(3);
-	arena_list_del(&items[1].node);
+	ak_list_del(&list, &items[1].node);
 	cr_expect_eq(items[0].node.next, &items[2].node);
 	cr_expect_eq(items[2].node.prev, &items[0].node);
 	cr_expect_null(items[1].node.next);
 	cr_expect_null(items[1].node.prev);
 }
 
-Test(list_host, del_init_leaves_an_empty_list)
-{
-	fill(2);
-	arena_list_del_init(&items[0].node);
-	cr_expect(arena_list_empty(&items[0].node));
-	expect_values((int[]){ 1 }, 1);
-}
-
 Test(list_host, move_and_move_tail)
 {
 	fill(4);
-	arena_list_move(&items[2].node, &head);
+	ak_list_move(&list, &items[2].node, &list);
 	expect_values((int[]){ 2, 0, 1, 3 }, 4);
-	arena_list_move_tail(&items[0].node, &head);
+	ak_list_move_tail(&list, &items[0].node, &list);
 	expect_values((int[]){ 2, 1, 3, 0 }, 4);
 }
 
 Test(list_host, splice_keeps_order_and_empties_source)
 {
-	struct arena_list_node other;
+	struct ak_list other = {};
 
-	arena_list_init(&other);
+	ak_list_init(&other);
 	fill(2);
-	arena_list_add_tail(&items[5].node, &other);
-	arena_list_add_tail(&items[6].node, &other);
-	arena_list_splice_init(&other, &head);
-	cr_expect(arena_list_empty(&other));
+	ak_list_add_tail(&other, &items[5].node);
+	ak_list_add_tail(&other, &items[6].node);
+	ak_list_splice_init(&other, &list);
+	cr_expect(ak_list_empty(&other));
+	cr_expect_eq(ak_list_len(&other), 0);
 	expect_values((int[]){ 5, 6, 0, 1 }, 4);
-	arena_list_splice_init(&other, &head);	/* splicing an empty list changes nothing */
+	ak_list_splice_init(&other, &list);	/* splicing an empty list changes nothing */
 	expect_values((int[]){ 5, 6, 0, 1 }, 4);
 }
 
@@ -147,71 +154,73 @@ Test(list_host, for_each_safe_deletes_every_other)
 	struct item *pos, *tmp;
 
 	fill(6);
-	arena_list_for_each_entry_safe(pos, tmp, &head, node)
+	ak_list_for_each_entry_safe(pos, tmp, &list, node)
 		if (pos->value % 2)
-			arena_list_del(&pos->node);
-	cr_expect_eq(arena_list_walk_status(pos, &head, node), 0);
+			ak_list_del(&list, &pos->node);
+	cr_expect_eq(ak_list_walk_status(pos, &list, node), 0);
 	expect_values((int[]){ 0, 2, 4 }, 3);
 }
 
 Test(list_host, check_names_the_broken_node)
 {
-	struct arena_list_node *bad = NULL;
+	struct ak_list_node *bad = NULL;
 
 	fill(4);
 	items[2].node.prev = &items[0].node;	/* 1 -> 2, but 2 points back at 0 */
-	cr_expect_eq(arena_list_check(&head, NULL, &bad), -EINVAL);
+	cr_expect_eq(ak_list_check(&list, NULL, &bad), -EINVAL);
 	cr_expect_eq(bad, &items[2].node);
 }
 
 Test(list_host, null_link_is_efault)
 {
-	struct arena_list_node *bad = NULL;
+	struct ak_list_node *bad = NULL;
 	struct item *pos;
 
 	fill(3);
 	items[1].node.next = NULL;
-	cr_expect_eq(arena_list_count(&head, NULL), -EFAULT);
-	cr_expect_eq(arena_list_check(&head, NULL, &bad), -EFAULT);
+	cr_expect_eq(ak_list_count(&list, NULL), -EFAULT);
+	cr_expect_eq(ak_list_check(&list, NULL, &bad), -EFAULT);
 	cr_expect_eq(bad, &items[1].node);
-	arena_list_for_each_entry(pos, &head, node)
+	ak_list_for_each_entry(pos, &list, node)
 		;
-	cr_expect_eq(arena_list_walk_status(pos, &head, node), -EFAULT);
+	cr_expect_eq(ak_list_walk_status(pos, &list, node), -EFAULT);
 }
 
 Test(list_host, cursor_is_reset_after_a_full_walk)
 {
-	struct arena_list_cursor cursor = {};
+	struct ak_list_cursor cursor = {};
 
 	fill(5);
-	cr_expect_eq(arena_list_count(&head, &cursor), 5);
+	cr_expect_eq(ak_list_count(&list, &cursor), 5);
 	cr_expect_null(cursor.pos);
 	cr_expect_eq(cursor.seen, 0);
-	cr_expect_eq(arena_list_count(&head, &cursor), 5);
+	cr_expect_eq(ak_list_count(&list, &cursor), 5);
 }
 
 /* A walk resumed from a cursor counts what remains plus what it had seen. */
 Test(list_host, count_resumes_from_cursor)
 {
-	struct arena_list_cursor cursor = { .pos = &items[3].node, .seen = 3 };
+	struct ak_list_cursor cursor;
 
 	fill(8);
-	cr_expect_eq(arena_list_count(&head, &cursor), 8);
+	cursor = saved_at(3);
+	cr_expect_eq(ak_list_count(&list, &cursor), 8);
 }
 
 Test(list_host, find_by_key)
 {
-	const long offset = arena_list_key_offset(struct item, node, value);
-	struct arena_list_cursor cursor = { .pos = &items[5].node, .seen = 5 };
-	struct arena_list_node *found = &head;
+	const long offset = ak_list_key_offset(struct item, node, value);
+	struct ak_list_cursor cursor;
+	struct ak_list_node *found = &list.head;
 
 	fill(8);
-	cr_expect_eq(arena_list_find(&head, offset, 6, NULL, &found), 0);
+	cursor = saved_at(5);
+	cr_expect_eq(ak_list_find(&list, offset, 6, NULL, &found), 0);
 	cr_expect_eq(found, &items[6].node);
-	cr_expect_eq(arena_list_find(&head, offset, 42, NULL, &found), 0);
+	cr_expect_eq(ak_list_find(&list, offset, 42, NULL, &found), 0);
 	cr_expect_null(found, "a missing key was found");
 	/* Resumed past the node with key 2: it is not seen again. */
-	cr_expect_eq(arena_list_find(&head, offset, 2, &cursor, &found), 0);
+	cr_expect_eq(ak_list_find(&list, offset, 2, &cursor, &found), 0);
 	cr_expect_null(found);
 	cr_expect_null(cursor.pos);
 }
@@ -219,16 +228,153 @@ Test(list_host, find_by_key)
 /* A walk resumed from a saved position sees only the rest, then resets. */
 Test(list_host, for_each_resume_goes_on_from_cursor)
 {
-	struct arena_list_cursor cursor = { .pos = &items[4].node, .seen = 4 };
+	struct ak_list_cursor cursor;
 	unsigned long long sum = 0;
 	struct item *pos;
 
 	fill(8);
-	arena_list_for_each_entry_resume(pos, &head, node, &cursor)
+	cursor = saved_at(4);
+	ak_list_for_each_entry_resume(pos, &list, node, &cursor)
 		sum += pos->value;
 	cr_expect_eq(cursor.seen, 8);
 	cr_expect_eq(sum, 4 + 5 + 6 + 7);
-	cr_expect_eq(arena_list_walk_save(pos, &head, node, &cursor), 0);
+	cr_expect_eq(ak_list_walk_save(pos, &list, node, &cursor), 0);
 	cr_expect_null(cursor.pos);
 	cr_expect_eq(cursor.seen, 0);
+}
+
+/* The reported defects: a resumed walk of a list changed since its cursor was saved. */
+Test(list_host, delete_before_cursor_is_stale_not_a_wrong_count)
+{
+	struct ak_list_cursor cursor;
+
+	fill(8);
+	cursor = saved_at(4);
+	ak_list_del(&list, &items[1].node);
+	cr_expect_eq(ak_list_count(&list, &cursor), -AK_ESTALE, "would have said 8");
+	cr_expect_null(cursor.pos);
+	cr_expect_eq(cursor.seen, 0);
+	cr_expect_eq(ak_list_count(&list, &cursor), 7, "a fresh start is exact");
+}
+
+Test(list_host, add_at_head_is_stale)
+{
+	struct ak_list_cursor cursor;
+
+	fill(6);
+	cursor = saved_at(3);
+	ak_list_add_head(&list, &items[7].node);
+	cr_expect_eq(ak_list_count(&list, &cursor), -AK_ESTALE, "would have missed it");
+	cr_expect_eq(ak_list_count(&list, &cursor), 7);
+}
+
+/* Before: the walk went round the other list for ever. */
+Test(list_host, cursor_node_moved_to_another_list_is_stale)
+{
+	struct ak_list other = {};
+	struct ak_list_cursor cursor;
+	struct ak_list_node *found;
+
+	ak_list_init(&other);
+	fill(6);
+	cursor = saved_at(3);
+	ak_list_move(&list, &items[3].node, &other);
+	cr_expect_eq(ak_list_find(&list, ak_list_key_offset(struct item, node, value), 99,
+				  &cursor, &found), -AK_ESTALE);
+	cr_expect_null(cursor.pos);
+	/* A cursor of one list handed to another is stale too. */
+	cursor = saved_at(2);
+	cr_expect_eq(ak_list_check(&other, &cursor, NULL), -AK_ESTALE);
+}
+
+Test(list_host, stale_resume_macro_says_so_and_resets)
+{
+	struct ak_list_cursor cursor;
+	struct item *pos;
+	int visited = 0;
+
+	fill(5);
+	cursor = saved_at(2);
+	ak_list_del(&list, &items[0].node);
+	ak_list_for_each_entry_resume(pos, &list, node, &cursor)
+		visited++;
+	cr_expect_eq(visited, 0);
+	cr_expect_eq(ak_list_walk_save(pos, &list, node, &cursor), -AK_ESTALE);
+	cr_expect_null(cursor.pos);
+	cr_expect_eq(cursor.seen, 0);
+	ak_list_for_each_entry_resume(pos, &list, node, &cursor)
+		visited++;
+	cr_expect_eq(ak_list_walk_save(pos, &list, node, &cursor), 0);
+	cr_expect_eq(visited, 4);
+}
+
+/* Before: -EFAULT left the cursor on the dead node, and walk_save kept seen. */
+Test(list_host, efault_resets_the_cursor)
+{
+	struct ak_list_cursor cursor;
+	struct item *pos;
+
+	fill(6);
+	items[4].node.next = NULL;
+	cursor = saved_at(2);
+	cr_expect_eq(ak_list_count(&list, &cursor), -EFAULT);
+	cr_expect_null(cursor.pos);
+	cr_expect_null(cursor.list);
+	cr_expect_eq(cursor.seen, 0);
+	cursor = saved_at(2);
+	ak_list_for_each_entry_resume(pos, &list, node, &cursor)
+		;
+	cr_expect_eq(ak_list_walk_save(pos, &list, node, &cursor), -EFAULT);
+	cr_expect_null(cursor.pos);
+	cr_expect_eq(cursor.seen, 0, "a restarted walk would count twice");
+}
+
+Test(list_host, check_catches_a_wrong_length)
+{
+	struct ak_list_node *bad = NULL;
+
+	fill(4);
+	list.len = 5;
+	cr_expect_eq(ak_list_check(&list, NULL, &bad), -EINVAL);
+	cr_expect_eq(bad, &list.head);
+}
+
+/* The walk users need most: delete as it goes, and go on after a cut. */
+Test(list_host, resume_safe_deletes_and_goes_on)
+{
+	struct ak_list_cursor cursor;
+	struct item *pos, *tmp;
+
+	fill(8);
+	/* A first run deleted items 1 and 3 and was cut at item 4. */
+	ak_list_del(&list, &items[1].node);
+	ak_list_del(&list, &items[3].node);
+	cursor = saved_at(4);
+	ak_list_for_each_entry_resume_safe(pos, tmp, &list, node, &cursor)
+		if (pos->value % 2)
+			ak_list_del(&list, &pos->node);
+	cr_expect_eq(ak_list_walk_save(pos, &list, node, &cursor), 0);
+	cr_expect_eq(cursor.seen, 0);
+	expect_values((int[]){ 0, 2, 4, 6 }, 4);
+}
+
+Test(list_host, resume_safe_save_keeps_its_own_deletions_valid)
+{
+	struct ak_list_cursor cursor = {};
+	struct item *pos, *tmp;
+
+	fill(8);
+	/* Stop by hand after deleting 0 and 2, as a cut at item 3 would. */
+	ak_list_for_each_entry_resume_safe(pos, tmp, &list, node, &cursor) {
+		if (pos->value == 3)
+			break;
+		if (pos->value % 2 == 0)
+			ak_list_del(&list, &pos->node);
+	}
+	__ak_list_cursor_save(&cursor, &list, &pos->node, cursor.seen);
+	ak_list_for_each_entry_resume_safe(pos, tmp, &list, node, &cursor)
+		if (pos->value % 2 == 0)
+			ak_list_del(&list, &pos->node);
+	cr_expect_eq(ak_list_walk_save(pos, &list, node, &cursor), 0);
+	expect_values((int[]){ 1, 3, 5, 7 }, 4);
 }

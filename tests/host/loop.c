@@ -36,5 +36,5 @@ cut:
 
 Test(loop_user, budget_error_is_eagain)
 {
-	cr_expect_eq(ARENA_EBUDGET, EAGAIN);
+	cr_expect_eq(AK_EBUDGET, EAGAIN);
 }

@@ -38,7 +38,7 @@ int test_cond_break1(void *ctx)
 	for (i = zero; i < ARRAY_LEN && can_loop; i++)
 		sum += i;
 	for (i = zero; i < ARRAY_LEN; i++) {
-		arena_barrier_var(i);
+		ak_barrier_var(i);
 		sum += i + array[i];
 		cond_break;
 	}

@@ -2,9 +2,9 @@
 /*
  * Match pattern/string pairs that user space wrote into the arena, writing
  * each result (1 match, 0 no match) next to them. A run that the loop
- * budget cuts returns ARENA_EBUDGET with next_pair at the pair it could not
+ * budget cuts returns -AK_EBUDGET with next_pair at the pair it could not
  * finish, and the next run goes on from there; a single pair too costly for
- * a whole budget is reported as -ARENA_EBUDGET in its result, never as a
+ * a whole budget is reported as -AK_EBUDGET in its result, never as a
  * wrong answer.
  */
 #include "vmlinux.h"
@@ -14,7 +14,7 @@
 #define GLOB_MAX_PAIRS 16384
 #define GLOB_TEXT_BYTES (512 * 1024)
 
-ARENA_MAP(arena, 1024, 0);
+AK_ARENA_MAP(arena, 1024, 0);
 
 char __arena_global glob_text[GLOB_TEXT_BYTES];
 unsigned int __arena_global glob_pattern_at[GLOB_MAX_PAIRS];
@@ -40,7 +40,7 @@ int match_pairs(void *ctx)
 		if (!can_loop)
 			goto cut;
 		slot = i % GLOB_MAX_PAIRS;
-		result = arena_glob_match_call(glob_text + glob_pattern_at[slot] % GLOB_TEXT_BYTES,
+		result = ak_glob_match_call(glob_text + glob_pattern_at[slot] % GLOB_TEXT_BYTES,
 					  glob_text + glob_string_at[slot] % GLOB_TEXT_BYTES,
 					  ~0ULL >> 1);
 		glob_result[slot] = result;
@@ -50,7 +50,7 @@ int match_pairs(void *ctx)
 	return 0;
 cut:
 	next_pair = i;	/* the next run goes on from here, with a fresh budget */
-	return ARENA_EBUDGET;
+	return -AK_EBUDGET;
 }
 
 char _license[] SEC("license") = "GPL";

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * arenakit/lock.h - a spin lock in the arena whose wait is bounded.
+ *
+ * struct ak_lock is one word of arena memory, zero when free, so it can sit
+ * in any arena structure (beside a list head, inside an allocator) and be
+ * seen from user space through the mmap. Taking it is a compare-and-swap
+ * on arena memory (an arena atomic, Linux 6.10+ JITs), so it works from
+ * every program type.
+ *
+ * Waiting is bounded twice: by AK_LOCK_SPINS attempts, then -EBUSY; and by
+ * the may_goto budget (each attempt is one step), then -AK_EBUDGET. So a
+ * busy lock costs a caller at most AK_LOCK_SPINS steps of its frame's
+ * 8,388,608, never the whole budget, and never hangs.
+ *
+ * Not fair: whoever's compare-and-swap lands first wins. Hold it for a few
+ * instructions only, and never across a call that may sleep (the arena page
+ * kfuncs): a sleepable holder that is preempted leaves the other CPUs
+ * failing with -EBUSY until it runs again, and a program interrupted on its
+ * own CPU by one that wants the same lock makes that one fail with -EBUSY,
+ * not deadlock.
+ */
+#ifndef __ARENAKIT_LOCK_H
+#define __ARENAKIT_LOCK_H
+
+#include <arenakit/arena.h>
+
+/* Attempts before ak_lock_acquire gives up; a holder needs far fewer. */
+#define AK_LOCK_SPINS 4096
+
+struct ak_lock {
+	unsigned int locked;
+};
+
+/**
+ * ak_lock_acquire - take @lock, waiting a bounded time
+ * @lock: the lock, in the arena
+ *
+ * Return: 0 with the lock held; -EBUSY if it stayed busy for AK_LOCK_SPINS
+ * attempts; -AK_EBUDGET if the frame's loop budget ran out while waiting.
+ */
+static inline int ak_lock_acquire(struct ak_lock __arena *lock)
+{
+	unsigned int spins;
+
+	for (spins = (unsigned int)ak_opaque_zero(); spins < AK_LOCK_SPINS; spins++) {
+		if (!__sync_val_compare_and_swap(&lock->locked, 0, 1))
+			return 0;
+		ak_cond_break_label(spent);
+	}
+	return -EBUSY;
+spent:
+	return -AK_EBUDGET;
+}
+
+/**
+ * ak_lock_release - release @lock, taken with ak_lock_acquire
+ * @lock: the lock
+ *
+ * An atomic exchange, so every store made under the lock is visible to the
+ * next holder before it sees the lock free.
+ */
+static inline void ak_lock_release(struct ak_lock __arena *lock)
+{
+	__sync_lock_test_and_set(&lock->locked, 0);
+}
+
+/**
+ * ak_lock_is_locked - is @lock held? (a snapshot, for checks and tests)
+ * @lock: the lock
+ */
+static inline int ak_lock_is_locked(const struct ak_lock __arena *lock)
+{
+	return *(const volatile unsigned int __arena *)&lock->locked != 0;
+}
+
+#endif /* __ARENAKIT_LOCK_H */

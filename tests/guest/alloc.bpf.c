@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * alloc.h on a real arena: reuse, large objects, exhaustion and recovery,
+ * frees on another CPU (driven by tests/guest/alloc.c), and the pool used
+ * from a non-sleepable program type.
+ */
+#define ARENA_PAGES 64
+#define MAGIC 0x5eed5eed5eed5eedULL
+
+#include <arenakit/arena.h>
+AK_ARENA_MAP(arena, ARENA_PAGES, 0);	/* small, so exhaustion comes quickly */
+#define AK_ALLOC_MAP arena
+#include <arenakit/alloc.h>
+#include <arenakit/list.h>
+#include "guest/bpf_test.h"
+
+/* An object that can prove it was not handed out twice. */
+struct obj {
+	struct obj __arena *next;
+	unsigned long long check;	/* its own address ^ MAGIC while owned */
+};
+
+int zero;
+int filled, refilled;			/* exhaustion test results */
+struct obj __arena *mailbox;		/* objects left for another CPU to free */
+unsigned long long corrupted, alloc_failures;
+
+static unsigned long long check_of(struct obj __arena *o)
+{
+	return (unsigned long long)o ^ MAGIC;
+}
+
+/* Allocate up to @max objects chained through ->next; NULL-terminated. */
+static struct obj __arena *alloc_chain(int max, int *count)
+{
+	struct obj __arena *head = 0, *o;
+	int i;
+
+	for (i = zero; i < max && can_loop; i++) {
+		o = ak_alloc(sizeof(*o));
+		if (!o)
+			break;
+		o->check = check_of(o);
+		o->next = head;
+		head = o;
+	}
+	*count = i;
+	return head;
+}
+
+static void free_chain(struct obj __arena *head)
+{
+	struct obj __arena *next;
+
+	while (head && can_loop) {
+		next = head->next;
+		if (head->check != check_of(head))
+			__sync_fetch_and_add(&corrupted, 1);
+		head->check = 0;
+		if (ak_free(head))
+			__sync_fetch_and_add(&corrupted, 1);
+		head = next;
+	}
+}
+
+/* pages == slab_pages + large_pages, whatever happened. */
+static int expect_pages_accounted(void)
+{
+	struct ak_alloc_stats __arena *st = &ak_allocator.stats;
+
+	ak_expect_eq(st->pages, st->slab_pages + st->large_pages);
+	return 0;
+}
+
+SEC("syscall")
+int test_alloc_reuses_freed_blocks(void *ctx)
+{
+	void __arena *a = ak_alloc(40), *b;
+
+	ak_expect(a);
+	ak_expect_eq(ak_free_nosleep(a), 0);
+	b = ak_alloc(40);
+	ak_expect(b == a);
+	ak_expect_eq(ak_free(b), 0);
+	ak_expect_eq(ak_allocator.stats.objects, 0);
+	ak_expect_eq(ak_allocator.stats.bytes, 0);
+	ak_expect_eq(ak_allocator.stats.pages, 0);
+	return expect_pages_accounted();
+}
+
+/* A double free and a foreign free under the real verifier: refused, counted, harmless. */
+SEC("syscall")
+int test_alloc_double_and_foreign_free(void *ctx)
+{
+	char __arena *a = ak_alloc(24), *b = ak_alloc(24), *big = ak_alloc(5000), *c, *d;
+	char __arena *raw = bpf_arena_alloc_pages(&arena, NULL, 1, -1, 0);
+	int err;
+
+	ak_expect(a && b && big && raw);
+	b[0] = 0x5a;
+	ak_expect_eq(ak_free(a), 0);
+	ak_expect_eq(ak_free(a), -EINVAL);
+	ak_expect_eq(ak_free_nosleep(a), -EINVAL);
+	ak_expect_eq(ak_allocator.stats.double_frees, 2);
+	ak_expect_eq(ak_free(raw + 64), -EINVAL);	/* a page the allocator never saw */
+	ak_expect_eq(ak_free(b + 8), -EINVAL);		/* inside an object */
+	ak_expect_eq(ak_free(big + 4096), -EINVAL);	/* inside a large object */
+	ak_expect_eq(ak_free(b + 32), -EINVAL);		/* a block never handed out */
+	ak_expect_eq(ak_allocator.stats.bad_frees, 4);
+	c = ak_alloc(24);
+	d = ak_alloc(24);
+	ak_expect(c == a && d != a && d != b);
+	ak_expect_eq(b[0], 0x5a);
+	ak_expect_eq(ak_free(big), 0);
+	/* Its pages are gone: freeing it again reads a faulting page as 0. */
+	ak_expect_eq(ak_free(big), -EINVAL);
+	err = ak_free(b) ?: ak_free(c) ?: ak_free(d);
+	ak_expect_eq(err, 0);
+	ak_expect_eq(ak_allocator.stats.objects, 0);
+	ak_expect_eq(ak_allocator.stats.pages, 0);
+	bpf_arena_free_pages(&arena, raw, 1);
+	return expect_pages_accounted();
+}
+
+/* A busy lock costs a bounded number of steps, not the frame's budget. */
+SEC("syscall")
+int test_alloc_busy_lock_keeps_the_budget(void *ctx)
+{
+	struct ak_list_cursor cursor = {};
+	void __arena *obj;
+	int err = 0, i;
+
+	ak_allocator.lock.locked = 1;	/* as if another CPU held it */
+	for (i = zero; i < 100 && can_loop; i++) {
+		obj = ak_alloc_err(32, &err);
+		ak_expect(!obj);
+		ak_expect_eq(err, -EBUSY);
+	}
+	ak_allocator.lock.locked = 0;
+	ak_expect_eq(ak_allocator.stats.fail_busy, 100);
+	/* 100 waits took 100 x AK_LOCK_SPINS steps; the rest is still there. */
+	err = 0;
+	for (i = zero; i < 4000000; i++) {
+		if (!can_loop) {
+			err = 1;
+			break;
+		}
+	}
+	ak_expect_eq(err, 0);
+	(void)cursor;
+	return expect_pages_accounted();
+}
+
+/* Objects left allocated for user space to inspect through the mmap. */
+struct obj __arena *kept;
+int kept_count;
+
+SEC("syscall")
+int keep_objects(void *ctx)
+{
+	kept = alloc_chain(200, &kept_count);
+	ak_expect_eq(kept_count, 200);
+	return 0;
+}
+
+SEC("syscall")
+int free_kept(void *ctx)
+{
+	free_chain(kept);
+	kept = 0;
+	return 0;
+}
+
+SEC("syscall")
+int test_alloc_large_objects(void *ctx)
+{
+	char __arena *big = ak_alloc(3 * 4096);
+
+	ak_expect(big);
+	ak_expect_eq(ak_allocator.stats.pages, 4);
+	ak_expect_eq(ak_allocator.stats.large_pages, 4);
+	big[0] = 1;
+	big[3 * 4096 - 1] = 2;	/* the last byte asked for is usable */
+	ak_expect_eq(ak_free(big), 0);
+	ak_expect_eq(ak_allocator.stats.pages, 0);
+	ak_expect_eq(ak_allocator.stats.objects, 0);
+	return expect_pages_accounted();
+}
+
+/* Fill the arena, free everything, fill it again: the same count fits. */
+SEC("syscall")
+int test_alloc_exhaustion_recovers(void *ctx)
+{
+	struct obj __arena *head;
+	unsigned long long pages;
+	int err = 0;
+
+	head = alloc_chain(100000, &filled);
+	ak_expect(!ak_alloc_err(sizeof(struct obj), &err));	/* the arena is full */
+	ak_expect_eq(err, -ENOMEM);
+	pages = ak_allocator.stats.pages;
+	err = expect_pages_accounted();
+	if (err)
+		return err;
+	free_chain(head);
+	ak_expect_eq(ak_allocator.stats.objects, 0);
+	ak_expect_eq(ak_allocator.stats.bytes, 0);
+	ak_expect_eq(ak_allocator.stats.pages, 0);
+	head = alloc_chain(100000, &refilled);
+	free_chain(head);
+	/* Every page but the globals' holds 126 blocks of 32 bytes, all used. */
+	ak_expect(pages >= ARENA_PAGES - 2);
+	ak_expect_eq(filled, pages * 126);
+	ak_expect_eq(refilled, filled);
+	ak_expect_eq(corrupted, 0);
+	ak_expect_eq(ak_allocator.stats.objects, 0);
+	return expect_pages_accounted();
+}
+
+/* One round of the two-CPU test: allocate, free half, trade the rest
+ * through the mailbox so that they are freed by whoever takes them. */
+SEC("syscall")
+int churn(void *ctx)
+{
+	struct obj __arena *mine, *theirs;
+	int n;
+
+	mine = alloc_chain(32, &n);
+	if (n != 32)
+		__sync_fetch_and_add(&alloc_failures, 32 - n);
+	theirs = __sync_lock_test_and_set(&mailbox, mine);
+	free_chain(theirs);
+	return 0;
+}
+
+SEC("syscall")
+int drain_mailbox(void *ctx)
+{
+	free_chain(__sync_lock_test_and_set(&mailbox, 0));
+	return 0;
+}
+
+SEC("syscall")
+int fill_pool(void *ctx)
+{
+	return ak_alloc_reserve(sizeof(struct obj), 64);
+}
+
+/* Non-sleepable: only the pool, no page kfuncs. */
+SEC("tc")
+int pool_user(struct __sk_buff *skb)
+{
+	struct obj __arena *head = 0, *o;
+	int i, got = 0;
+
+	for (i = zero; i < 64 && can_loop; i++) {
+		o = ak_alloc_nosleep(sizeof(*o));
+		if (!o)
+			break;
+		o->check = check_of(o);
+		o->next = head;
+		head = o;
+		got++;
+	}
+	while (head && can_loop) {
+		o = head->next;
+		if (head->check != check_of(head))
+			__sync_fetch_and_add(&corrupted, 1);
+		ak_free_nosleep(head);
+		head = o;
+	}
+	return got;
+}
+
+char _license[] SEC("license") = "GPL";

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A list longer than one stack frame's may_goto budget (8,388,608 steps on
+ * 6.12). tests/guest/list_long.c drives it run by run: building resumes
+ * where the budget cut it, a bare cond_break walk shows the silent short
+ * count this library exists to remove, and ak_list_count with a cursor
+ * counts the whole list exactly over several runs.
+ */
+#define AK_ARENA_PAGES 131072	/* 512 MiB: 10M 32-byte blocks and room */
+#include <arenakit/alloc.h>
+#include <arenakit/list.h>
+
+struct long_item {
+	struct ak_list_node node;
+	__u64 key;
+};
+
+struct ak_list __arena_global long_list;
+
+__u64 target;		/* set by user space before the first build run */
+__u64 built;
+__u64 zero;
+
+long long bare_count;
+long long count_result;
+struct ak_list_cursor cursor;
+
+SEC("syscall")
+int build_long_list(void *ctx)
+{
+	struct long_item __arena *item;
+
+	if (!built)
+		ak_list_init(&long_list);
+	while (built < target) {
+		ak_cond_break_label(cut);
+		item = ak_alloc(sizeof(*item));
+		if (!item)
+			return -ENOMEM;
+		item->key = built;
+		ak_list_add_tail(&long_list, &item->node);
+		built++;
+	}
+	return 0;
+cut:
+	return -AK_EBUDGET;	/* run again to go on */
+}
+
+/* What a plain cond_break walk reports: no sign that it was cut. */
+SEC("syscall")
+int count_bare(void *ctx)
+{
+	struct ak_list_node __arena *pos = long_list.head.next;
+	long long n = zero;
+
+	while (pos != &long_list.head) {
+		cond_break;
+		n++;
+		pos = pos->next;
+	}
+	bare_count = n;
+	return 0;
+}
+
+SEC("syscall")
+int count_once(void *ctx)
+{
+	count_result = ak_list_count(&long_list, NULL);
+	return 0;
+}
+
+SEC("syscall")
+int count_resume(void *ctx)
+{
+	count_result = ak_list_count(&long_list, &cursor);
+	return count_result == -AK_EBUDGET ? -AK_EBUDGET : 0;
+}
+
+/* The same count with the resumable for_each: one call per run. */
+struct ak_list_cursor walk_cursor;
+long long walk_status;
+
+SEC("syscall")
+int walk_resume(void *ctx)
+{
+	struct long_item __arena *pos;
+
+	ak_list_for_each_entry_resume(pos, &long_list, node, &walk_cursor)
+		;
+	walk_status = walk_cursor.seen;
+	walk_status = ak_list_walk_save(pos, &long_list, node, &walk_cursor) ?: walk_status;
+	return walk_status == -AK_EBUDGET ? -AK_EBUDGET : 0;
+}
+
+/* Someone else's edit between two runs of a cursor walk. */
+SEC("syscall")
+int delete_first(void *ctx)
+{
+	struct ak_list_node __arena *first = ak_list_first(&long_list);
+
+	if (!first)
+		return -ENOENT;
+	ak_list_del(&long_list, first);
+	return ak_free(ak_list_entry(first, struct long_item, node));
+}
+
+/* Delete (and free) every odd key, going on across runs after each cut. */
+struct ak_list_cursor delete_cursor;
+
+SEC("syscall")
+int delete_odd_keys(void *ctx)
+{
+	struct long_item __arena *pos, *tmp;
+
+	ak_list_for_each_entry_resume_safe(pos, tmp, &long_list, node, &delete_cursor) {
+		if (pos->key & 1) {
+			ak_list_del(&long_list, &pos->node);
+			ak_free(pos);
+		}
+	}
+	return ak_list_walk_save(pos, &long_list, node, &delete_cursor);
+}
+
+char _license[] SEC("license") = "GPL";

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The page source of alloc.h's user-space build, for the host tests: pages
+ * from the C heap, page-aligned as an arena's are, with a limit and a count
+ * of the pages held, so the allocator's statistics can be checked against
+ * what it really took.
+ */
+#ifndef ARENAKIT_TESTS_ALLOC_PAGES_H
+#define ARENAKIT_TESTS_ALLOC_PAGES_H
+
+#include <arenakit/alloc.h>
+
+/* Pages the allocator may still take (default: no limit). */
+extern unsigned long long test_pages_left;
+/* Pages it holds now, by this page source's own count. */
+extern unsigned long long test_pages_held;
+
+/* pages == slab_pages + large_pages == test_pages_held, or fail the test. */
+void expect_pages_accounted(void);
+
+#endif
