@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -62,15 +63,20 @@ Test(alloc, two_cpus_lose_nothing, .timeout = 300)
 	cr_expect_eq(w[0].failed_runs, 0);
 	cr_expect_eq(w[1].failed_runs, 0);
 	cr_assert_eq(arenakit_run(skel->progs.drain_mailbox, &retval), 0);
-	cr_expect_eq(skel->bss->alloc_failures, 0);
-	cr_expect_eq(skel->bss->corrupted, 0, "an object was handed out twice");
+	/* A busy lock may fail an allocation (it says so); nothing else may. */
+	cr_expect_eq(skel->bss->alloc_failures, stats->fail_busy,
+		     "%llu failed allocations, %llu of them -EBUSY", skel->bss->alloc_failures,
+		     stats->fail_busy);
+	cr_expect_eq(skel->bss->corrupted, 0, "%llu objects were handed out twice or not freed",
+		     skel->bss->corrupted);
 	cr_expect_eq(stats->objects, 0, "%llu objects leaked", stats->objects);
 	cr_expect_eq(stats->bytes, 0);
-	cr_expect_eq(stats->fail_nomem + stats->fail_busy + stats->fail_budget, 0);
+	cr_expect_eq(stats->fail_nomem + stats->fail_budget, 0);
 	cr_expect_eq(stats->double_frees + stats->bad_frees, 0);
 	cr_expect_eq(stats->pages, stats->slab_pages + stats->large_pages);
-	cr_log_info("2 CPUs x %d rounds x 32 objects: %llu busy-lock failures, %llu pages held after",
-		    ROUNDS, stats->fail_busy, stats->pages);
+	printf("alloc: 2 CPUs x %d rounds x 32 objects: %llu allocations and %llu frees met a "
+	       "busy lock; %llu pages held after\n", ROUNDS, stats->fail_busy,
+	       skel->bss->busy_frees, stats->pages);
 	alloc__destroy(skel);
 }
 
