@@ -122,6 +122,9 @@ $(BUILD)/tests/guest/%.bpf.o: tests/guest/%.bpf.c $(KSTAMP)
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -Itests -MMD -MP -c $< -o $@
 
+# This one includes the 6.12 selftests' arena headers beside ours.
+$(BUILD)/tests/guest/combined.bpf.o: BPF_CFLAGS += -I$(KDIR)/src/tools/testing/selftests/bpf
+
 %.skel.h: %.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(notdir $*) > $@.tmp && mv $@.tmp $@
 
@@ -158,14 +161,14 @@ $(GUEST_TESTS): $(GUEST_TEST_OBJS) $(LOADER_OBJS)
 _test: _all
 	@rc=0; \
 	echo '== host tests'; \
-	$(HOST_TESTS) $(TEST_ARGS) 2>&1 | tee $(BUILD)/host-tests.log || rc=1; \
+	ARENAKIT_KDIR=$(KDIR) $(HOST_TESTS) $(TEST_ARGS) 2>&1 | tee $(BUILD)/host-tests.log || rc=1; \
 	echo '== guest tests (QEMU)'; \
 	kernel/vm '$(GUEST_TESTS) $(TEST_ARGS) 2>&1' 2>&1 | tee $(BUILD)/guest-tests.log || rc=1; \
 	tests/summary.sh $(BUILD)/host-tests.log $(BUILD)/guest-tests.log || rc=1; \
 	exit $$rc
 
 host-test: $(HOST_TESTS)
-	$(HOST_TESTS) $(TEST_ARGS) 2>&1
+	ARENAKIT_KDIR=$(KDIR) $(HOST_TESTS) $(TEST_ARGS) 2>&1
 
 guest-test: _all
 	kernel/vm '$(GUEST_TESTS) $(TEST_ARGS) 2>&1'
