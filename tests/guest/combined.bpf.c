@@ -41,7 +41,7 @@ struct ours {
 };
 
 struct ak_list __arena_global our_list;
-arena_list_head_t their_list;	/* the typedef carries __arena */
+static arena_list_head_t their_list;	/* static: user space has no such type */
 char __arena_global pattern[8] = "a*c";
 char __arena_global subject[8] = "abc";
 int zero;

@@ -13,6 +13,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <arenakit/loop.h>
+#include "guest/bpf_test.h"
 
 #define ARRAY_LEN 1000000
 
@@ -22,11 +23,15 @@ int zero;
 char array[ARRAY_LEN];
 unsigned int computed;
 
-static int expect(unsigned int value, unsigned int want)
-{
-	computed = value;
-	return value == want ? 0 : 1;
-}
+/* 0 if @value is @want; otherwise the line, with what was computed reported. */
+#define expect(value, want)						\
+	({								\
+		unsigned int ___got = (value), ___want = (want);	\
+									\
+		computed = ___got;					\
+		___got == ___want ? 0 :					\
+			ak_test_fail("%s: %u, not %u", #value, ___got, ___want); \
+	})
 
 /* Two million iterations: a can_loop condition, then cond_break in a body. */
 SEC("syscall")
@@ -124,10 +129,11 @@ int test_cond_break_label(void *ctx)
 		cond_break_label(spent);
 		count++;
 	}
-	return 2;	/* unreachable: the loop has no other exit */
+	return ak_test_fail("unreachable: the loop has no other exit");
 spent:
 	computed = count;
-	return count > 1000000 ? 0 : 1;
+	ak_expect(count > 1000000);
+	return 0;
 }
 
 char _license[] SEC("license") = "GPL";
