@@ -25,8 +25,12 @@
  *    low 32 bits are 0 (page 0 at a 4 GiB-aligned arena base, like NULL).
  *    Objects are 8-byte aligned (large ones 64-byte).
  *
- * One ak_lock (lock.h) guards the allocator; waiting for it is bounded
- * (-EBUSY), and no page kfunc is called with it held. Statistics are
+ * One ak_lock (lock.h) guards the page lists; an allocation waits for it a
+ * bounded time (-EBUSY), and no page kfunc is called with it held. A free
+ * never waits: it claims the block with a compare-and-swap on its header
+ * (so of two racing frees of one block exactly one wins), and if the lock
+ * is busy it queues the block, lock-free, for the lock's next holder, who
+ * puts up to 64 queued blocks back per visit. Statistics are
  * updated with arena atomics and readable at any time, from BPF or through
  * the mmap (ak_allocator.stats): pages == slab_pages + large_pages always.
  *
@@ -74,6 +78,9 @@ AK_ARENA_MAP(arena, AK_ARENA_PAGES, 0);
 /* The largest object at all: 1 GiB (no 6.12 arena is larger than 4 GiB). */
 #define AK_ALLOC_MAX (1ULL << 30)
 
+/* Blocks a lock holder takes off the queue of frees that found it busy. */
+#define __AK_DRAIN_BATCH 64
+
 #define __AK_PAGE_MAGIC 0x61a6e5edU	/* a page of ours */
 #define __AK_BLOCK_MAGIC 0xb10cU	/* a block header */
 #define __AK_CLASS_LARGE 0xffU
@@ -82,6 +89,7 @@ enum {
 	__AK_BLOCK_LIVE = 1,		/* handed out */
 	__AK_BLOCK_FREE = 2,		/* on its page's free list */
 	__AK_BLOCK_DEFERRED = 3,	/* large, freed, pages not yet returned */
+	__AK_BLOCK_QUEUED = 4,		/* freed while the lock was busy */
 };
 
 enum {
@@ -108,7 +116,6 @@ struct __ak_page {
 	unsigned int free;		/* offset of the first free block, 0: none */
 	struct __ak_page __arena *next;	/* on the class's partial or empty list */
 	struct __ak_page __arena *prev;
-	struct __ak_page __arena *deferred;	/* large: the next queued free */
 };
 
 struct ak_alloc_stats {
@@ -137,8 +144,14 @@ struct ak_allocator {
 	struct ak_lock lock;
 	unsigned int unused;
 	struct __ak_class classes[AK_ALLOC_CLASSES];
-	/* Large objects freed by ak_free_nosleep, awaiting a sleepable call. */
-	struct __ak_page __arena *deferred;
+	/*
+	 * Stacks of blocks linked through their object bytes (user addresses
+	 * as integers, for compare-and-swap): small blocks freed while the lock
+	 * was busy, and large objects freed by ak_free_nosleep, whose pages a
+	 * sleepable call returns.
+	 */
+	unsigned long long queued;
+	unsigned long long deferred;
 	struct ak_alloc_stats stats;
 };
 
@@ -347,10 +360,27 @@ static inline void __arena *__ak_alloc_large(unsigned long long size, int *errp)
 			     (unsigned long long)pages * AK_PAGE_SIZE);
 }
 
+static inline unsigned int __ak_drain_queued(unsigned int max);
+
+/* A block of @class from the pages already taken, or NULL; 0 or -EBUSY. */
+static inline int __ak_alloc_small(int class, void __arena **obj)
+{
+	struct __ak_class __arena *cls = &ak_allocator.classes[class & (AK_ALLOC_CLASSES - 1)];
+	struct __ak_page __arena *page;
+	int err = ak_lock_acquire(&ak_allocator.lock);
+
+	if (err)
+		return err;
+	/* Frees that found the lock busy queued their blocks for us. */
+	__ak_drain_queued(__AK_DRAIN_BATCH);
+	page = cls->partial ? cls->partial : cls->empty;
+	*obj = page ? __ak_take_block(cls, page, class) : 0;
+	ak_lock_release(&ak_allocator.lock);
+	return 0;
+}
+
 static inline void __arena *__ak_alloc(unsigned long long size, int sleepable, int *errp)
 {
-	struct __ak_class __arena *cls;
-	struct __ak_page __arena *page;
 	void __arena *obj = 0;
 	int class, err;
 
@@ -362,28 +392,16 @@ static inline void __arena *__ak_alloc(unsigned long long size, int sleepable, i
 			return __ak_alloc_fail(-E2BIG, errp);
 		return __ak_alloc_large(size, errp);
 	}
-	cls = &ak_allocator.classes[class & (AK_ALLOC_CLASSES - 1)];
-	err = ak_lock_acquire(&ak_allocator.lock);
-	if (err)
-		return __ak_alloc_fail(err, errp);
-	page = cls->partial ? cls->partial : cls->empty;
-	if (page)
-		obj = __ak_take_block(cls, page, class);
-	ak_lock_release(&ak_allocator.lock);
-	if (obj || !sleepable)
-		return obj ? obj : __ak_alloc_fail(-ENOMEM, errp);
-	/* No free block: a new page, then try again (another CPU may race us). */
-	err = __ak_add_page(class);
-	if (err)
-		return __ak_alloc_fail(err, errp);
-	err = ak_lock_acquire(&ak_allocator.lock);
-	if (err)
-		return __ak_alloc_fail(err, errp);
-	page = cls->partial ? cls->partial : cls->empty;
-	if (page)
-		obj = __ak_take_block(cls, page, class);
-	ak_lock_release(&ak_allocator.lock);
-	return obj ? obj : __ak_alloc_fail(-ENOMEM, errp);
+	err = __ak_alloc_small(class, &obj);
+	if (!err && !obj && sleepable) {
+		/* No free block: a new page, then try again (another CPU may race us). */
+		err = __ak_add_page(class);
+		if (!err)
+			err = __ak_alloc_small(class, &obj);
+	}
+	if (err || !obj)
+		return __ak_alloc_fail(err ? err : -ENOMEM, errp);
+	return obj;
 }
 
 /**
@@ -433,18 +451,32 @@ static inline void __arena *ak_alloc_nosleep(unsigned long long size)
 	return __ak_alloc(size, 0, 0);
 }
 
+/* The block header as one word, as it reads in memory (little-endian). */
+static inline unsigned long long __ak_block_word(unsigned int state, unsigned int class,
+						 unsigned int offset)
+{
+	return __AK_BLOCK_MAGIC | (unsigned long long)state << 16 |
+	       (unsigned long long)class << 24 | (unsigned long long)offset << 32;
+}
+
+/* Where a queued block links to the next: its object bytes, never its header. */
+#define __ak_queue_link(block)						\
+	(*(unsigned long long __arena *)((char __arena *)(block) + __AK_BLOCK_HDR))
+
 /*
- * Check that @ptr is a live object of ours. Under the lock. Returns its
- * page and block, or -EINVAL, counted as a double or a bad free.
+ * Check that @ptr is a live object of ours, without the lock: only pages
+ * with a live block of their own can be freed, and this one has one.
+ * Returns its page, header, class and offset, or -EINVAL, counted as a
+ * double or a bad free.
  */
 static inline int __ak_free_check(void __arena *ptr, struct __ak_page __arena **pagep,
-				  struct __ak_block __arena **blockp)
+				  struct __ak_block __arena **blockp, unsigned int *classp,
+				  unsigned int *offsetp)
 {
-	unsigned long long at = (unsigned long long)ptr;
+	unsigned long long at = (unsigned long long)ptr, word;
 	unsigned int offset = (at - __AK_BLOCK_HDR) & (AK_PAGE_SIZE - 1);
 	char __arena *block = (char __arena *)ptr - __AK_BLOCK_HDR;
 	struct __ak_page __arena *page = (struct __ak_page __arena *)(block - offset);
-	struct __ak_block __arena *hdr = (struct __ak_block __arena *)block;
 	unsigned int class;
 
 	if (at & 7 || page->magic != __AK_PAGE_MAGIC)
@@ -458,18 +490,84 @@ static inline int __ak_free_check(void __arena *ptr, struct __ak_page __arena **
 		   (offset - __AK_PAGE_HDR) % __ak_block_size(class)) {
 		goto bad;
 	}
-	if (hdr->magic != __AK_BLOCK_MAGIC || hdr->offset != offset || hdr->class != class)
+	word = *(unsigned long long __arena *)block;
+	if (word != __ak_block_word(__AK_BLOCK_LIVE, class, offset)) {
+		/* A header of ours in another state: freed already. */
+		if ((word & ~(0xffULL << 16)) ==
+		    (__ak_block_word(__AK_BLOCK_LIVE, class, offset) & ~(0xffULL << 16))) {
+			__ak_stat_add(double_frees, 1);
+			return -EINVAL;
+		}
 		goto bad;
-	if (hdr->state != __AK_BLOCK_LIVE) {
-		__ak_stat_add(double_frees, 1);
-		return -EINVAL;
 	}
 	*pagep = page;
-	*blockp = hdr;
+	*blockp = (struct __ak_block __arena *)block;
+	*classp = class;
+	*offsetp = offset;
 	return 0;
 bad:
 	__ak_stat_add(bad_frees, 1);
 	return -EINVAL;
+}
+
+/*
+ * Move a live block to @state with a compare-and-swap, so that of two
+ * frees racing for it exactly one wins; the other is a double free.
+ */
+static inline int __ak_claim(struct __ak_block __arena *block, unsigned int class,
+			     unsigned int offset, unsigned int state)
+{
+	unsigned long long live = __ak_block_word(__AK_BLOCK_LIVE, class, offset);
+
+	if (__sync_val_compare_and_swap((unsigned long long __arena *)block, live,
+					__ak_block_word(state, class, offset)) == live)
+		return 0;
+	__ak_stat_add(double_frees, 1);
+	return -EINVAL;
+}
+
+/*
+ * Push @block onto a queue (a stack of blocks linked through their object
+ * bytes) without the lock. Only lock holders pop, one at a time, so a pop
+ * never meets a block that left and came back (no ABA). -EBUSY if the top
+ * kept changing for AK_LOCK_SPINS attempts.
+ */
+static inline int __ak_queue_push(unsigned long long __arena *top,
+				  struct __ak_block __arena *block)
+{
+	unsigned long long old;
+	unsigned int spins;
+
+	for (spins = (unsigned int)ak_opaque_zero(); spins < AK_LOCK_SPINS; spins++) {
+		old = *(volatile unsigned long long __arena *)top;
+		__ak_queue_link(block) = old;
+		if (__sync_val_compare_and_swap(top, old, (unsigned long long)block) == old)
+			return 0;
+		ak_cond_break_label(spent);
+	}
+	return -EBUSY;
+spent:
+	return -AK_EBUDGET;
+}
+
+/* Pop one block off a queue; the lock must be held. NULL if it is empty. */
+static inline struct __ak_block __arena *__ak_queue_pop(unsigned long long __arena *top)
+{
+	unsigned long long old;
+	unsigned int spins;
+
+	for (spins = (unsigned int)ak_opaque_zero(); spins < AK_LOCK_SPINS; spins++) {
+		old = *(volatile unsigned long long __arena *)top;
+		if (!old)
+			return 0;
+		if (__sync_val_compare_and_swap(top, old,
+						__ak_queue_link((struct __ak_block __arena *)old))
+		    == old)
+			return (struct __ak_block __arena *)old;
+		ak_cond_break_label(spent);
+	}
+spent:
+	return 0;
 }
 
 /* Give the pages of a large object back; the lock is not held. */
@@ -494,14 +592,16 @@ static inline void __ak_put_slab(struct __ak_page __arena *page)
 }
 
 /*
- * Put @block back on @page's free list; under the lock. Returns the page
- * if it is now empty and not needed by the pool (the caller gives it back
- * once the lock is released), NULL otherwise.
+ * Put @block back on its page's free list; under the lock. Returns the
+ * page if it is now empty and may go back to the kernel (the caller does
+ * that once the lock is released), NULL otherwise.
  */
-static inline struct __ak_page __arena *__ak_free_block(struct __ak_page __arena *page,
-							struct __ak_block __arena *block,
-							unsigned int offset, int sleepable)
+static inline struct __ak_page __arena *__ak_free_block(struct __ak_block __arena *block,
+							int may_return_page)
 {
+	unsigned int offset = block->offset;
+	struct __ak_page __arena *page =
+		(struct __ak_page __arena *)((char __arena *)block - offset);
 	unsigned int class = page->class & (AK_ALLOC_CLASSES - 1);
 	struct __ak_class __arena *cls = &ak_allocator.classes[class];
 	unsigned int per_page = __ak_blocks_per_page(class);
@@ -515,7 +615,7 @@ static inline struct __ak_page __arena *__ak_free_block(struct __ak_page __arena
 	if (--page->live)
 		return 0;
 	__ak_page_unlink(cls, page);
-	if (sleepable && cls->free_blocks >= cls->reserved + per_page) {
+	if (may_return_page && cls->free_blocks >= cls->reserved + per_page) {
 		cls->free_blocks -= per_page;
 		return page;
 	}
@@ -523,10 +623,29 @@ static inline struct __ak_page __arena *__ak_free_block(struct __ak_page __arena
 	return 0;
 }
 
+/*
+ * Under the lock: put up to @max blocks that frees queued (the lock was
+ * busy) on their free lists. Pages they empty stay for reuse or trim.
+ * Returns how many were done.
+ */
+static inline unsigned int __ak_drain_queued(unsigned int max)
+{
+	struct __ak_block __arena *block;
+	unsigned int done;
+
+	for (done = (unsigned int)ak_opaque_zero(); done < max && ak_can_loop; done++) {
+		block = __ak_queue_pop(&ak_allocator.queued);
+		if (!block)
+			break;
+		__ak_free_block(block, 0);
+	}
+	return done;
+}
+
 /* Return the pages of large objects that ak_free_nosleep queued. */
 static inline int __ak_drain_deferred(void)
 {
-	struct __ak_page __arena *page;
+	struct __ak_block __arena *block;
 	int err;
 
 	for (;;) {
@@ -536,12 +655,11 @@ static inline int __ak_drain_deferred(void)
 		err = ak_lock_acquire(&ak_allocator.lock);
 		if (err)
 			return err;
-		page = ak_allocator.deferred;
-		if (page)
-			ak_allocator.deferred = page->deferred;
+		block = __ak_queue_pop(&ak_allocator.deferred);
 		ak_lock_release(&ak_allocator.lock);
-		if (page)
-			__ak_put_large(page);
+		if (block)
+			__ak_put_large((struct __ak_page __arena *)
+				       ((char __arena *)block - block->offset));
 	}
 cut:
 	return -AK_EBUDGET;
@@ -552,34 +670,42 @@ static inline int __ak_free(void __arena *ptr, int sleepable)
 	struct __ak_page __arena *page, *empty = 0;
 	struct __ak_block __arena *block;
 	unsigned long long bytes;
-	int err, large;
+	unsigned int class, offset;
+	int err;
 
 	if (!ptr)
 		return 0;
-	err = ak_lock_acquire(&ak_allocator.lock);
+	err = __ak_free_check(ptr, &page, &block, &class, &offset);
 	if (err)
 		return err;
-	err = __ak_free_check(ptr, &page, &block);
+	if (class == __AK_CLASS_LARGE) {
+		bytes = (unsigned long long)page->pages * AK_PAGE_SIZE;
+		err = __ak_claim(block, class, offset,
+				 sleepable ? __AK_BLOCK_FREE : __AK_BLOCK_DEFERRED);
+		if (!err && !sleepable)
+			err = __ak_queue_push(&ak_allocator.deferred, block);
+	} else {
+		bytes = __ak_block_size(class);
+		err = __ak_claim(block, class, offset, __AK_BLOCK_QUEUED);
+		/* Never wait for the lock: queue the block for its next holder. */
+		if (!err && ak_lock_try(&ak_allocator.lock)) {
+			err = __ak_queue_push(&ak_allocator.queued, block);
+		} else if (!err) {
+			empty = __ak_free_block(block, sleepable);
+			__ak_drain_queued(__AK_DRAIN_BATCH);
+			ak_lock_release(&ak_allocator.lock);
+		}
+	}
+	if (err == -EINVAL)
+		return err;
 	if (err) {
-		ak_lock_release(&ak_allocator.lock);
+		/* Not queued: the object stays the caller's. */
+		*(unsigned long long __arena *)block = __ak_block_word(__AK_BLOCK_LIVE, class, offset);
 		return err;
 	}
-	large = page->class == __AK_CLASS_LARGE;
-	if (large) {
-		bytes = (unsigned long long)page->pages * AK_PAGE_SIZE;
-		block->state = sleepable ? __AK_BLOCK_FREE : __AK_BLOCK_DEFERRED;
-		if (!sleepable) {
-			page->deferred = ak_allocator.deferred;
-			ak_allocator.deferred = page;
-		}
-	} else {
-		bytes = __ak_block_size(page->class);
-		empty = __ak_free_block(page, block, block->offset, sleepable);
-	}
-	ak_lock_release(&ak_allocator.lock);
 	__ak_stat_add(objects, -1ULL);
 	__ak_stat_add(bytes, -bytes);
-	if (large && sleepable)
+	if (class == __AK_CLASS_LARGE && sleepable)
 		__ak_put_large(page);
 	if (empty)
 		__ak_put_slab(empty);
@@ -596,8 +722,9 @@ static inline int __ak_free(void __arena *ptr, int sleepable)
  *
  * Return: 0; -EINVAL if @ptr is not a live object of this allocator (freed
  * already, never handed out, or inside an object): nothing is changed and
- * the stats count it; -EBUSY if the lock stayed busy: the object is still
- * allocated, free it again later.
+ * the stats count it. A busy lock does not fail a free (the block is
+ * queued); only a queue whose top kept changing for AK_LOCK_SPINS attempts
+ * gives -EBUSY (or -AK_EBUDGET), and the object is then still allocated.
  */
 static inline int ak_free(void __arena *ptr)
 {
@@ -672,6 +799,14 @@ static inline int ak_alloc_trim(void)
 	err = __ak_drain_deferred();
 	if (err)
 		return err;
+	while (ak_allocator.queued) {
+		ak_cond_break_label(cut);
+		err = ak_lock_acquire(&ak_allocator.lock);
+		if (err)
+			return err;
+		__ak_drain_queued(__AK_DRAIN_BATCH);
+		ak_lock_release(&ak_allocator.lock);
+	}
 	for (class = (unsigned int)ak_opaque_zero(); class < AK_ALLOC_CLASSES; class++) {
 		cls = &ak_allocator.classes[class & (AK_ALLOC_CLASSES - 1)];
 		cls->reserved = 0;

@@ -61,6 +61,17 @@ spent:
 }
 
 /**
+ * ak_lock_try - take @lock if it is free, without waiting
+ * @lock: the lock
+ *
+ * Return: 0 with the lock held, -EBUSY if someone holds it.
+ */
+static inline int ak_lock_try(struct ak_lock __arena *lock)
+{
+	return __sync_val_compare_and_swap(&lock->locked, 0, 1) ? -EBUSY : 0;
+}
+
+/**
  * ak_lock_release - release @lock, taken with ak_lock_acquire
  * @lock: the lock
  *

@@ -251,13 +251,37 @@ Test(alloc_host, busy_lock_fails_fast_and_loses_nothing)
 	cr_expect_null(ak_alloc_err(64, &err));
 	cr_expect_eq(err, -EBUSY);
 	cr_expect_eq(STATS.fail_busy, 1);
-	cr_expect_eq(ak_free(obj), -EBUSY, "a free without the lock");
-	cr_expect_eq(STATS.objects, 1, "the object is still allocated");
+	cr_expect_eq(ak_free(obj), 0, "a free waited for the lock");
+	cr_expect_eq(ak_free(obj), -EINVAL, "a queued block freed again");
+	cr_expect_eq(STATS.double_frees, 1);
+	cr_expect_eq(STATS.objects, 0);
+	cr_expect_neq(ak_allocator.queued, 0, "the block was not queued");
 	cr_expect_eq(ak_alloc_reserve(64, 500), -EBUSY);
 	cr_expect_eq(STATS.pages, 1, "a page taken under a busy lock was kept");
 	ak_allocator.lock.locked = 0;
+	/* The lock's next holder puts the queued block back, and it is reused. */
+	cr_expect_eq(ak_alloc(64), obj);
+	cr_expect_eq(ak_allocator.queued, 0);
 	cr_expect_eq(ak_free(obj), 0);
 	cr_expect_eq(STATS.pages, 0);
+}
+
+Test(alloc_host, frees_queued_while_busy_are_all_put_back)
+{
+	enum { N = 500 };
+	static void *obj[N];
+	int i;
+
+	for (i = 0; i < N; i++)
+		cr_assert(obj[i] = ak_alloc(40));
+	ak_allocator.lock.locked = 1;
+	for (i = 0; i < N; i++)
+		cr_assert_eq(ak_free_nosleep(obj[i]), 0);
+	ak_allocator.lock.locked = 0;
+	cr_expect_eq(STATS.objects, 0);
+	cr_expect_eq(ak_alloc_trim(), 0, "trim puts every queued block back first");
+	cr_expect_eq(ak_allocator.queued, 0);
+	cr_expect_eq(STATS.pages, 0, "%llu pages kept", STATS.pages);
 }
 
 Test(alloc_host, lock_gives_up_after_its_spins)

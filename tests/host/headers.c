@@ -18,7 +18,7 @@
 static int compile_alone(const char *header, const char *compiler_cmd, char *out, size_t len)
 {
 	char dir[] = "build/tests/headers-XXXXXX", cmd[2048], *name;
-	char copy[256];
+	char copy[512];
 	FILE *src, *pipe;
 	size_t got;
 	int status;
