@@ -175,7 +175,7 @@ guest-test: _all
 
 # With no ARGS, the main job: the built-in patterns against every path in
 # the kernel source tarball, counted, timed and checked against fnmatch(3).
-GLOB_DEMO_PATTERNS := "*.c" "*.[ch]" "Documentation/*" "*[!a-z]*" "*/*/*/Makefile"
+GLOB_DEMO_PATTERNS := -e "*.c" -e "*.[ch]" -e "Documentation/*" -e "*[!a-z]*" -e "*/*/*/Makefile"
 KERNEL_FILES := $(BUILD)/kernel-files.txt
 
 $(KERNEL_FILES):
@@ -185,7 +185,7 @@ $(KERNEL_FILES):
 
 ifeq ($(ARGS),)
 _run: _all $(KERNEL_FILES)
-	kernel/vm '$(TOOL) info && $(TOOL) glob --stats --check -f $(KERNEL_FILES) $(GLOB_DEMO_PATTERNS)'
+	kernel/vm '$(TOOL) info && $(TOOL) glob --stats --check $(GLOB_DEMO_PATTERNS) $(KERNEL_FILES)'
 else
 _run: _all
 	kernel/vm '$(TOOL) $(ARGS)'

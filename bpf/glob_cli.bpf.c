@@ -1,43 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The matcher behind `arenakit glob`, an example of arena_glob_match_batch:
- * user space writes up to GLOB_CLI_STRINGS strings and GLOB_CLI_PATTERNS
- * patterns into the arena, with pointers to them (user addresses are arena
- * pointers); each run matches every string against every pattern and writes,
- * per string, a bit mask of the patterns it matched and one of the patterns
- * the loop budget cut. A run the budget stops leaves next_string where the
- * next run goes on.
+ * The matcher behind `arenakit glob`, an example of ak_glob_match_batch():
+ * each run matches the batch of lines user space wrote into the arena
+ * against one group of up to AK_GLOB_MAX_PATTERNS patterns (layout and
+ * limits in glob_cli.h). A run the loop budget stops returns -AK_EBUDGET
+ * with next_line where the next run goes on, as the budget contract says
+ * (include/arenakit/loop.h); user space reruns it with
+ * arenakit_run_until_done().
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include <arenakit/glob.h>
+#include "glob_cli.h"
 
-#define GLOB_CLI_STRINGS 16384
-#define GLOB_CLI_PATTERNS 32
-#define GLOB_CLI_TEXT (1024 * 1024)
+AK_ARENA_MAP(arena, GLOB_CLI_ARENA_PAGES, 0);
 
-ARENA_MAP(arena, 2048, 0);
+struct glob_cli_arena __arena_global cli;
 
-char __arena_global cli_text[GLOB_CLI_TEXT];
-const char __arena *__arena_global cli_pattern[GLOB_CLI_PATTERNS];
-const char __arena *__arena_global cli_string[GLOB_CLI_STRINGS];
-unsigned int __arena_global cli_string_len[GLOB_CLI_STRINGS];
-unsigned int __arena_global cli_matched[GLOB_CLI_STRINGS];
-unsigned int __arena_global cli_cut[GLOB_CLI_STRINGS];
-
-unsigned int string_count, pattern_count, next_string;
+/* Set by user space before the first run of a group. */
+unsigned int line_count, pattern_first, pattern_count, next_line;
+/* Time spent in the matcher, over every run: --stats divides by it. */
 __u64 elapsed_ns;
 
 SEC("syscall")
-int glob_strings(void *ctx)
+int glob_lines(void *ctx)
 {
 	__u64 start = bpf_ktime_get_ns();
 	int err;
 
-	err = arena_glob_match_batch(cli_pattern, pattern_count, cli_string, cli_string_len,
-				     string_count, cli_matched, cli_cut, &next_string);
+	if (line_count > GLOB_CLI_LINES || pattern_count > AK_GLOB_MAX_PATTERNS ||
+	    pattern_first > GLOB_CLI_PATTERNS - pattern_count)
+		return -EINVAL;
+	err = ak_glob_match_batch(cli.pattern + pattern_first, pattern_count, cli.line,
+				  cli.line_len, line_count, cli.matched, cli.cut, &next_line);
 	elapsed_ns += bpf_ktime_get_ns() - start;
-	return -err;	/* 0, or ARENA_EBUDGET: run again */
+	return err;	/* the library's code as it got it: 0 or -AK_EBUDGET */
 }
 
 char _license[] SEC("license") = "GPL";

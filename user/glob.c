@@ -1,202 +1,95 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* arenakit glob: grep-like matching of lines against glob patterns, in BPF. */
+/*
+ * arenakit glob: grep(1) with glob patterns matched in BPF. This file has
+ * the options, the patterns (-e, -f, the operand), the walk over the files
+ * and the exit status; see glob.h for the other parts.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fnmatch.h>
 #include <getopt.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <arenakit/glob.h>
 
 #include "commands.h"
-#include "loader.h"
-#include "glob_cli.skel.h"
+#include "glob.h"
 
-#define MAX_STRINGS 16384
-#define MAX_PATTERNS 32
-#define TEXT_BYTES (1024 * 1024)
-#define MAX_LINE 65536
-#define MAX_RUNS 100000
-#define MAX_PATTERN 4096
+/* Exit statuses, grep's. */
+#define GLOB_SELECTED 0
+#define GLOB_NONE 1
+#define GLOB_TROUBLE 2
 
-struct options {
-	int invert, count, check, stats;
-	const char *file;
-	char **patterns;
-	int npatterns;
+struct glob_run {
+	struct glob_opts opt;
+	struct glob_matcher *m;
+	struct glob_report r;
+	bool trouble;	/* exit 2 */
+	bool stop;	/* read nothing more: -q answered, or a fatal error */
 };
 
-struct state {
-	struct glob_cli *skel;
-	struct options *opt;
-	unsigned int pattern_bytes;	/* text before the strings */
-	char *lines[MAX_STRINGS];	/* this batch's lines, for printing */
-	size_t line_len[MAX_STRINGS];
-	unsigned int nlines, text_used;
-	unsigned long long line_no;	/* of the batch's first line */
-	unsigned long long selected, disagreements, cut_pairs, pairs;
-	unsigned long long per_pattern[MAX_PATTERNS];
-	double native_s, fnmatch_s;
-};
+/* One of each: a reader holds a 64 KiB buffer, the matcher a batch's lines. */
+static struct glob_input input;
+static struct glob_matcher matcher;
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: arenakit glob [-f FILE] [-v] [-c] [--check] [--stats] PATTERN...\n\n"
-		"Print the lines of FILE (default: standard input) that match any PATTERN,\n"
-		"matched in BPF over the arena with the kernel's lib/glob.c semantics\n"
-		"(?, *, [...], [!...], \\ escapes; '/' and '.' are not special).\n\n"
-		"  -f FILE    read lines from FILE\n"
-		"  -v         print the lines that match no pattern\n"
-		"  -c         print only the number of selected lines\n"
-		"  --check    also run fnmatch(3) on every line/pattern pair and report\n"
-		"             disagreements on standard error\n"
-		"  --stats    print per-pattern counts and throughput (BPF, the same code\n"
-		"             built natively, fnmatch) instead of lines\n\n"
-		"At most %d patterns. Exit status: 0 if a line was selected, 1 if none,\n"
-		"2 on error (a line over %d bytes, a match the loop budget cut, ...).\n",
-		MAX_PATTERNS, MAX_LINE);
+		"usage: arenakit glob [OPTION]... PATTERN [FILE]...\n"
+		"       arenakit glob [OPTION]... -e PATTERN | -f PATTERN_FILE ... [FILE]...\n"
+		"\n"
+		"Print the lines of each FILE that match a glob PATTERN, like grep(1): the\n"
+		"whole line must match, with the kernel's lib/glob.c semantics (?, *,\n"
+		"[...], [!...], \\ escapes; '/' and a leading '.' are not special), and\n"
+		"the matching runs in BPF over a bpf_arena. A FILE of -, or no FILE, is\n"
+		"standard input. Loads BPF: runs on the arenakit kernel only (in the VM:\n"
+		"make run ARGS='glob ...').\n"
+		"\n"
+		"Patterns:\n"
+		"  -e PATTERN    a pattern; repeatable; a newline in it separates patterns\n"
+		"  -f FILE       patterns from FILE, one per line (- is standard input);\n"
+		"                repeatable; an empty FILE gives none, which match nothing\n"
+		"  With -e or -f, every operand is a FILE.\n"
+		"\n"
+		"Output:\n"
+		"  -c            print only a count of the selected lines of each FILE\n"
+		"  -v            select the lines that match no pattern\n"
+		"  -q            print nothing; exit 0 at the first selected line\n"
+		"  -n            put the line number before each line\n"
+		"  -H, -h        put / do not put the file name before each line or count\n"
+		"                (the default puts it when there is more than one FILE)\n"
+		"  -s            no messages about nonexistent or unreadable files\n"
+		"  -a            print the lines of a file with NUL bytes, NULs included;\n"
+		"                without -a such a file prints \"binary file matches\"\n"
+		"  --check       also run fnmatch(3) on every line and pattern, report\n"
+		"                disagreements (lines with a NUL are not checked)\n"
+		"  --stats       instead of lines: per-pattern counts, lines x patterns =\n"
+		"                pairs, and the speed of BPF against the same matcher\n"
+		"                built natively and against fnmatch(3)\n"
+		"  --help        this text\n"
+		"\n"
+		"Limits: a line may have %d bytes (a longer one is an error, and the rest\n"
+		"of its file is not read), a pattern %d. Any number of patterns: they are\n"
+		"matched %d per BPF run, %d at a time in the arena. Lines go through the\n"
+		"%d KiB arena in batches of up to %d lines or %d KiB, so memory stays\n"
+		"bounded whatever the input.\n"
+		"\n"
+		"Exit status: 0 if a line was selected, 1 if none, 2 on trouble (a file\n"
+		"that cannot be read, a line over the limit, a write error, a match the\n"
+		"loop budget cut, a --check disagreement), selected lines or not; but -q\n"
+		"exits 0 once a line is selected.\n",
+		GLOB_CLI_LINE_MAX, GLOB_CLI_PATTERN_MAX, AK_GLOB_MAX_PATTERNS, GLOB_CLI_PATTERNS,
+		GLOB_CLI_ARENA_PAGES * AK_PAGE_SIZE / 1024, GLOB_CLI_LINES, GLOB_CLI_TEXT / 1024);
 }
 
-static double seconds(void)
+static int usage_error(const char *fmt, const char *what)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Compare the batch with the native build and fnmatch; time both. */
-static void compare_batch(struct state *s)
-{
-	unsigned int i, j;
-	double start = seconds();
-	volatile int sink = 0;
-
-	for (i = 0; i < s->nlines; i++)
-		for (j = 0; j < (unsigned int)s->opt->npatterns; j++)
-			sink += arena_glob_match_len(s->opt->patterns[j], s->lines[i], s->line_len[i]);
-	s->native_s += seconds() - start;
-	start = seconds();
-	for (i = 0; i < s->nlines; i++)
-		for (j = 0; j < (unsigned int)s->opt->npatterns; j++)
-			sink += !fnmatch(s->opt->patterns[j], s->lines[i], 0);
-	s->fnmatch_s += seconds() - start;
-	(void)sink;
-}
-
-/* Forget the batch's lines; the next batch starts after the patterns. */
-static void release_batch(struct state *s)
-{
-	unsigned int i;
-
-	for (i = 0; i < s->nlines; i++)
-		free(s->lines[i]);
-	s->line_no += s->nlines;
-	s->nlines = 0;
-	s->text_used = s->pattern_bytes;
-}
-
-/* Match the batch, report it and release it. -1 only if the matcher could not run. */
-static int flush(struct state *s)
-{
-	struct glob_cli *skel = s->skel;
-	unsigned int i, j;
-	int runs = 0, retval, err;
-
-	if (!s->nlines)
-		return 0;
-	skel->bss->string_count = s->nlines;
-	skel->bss->next_string = 0;
-	do {
-		err = arenakit_run(skel->progs.glob_strings, &retval);
-		if (err) {
-			fprintf(stderr, "arenakit glob: running the matcher: %s\n", strerror(-err));
-			release_batch(s);
-			return -1;
-		}
-	} while (retval == ARENA_EBUDGET && ++runs < MAX_RUNS);
-	if (retval) {
-		fprintf(stderr, "arenakit glob: the matcher made no progress\n");
-		release_batch(s);
-		return -1;
-	}
-	for (i = 0; i < s->nlines; i++) {
-		unsigned int matched = skel->arena->cli_matched[i], cut = skel->arena->cli_cut[i];
-		int selected;
-
-		for (j = 0; j < (unsigned int)s->opt->npatterns; j++) {
-			int bpf = matched >> j & 1;
-
-			if (cut >> j & 1) {
-				fprintf(stderr, "arenakit glob: line %llu: matching '%s' ran out of "
-					"the loop budget: no answer\n", s->line_no + i,
-					s->opt->patterns[j]);
-				s->cut_pairs++;	/* an error at exit, not a reason to stop */
-				continue;
-			}
-			s->per_pattern[j] += bpf;
-			if (s->opt->check && bpf != !fnmatch(s->opt->patterns[j], s->lines[i], 0) &&
-			    s->disagreements++ < 10)
-				fprintf(stderr, "arenakit glob: fnmatch disagrees on line %llu, "
-					"pattern '%s': BPF says %s\n", s->line_no + i,
-					s->opt->patterns[j], bpf ? "match" : "no match");
-		}
-		s->pairs += s->opt->npatterns;
-		selected = (matched != 0) != s->opt->invert;
-		s->selected += selected;
-		if (selected && !s->opt->count && !s->opt->stats)
-			printf("%s\n", s->lines[i]);
-	}
-	if (s->opt->stats)
-		compare_batch(s);
-	release_batch(s);
-	return 0;
-}
-
-static int add_line(struct state *s, char *line, size_t len)
-{
-	struct glob_cli *skel = s->skel;
-
-	if (s->nlines == MAX_STRINGS || s->text_used + len + 1 > TEXT_BYTES)
-		if (flush(s))
-			return -1;
-	memcpy(skel->arena->cli_text + s->text_used, line, len + 1);
-	skel->arena->cli_string[s->nlines] = skel->arena->cli_text + s->text_used;
-	skel->arena->cli_string_len[s->nlines] = len;
-	s->text_used += len + 1;
-	s->lines[s->nlines] = line;
-	s->line_len[s->nlines] = len;
-	s->nlines++;
-	return 0;
-}
-
-static void print_stats(struct state *s)
-{
-	double bpf_s = s->skel->bss->elapsed_ns / 1e9;
-	int j;
-
-	for (j = 0; j < s->opt->npatterns; j++)
-		printf("%10llu  %s\n", s->per_pattern[j], s->opt->patterns[j]);
-	printf("%llu lines x %d patterns = %llu matches\n", s->line_no - 1, s->opt->npatterns,
-	       s->pairs);
-	if (bpf_s > 0)
-		printf("BPF:     %.3f s in the matcher, %.2f M matches/s\n", bpf_s,
-		       s->pairs / bpf_s / 1e6);
-	if (s->native_s > 0 && s->fnmatch_s > 0)
-		printf("native:  %.3f s, %.2f M matches/s (BPF takes %.2fx its time)\n"
-		       "fnmatch: %.3f s, %.2f M matches/s (BPF takes %.2fx its time)\n",
-		       s->native_s, s->pairs / s->native_s / 1e6, bpf_s / s->native_s,
-		       s->fnmatch_s, s->pairs / s->fnmatch_s / 1e6, bpf_s / s->fnmatch_s);
-	if (s->opt->check)
-		printf("fnmatch(3): %s (%llu disagreements)\n",
-		       s->disagreements ? "DISAGREES" : "agrees", s->disagreements);
+	fprintf(stderr, GLOB_NAME ": ");
+	fprintf(stderr, fmt, what);
+	fprintf(stderr, "\nTry 'arenakit glob --help' for more information.\n");
+	return -EINVAL;
 }
 
 /* Does @pat have a '[' that lib/glob.c takes literally (no well-formed class)? */
-static int unclosed_class(const char *pat)
+static bool unclosed_class(const char *pat)
 {
 	const char *p, *c;
 
@@ -213,116 +106,327 @@ static int unclosed_class(const char *pat)
 		while (*c && *c != ']')
 			c++;
 		if (!*c)
-			return 1;
+			return true;
 		p = c;
 	}
+	return false;
+}
+
+/* Keep one pattern of @len bytes; @where names it in messages. */
+static int add_pattern(struct glob_opts *o, const char *s, size_t len, const char *where)
+{
+	char **v;
+
+	if (len > GLOB_CLI_PATTERN_MAX) {
+		glob_error("%s: pattern %zu is %zu bytes, over the limit of %d", where,
+			   o->npatterns + 1, len, GLOB_CLI_PATTERN_MAX);
+		return -E2BIG;
+	}
+	if (memchr(s, '\0', len)) {
+		glob_error("%s: pattern %zu has a NUL byte", where, o->npatterns + 1);
+		return -EINVAL;
+	}
+	v = realloc(o->patterns, (o->npatterns + 1) * sizeof(*v));
+	if (v) {
+		o->patterns = v;
+		v[o->npatterns] = strndup(s, len);
+	}
+	if (!v || !v[o->npatterns]) {
+		glob_error("out of memory for patterns");
+		return -ENOMEM;
+	}
+	if (unclosed_class(v[o->npatterns]))
+		glob_error("note: pattern '%s' has a '[' that opens no class; it matches a "
+			   "literal '[' (as lib/glob.c does)", v[o->npatterns]);
+	o->npatterns++;
 	return 0;
 }
 
-static int parse(int argc, char **argv, struct options *opt)
+/* -e or the PATTERN operand: as in grep, a newline separates patterns. */
+static int add_pattern_text(struct glob_opts *o, const char *text, const char *where)
 {
-	static const struct option longopts[] = {
-		{ "check", no_argument, NULL, 'C' },
-		{ "stats", no_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	int c;
+	const char *nl;
+	int err;
 
-	while ((c = getopt_long(argc, argv, "f:vch", longopts, NULL)) != -1) {
+	for (;;) {
+		nl = strchr(text, '\n');
+		err = add_pattern(o, text, nl ? (size_t)(nl - text) : strlen(text), where);
+		if (err || !nl)
+			return err;
+		text = nl + 1;
+	}
+}
+
+/* -f FILE: one pattern per line, read with the same bounded reader. */
+static int add_pattern_file(struct glob_opts *o, const char *path)
+{
+	static char pat[GLOB_CLI_PATTERN_MAX];
+	size_t len;
+	int rc, err = 0;
+
+	rc = glob_input_open(&input, path);
+	if (rc) {
+		glob_error("%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	while (!err && (rc = glob_input_line(&input, pat, sizeof(pat), &len)) > 0)
+		err = add_pattern(o, pat, len, input.name);
+	if (!err && rc == -EOVERFLOW)
+		glob_error("%s:%llu: pattern over the limit of %d bytes", input.name,
+			   input.line_no, GLOB_CLI_PATTERN_MAX);
+	else if (!err && rc < 0)
+		glob_error("%s: %s", input.name, strerror(-rc));
+	glob_input_close(&input);
+	return err ? err : rc < 0 ? rc : 0;
+}
+
+enum { OPT_CHECK = 256, OPT_STATS, OPT_HELP };
+
+static const struct option longopts[] = {
+	{ "regexp", required_argument, NULL, 'e' },
+	{ "file", required_argument, NULL, 'f' },
+	{ "count", no_argument, NULL, 'c' },
+	{ "invert-match", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "silent", no_argument, NULL, 'q' },
+	{ "line-number", no_argument, NULL, 'n' },
+	{ "with-filename", no_argument, NULL, 'H' },
+	{ "no-filename", no_argument, NULL, 'h' },
+	{ "no-messages", no_argument, NULL, 's' },
+	{ "text", no_argument, NULL, 'a' },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ 0 }
+};
+
+/* A message about the option getopt_long() stopped at. */
+static int bad_option(char **argv, bool missing_argument)
+{
+	char name[2] = { optopt };
+
+	if (!optopt || optopt >= OPT_CHECK)
+		return usage_error("unrecognized option '%s'", argv[optind - 1]);
+	if (missing_argument)
+		return usage_error("option requires an argument -- '%s'", name);
+	return usage_error("invalid option -- '%s'", name);
+}
+
+/* Parse the options; -e and -f take patterns in order. Returns 0, 1 (--help) or -errno. */
+static int parse(int argc, char **argv, struct glob_opts *o)
+{
+	bool patterns_given = false;
+	int c, err = 0;
+
+	o->with_filename = -1;
+	opterr = 0;	/* our messages, with our name */
+	while (!err && (c = getopt_long(argc, argv, ":e:f:cvqnHhsa", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'f': opt->file = optarg; break;
-		case 'v': opt->invert = 1; break;
-		case 'c': opt->count = 1; break;
-		case 'C': opt->check = 1; break;
-		case 'S': opt->stats = 1; break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return -1;
+		case 'e':
+			err = add_pattern_text(o, optarg, "-e");
+			patterns_given = true;
+			break;
+		case 'f':
+			err = add_pattern_file(o, optarg);
+			patterns_given = true;
+			break;
+		case 'c':
+			o->count = true;
+			break;
+		case 'v':
+			o->invert = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'n':
+			o->line_numbers = true;
+			break;
+		case 'H':
+			o->with_filename = 1;
+			break;
+		case 'h':
+			o->with_filename = 0;
+			break;
+		case 's':
+			o->no_messages = true;
+			break;
+		case 'a':
+			o->text = true;
+			break;
+		case OPT_CHECK:
+			o->check = true;
+			break;
+		case OPT_STATS:
+			o->stats = true;
+			break;
+		case OPT_HELP:
+			usage(stdout);
+			return 1;
+		case ':':
+			return bad_option(argv, true);
+		default:
+			return bad_option(argv, false);
 		}
 	}
-	opt->patterns = argv + optind;
-	opt->npatterns = argc - optind;
-	if (opt->npatterns < 1 || opt->npatterns > MAX_PATTERNS) {
-		fprintf(stderr, "arenakit glob: give 1 to %d patterns, not %d\n", MAX_PATTERNS,
-			opt->npatterns);
-		return -1;
+	if (err)
+		return err;
+	if (!patterns_given) {
+		if (optind == argc)
+			return usage_error("%s", "no PATTERN given");
+		err = add_pattern_text(o, argv[optind++], "PATTERN");
 	}
-	return 0;
+	return err;
+}
+
+static void file_error(struct glob_run *g, const char *name, int err)
+{
+	g->trouble = true;
+	if (err == -EOVERFLOW)	/* our limit, not the file's fault: always said */
+		glob_error("%s:%llu: line over the limit of %d bytes; the rest of %s is not read",
+			   name, input.line_no, GLOB_CLI_LINE_MAX, name);
+	else if (!g->opt.no_messages)
+		glob_error("%s: %s", name, strerror(-err));
+}
+
+/* A write error ends the run, as in grep. */
+static void write_error(struct glob_run *g, int err)
+{
+	glob_error("write error: %s", strerror(-err));
+	g->trouble = g->stop = true;
+}
+
+/* Match and report the lines read so far. */
+static void flush_batch(struct glob_run *g)
+{
+	int err;
+
+	if (!g->m->nlines || g->stop)
+		return;
+	if (glob_matcher_run(g->m, &g->r)) {
+		g->trouble = g->stop = true;
+		return;
+	}
+	err = glob_report_batch(&g->r, g->m);
+	glob_matcher_clear(g->m);
+	if (err)
+		write_error(g, err);
+	if (g->opt.quiet && g->r.selected)
+		g->stop = true;
+}
+
+/* Has the file said all it will: grep stops at "binary file matches". */
+static bool file_answered(const struct glob_run *g)
+{
+	return g->r.binary_said && !g->opt.count && !g->opt.stats && !g->opt.check;
+}
+
+/* Before reading a line: match the batch if it is full, or if the read may wait. */
+static void before_line(struct glob_run *g)
+{
+	if (glob_matcher_full(g->m) ||
+	    (input.slow && g->m->nlines && !glob_input_has_line(&input)))
+		flush_batch(g);
+}
+
+static void grep_file(struct glob_run *g, const char *path)
+{
+	size_t len;
+	int rc = 0, err;
+
+	err = glob_input_open(&input, path);
+	if (err) {
+		file_error(g, path, err);
+		return;
+	}
+	g->r.file = input.name;
+	for (;;) {
+		before_line(g);
+		if (g->stop || file_answered(g))
+			break;
+		rc = glob_input_line(&input, glob_matcher_slot(g->m), GLOB_CLI_LINE_MAX, &len);
+		if (rc <= 0)
+			break;
+		glob_matcher_add(g->m, len, input.line_no, input.binary);
+	}
+	flush_batch(g);
+	if (!g->stop) {
+		if (rc < 0)
+			file_error(g, input.name, rc);
+		err = glob_report_file_done(&g->r);
+		if (err)
+			write_error(g, err);
+	}
+	glob_input_close(&input);
+}
+
+/* Standard output's last bytes may fail to go out only now (> /dev/full). */
+static int close_stdout(void)
+{
+	errno = 0;
+	if (fclose(stdout) == 0)
+		return 0;
+	return errno ? -errno : -EIO;
+}
+
+static int exit_status(const struct glob_run *g)
+{
+	if (g->opt.quiet && g->r.selected)
+		return GLOB_SELECTED;	/* as grep -q: even after an error */
+	if (g->trouble || g->r.cut_pairs || g->r.disagreements)
+		return GLOB_TROUBLE;
+	return g->r.selected ? GLOB_SELECTED : GLOB_NONE;
+}
+
+static void free_patterns(struct glob_opts *o)
+{
+	size_t j;
+
+	for (j = 0; j < o->npatterns; j++)
+		free(o->patterns[j]);
+	free(o->patterns);
 }
 
 int cmd_glob(int argc, char **argv)
 {
-	struct options opt = { 0 };
-	static struct state s;
-	FILE *in = stdin;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int j, err, status = 0;
+	struct glob_run g = { .m = &matcher };
+	char *stdin_only[] = { "-" };
+	char **files;
+	int nfiles, i, rc;
 
-	if (parse(argc, argv, &opt))
-		return 2;
-	if (opt.file && !(in = fopen(opt.file, "r"))) {
-		fprintf(stderr, "arenakit glob: %s: %s\n", opt.file, strerror(errno));
-		return 2;
+	rc = parse(argc, argv, &g.opt);
+	if (rc) {
+		free_patterns(&g.opt);
+		if (rc < 0)
+			return GLOB_TROUBLE;	/* the message is out */
+		rc = close_stdout();	/* after --help */
+		if (rc)
+			write_error(&g, rc);
+		return rc ? GLOB_TROUBLE : 0;
 	}
-	s.opt = &opt;
-	s.line_no = 1;
-	s.skel = glob_cli__open();
-	if (!s.skel || (err = arenakit_load_skeleton(s.skel->skeleton))) {
-		fprintf(stderr, "arenakit glob: cannot load the matcher\n");
-		status = 2;
+	files = optind < argc ? argv + optind : stdin_only;
+	nfiles = optind < argc ? argc - optind : 1;
+	if (glob_report_init(&g.r, &g.opt)) {
+		glob_error("out of memory for --stats");
+		g.trouble = true;
 		goto out;
 	}
-	s.skel->bss->pattern_count = opt.npatterns;
-	for (j = 0; j < opt.npatterns; j++) {
-		size_t plen = strlen(opt.patterns[j]);
-
-		if (plen > MAX_PATTERN) {
-			fprintf(stderr, "arenakit glob: pattern %d ('%.40s...') is %zu bytes, over %d\n",
-				j + 1, opt.patterns[j], plen, MAX_PATTERN);
-			status = 2;
-			goto out;
-		}
-		if (unclosed_class(opt.patterns[j]))
-			fprintf(stderr, "arenakit glob: note: pattern '%s' has a '[' that opens no "
-				"class; it matches a literal '[' (as lib/glob.c does)\n",
-				opt.patterns[j]);
-		memcpy(s.skel->arena->cli_text + s.text_used, opt.patterns[j], plen + 1);
-		s.skel->arena->cli_pattern[j] = s.skel->arena->cli_text + s.text_used;
-		s.text_used += plen + 1;
+	if (glob_matcher_open(g.m, g.opt.patterns, g.opt.npatterns,
+			      g.opt.stats || g.opt.check)) {
+		g.trouble = true;
+		goto out;
 	}
-	s.pattern_bytes = s.text_used;
-	while ((len = getline(&line, &cap, in)) >= 0) {
-		if (len && line[len - 1] == '\n')
-			line[--len] = '\0';
-		if (len > MAX_LINE) {
-			fprintf(stderr, "arenakit glob: %s: line %llu is %zd bytes, over %d\n",
-				opt.file ? opt.file : "stdin", s.line_no + s.nlines, len, MAX_LINE);
-			status = 2;
-			break;
-		}
-		if (add_line(&s, line, len)) {
-			status = 2;
-			break;
-		}
-		line = NULL;	/* the batch owns it now */
-		cap = 0;
-	}
-	free(line);
-	if (flush(&s))
-		status = 2;
-	if (opt.stats)
-		print_stats(&s);
-	else if (opt.count)
-		printf("%llu\n", s.selected);
-	if ((opt.check && s.disagreements) || s.cut_pairs)
-		status = 2;
-	else if (!status)
-		status = s.selected ? 0 : 1;
+	g.r.prefix = g.opt.with_filename == 1 || (g.opt.with_filename < 0 && nfiles > 1);
+	for (i = 0; i < nfiles && !g.stop; i++)
+		grep_file(&g, files[i]);
+	if (!g.stop && !g.opt.quiet)
+		glob_report_summary(&g.r, g.m);
 out:
-	glob_cli__destroy(s.skel);	/* NULL-safe */
-	if (in != stdin)
-		fclose(in);
-	return status;
+	rc = close_stdout();
+	if (rc && !g.stop)
+		write_error(&g, rc);
+	glob_matcher_close(g.m);
+	glob_report_free(&g.r);
+	free_patterns(&g.opt);
+	return exit_status(&g);
 }

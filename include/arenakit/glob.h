@@ -10,11 +10,13 @@
  *            after it is an ordinary character
  *   \c       the character c itself
  *
- * The whole string must match. Matching backtracks to the last '*' only, so
- * its cost is at most (pattern length) x (string length) steps, each bounded
- * by may_goto. The result has three values:
+ * The whole string must match: up to its NUL (ak_glob_match), or exactly
+ * its length in bytes, NULs included (ak_glob_match_len). Matching
+ * backtracks to the last '*' only, so its cost is at most (pattern length)
+ * x (string length) steps, each bounded by may_goto (plus the string's
+ * length, to find the NUL of a C string). The result has three values:
  *
- *   1  match      0  no match      -ARENA_EBUDGET  the loop budget ran out
+ *   1  match      0  no match      -AK_EBUDGET  the loop budget ran out
  *
  * never a guess: a cut match says so.
  */
@@ -26,10 +28,10 @@
 /*
  * Match one class, pat pointing just past its '['. Returns 1 or 0 with
  * *@after set past the closing ']', -1 if the class is malformed (the '['
- * is then an ordinary character), or -ARENA_EBUDGET.
+ * is then an ordinary character), or -AK_EBUDGET.
  */
-static inline int __arena_glob_class(const char __arena *pat, unsigned char c,
-				     const char __arena **after)
+static inline int __ak_glob_class(const char __arena *pat, unsigned char c,
+				  const char __arena **after)
 {
 	int negate = *pat == '!', found = 0;
 	const char __arena *span = pat + negate;
@@ -55,34 +57,45 @@ static inline int __arena_glob_class(const char __arena *pat, unsigned char c,
 	*after = span;
 	return found != negate;
 cut:
-	return -ARENA_EBUDGET;
+	return -AK_EBUDGET;
 }
 
-/**
- * arena_glob_match_len - match at most @len bytes of @str against @pat
- * @pat: NUL-terminated pattern
- * @str: the string; it ends at @len bytes or at a NUL, whichever comes first
- * @len: the string's length bound
- *
- * Return: 1 on a match, 0 on none, -ARENA_EBUDGET if the budget ran out.
+/*
+ * A length that means "up to the first NUL": what ak_glob_match() passes,
+ * and what a caller of ak_glob_match_call() passes for a C string. No real
+ * string is this long.
  */
-static inline int arena_glob_match_len(const char __arena *pat, const char __arena *str,
-				       unsigned long long len)
+#define AK_GLOB_NUL_TERMINATED (~0ULL >> 1)
+
+/*
+ * The matcher: the string is exactly @len bytes, and a NUL among them is
+ * an ordinary byte that only '?', '*' or a negated class matches (no
+ * pattern byte is NUL, and a range never starts at NUL). Past the end the
+ * "character" is __AK_GLOB_END, which no byte equals: every test of the
+ * end is a test of c, as lib/glob.c tests c == '\0', and the verifier
+ * sees one more value of c, not a new comparison of indexes (which, tried,
+ * multiplied its states by ten).
+ */
+#define __AK_GLOB_END 256
+
+static inline int __ak_glob_match(const char __arena *pat, const char __arena *str,
+				  unsigned long long len)
 {
 	const char __arena *star_pat = 0, *next;
 	/* Indexes into str, started opaque so the verifier does not track them. */
-	unsigned long long at = arena_opaque_zero(), star_at = at;
-	unsigned char c, p;
+	unsigned long long at = ak_opaque_zero(), star_at = at;
+	unsigned int c;	/* a byte of str, or __AK_GLOB_END past its end */
+	unsigned char p;
 	int in_class;
 
 	for (;;) {
 		cond_break_label(cut);
-		c = at < len ? str[at] : 0;
+		c = at < len ? str[at] : __AK_GLOB_END;
 		p = *pat++;
 		at++;
 		switch (p) {
 		case '?':
-			if (!c)
+			if (c == __AK_GLOB_END)
 				return 0;
 			continue;
 		case '*':
@@ -93,11 +106,11 @@ static inline int arena_glob_match_len(const char __arena *pat, const char __are
 			star_at = --at;
 			continue;
 		case '[':
-			if (!c)
+			if (c == __AK_GLOB_END)
 				return 0;
-			in_class = __arena_glob_class(pat, c, &next);
-			if (in_class == -ARENA_EBUDGET)
-				return -ARENA_EBUDGET;
+			in_class = __ak_glob_class(pat, c, &next);
+			if (in_class == -AK_EBUDGET)
+				return -AK_EBUDGET;
 			if (in_class == 1) {
 				pat = next;
 				continue;
@@ -109,90 +122,140 @@ static inline int arena_glob_match_len(const char __arena *pat, const char __are
 			p = *pat++;
 			break;
 		}
-		/* A literal character, or the terminating NUL. */
-		if (c == p) {
-			if (!p)
+		/* A literal byte; or the pattern's end, which only the string's end matches. */
+		if (!p) {
+			if (c == __AK_GLOB_END)
 				return 1;
+		} else if (c == p) {
 			continue;
 		}
 mismatch:
-		if (!c || !star_pat)
+		if (c == __AK_GLOB_END || !star_pat)
 			return 0;
 		pat = star_pat;
 		at = ++star_at;
 	}
 cut:
-	return -ARENA_EBUDGET;
+	return -AK_EBUDGET;
+}
+
+/*
+ * The length of the NUL-terminated @str, or -AK_EBUDGET. Matching a C
+ * string is matching its strlen() bytes: one matcher serves both forms, so
+ * the verifier checks it once.
+ */
+static inline long long __ak_glob_strlen(const char __arena *str)
+{
+	unsigned long long n = ak_opaque_zero();
+
+	for (;;) {
+		cond_break_label(cut);
+		if (!str[n])
+			return n;
+		n++;
+	}
+cut:
+	return -AK_EBUDGET;
 }
 
 /**
- * arena_glob_match - match the NUL-terminated @str against @pat
+ * ak_glob_match_len - match exactly @len bytes of @str against @pat
+ * @pat: NUL-terminated pattern
+ * @str: the string; @len bytes are read, and a NUL among them is an
+ *       ordinary byte (only '?', '*' or a negated class matches it)
+ * @len: the string's length; AK_GLOB_NUL_TERMINATED means it ends at its
+ *       first NUL instead, as for ak_glob_match()
  *
- * Return: 1 on a match, 0 on none, -ARENA_EBUDGET if the budget ran out.
+ * Lines read from a file may hold NUL bytes: give their length, and the
+ * match sees the whole line.
+ *
+ * Return: 1 on a match, 0 on none, -AK_EBUDGET if the budget ran out.
  */
-static inline int arena_glob_match(const char __arena *pat, const char __arena *str)
+static inline int ak_glob_match_len(const char __arena *pat, const char __arena *str,
+				    unsigned long long len)
 {
-	return arena_glob_match_len(pat, str, ~0ULL >> 1);
+	long long n;
+
+	if (len == AK_GLOB_NUL_TERMINATED) {
+		n = __ak_glob_strlen(str);
+		if (n < 0)
+			return -AK_EBUDGET;
+		len = n;
+	}
+	return __ak_glob_match(pat, str, len);
 }
 
-#define ARENA_GLOB_MAX_PATTERNS 32
+/**
+ * ak_glob_match - match the NUL-terminated @str against @pat
+ * @pat: NUL-terminated pattern
+ * @str: NUL-terminated string
+ *
+ * Return: 1 on a match, 0 on none, -AK_EBUDGET if the budget ran out.
+ */
+static inline int ak_glob_match(const char __arena *pat, const char __arena *str)
+{
+	return ak_glob_match_len(pat, str, AK_GLOB_NUL_TERMINATED);
+}
+
+#define AK_GLOB_MAX_PATTERNS 32
 
 #ifdef __BPF__
 /*
  * The batch calls the matcher through this global function: the verifier
  * checks it once, on its own (inlined into the batch loop, the matcher's
  * states multiply past the verifier's limit), and each call gets a fresh
- * loop budget. __weak: several objects may include this header.
+ * loop budget. @len is as for ak_glob_match_len(): a length, or
+ * AK_GLOB_NUL_TERMINATED. __weak: several objects may include this header.
  */
-__weak __noinline int arena_glob_match_call(const char __arena *pat __arg_arena,
-					    const char __arena *str __arg_arena,
-					    unsigned long long len)
+__weak __noinline int ak_glob_match_call(const char __arena *pat __arg_arena,
+					 const char __arena *str __arg_arena,
+					 unsigned long long len)
 {
-	return arena_glob_match_len(pat, str, len);
+	return ak_glob_match_len(pat, str, len);
 }
 #else
-static inline int arena_glob_match_call(const char *pat, const char *str, unsigned long long len)
+static inline int ak_glob_match_call(const char *pat, const char *str, unsigned long long len)
 {
-	return arena_glob_match_len(pat, str, len);
+	return ak_glob_match_len(pat, str, len);
 }
 #endif
 
 /**
- * arena_glob_match_batch - match N strings against M patterns
- * @patterns: @npatterns pattern pointers (at most ARENA_GLOB_MAX_PATTERNS)
+ * ak_glob_match_batch - match N strings against M patterns
+ * @patterns: @npatterns pattern pointers (at most AK_GLOB_MAX_PATTERNS)
  * @npatterns: number of patterns
  * @strings: @nstrings string pointers
- * @lengths: each string's length bound (see arena_glob_match_len)
+ * @lengths: each string's length in bytes, NULs included (see ak_glob_match_len)
  * @nstrings: number of strings
  * @matched: per string, bit j set if it matches pattern j
  * @cut: per string, bit j set if the loop budget cut that match (no answer)
  * @next: the first string to do; on return, where the next call goes on
  *
- * Return: 0 when every string is done; -ARENA_EBUDGET if this call's loop
+ * Return: 0 when every string is done; -AK_EBUDGET if this call's loop
  * ran out first (call again, in the next program run, with the same @next);
  * -EINVAL for too many patterns.
  */
-static inline int arena_glob_match_batch(const char __arena *const __arena *patterns,
-					 unsigned int npatterns,
-					 const char __arena *const __arena *strings,
-					 const unsigned int __arena *lengths, unsigned int nstrings,
-					 unsigned int __arena *matched, unsigned int __arena *cut,
-					 unsigned int *next)
+static inline int ak_glob_match_batch(const char __arena *const __arena *patterns,
+				      unsigned int npatterns,
+				      const char __arena *const __arena *strings,
+				      const unsigned int __arena *lengths, unsigned int nstrings,
+				      unsigned int __arena *matched, unsigned int __arena *cut,
+				      unsigned int *next)
 {
-	unsigned int i = *next + (unsigned int)arena_opaque_zero(), j, yes, cut_bits;
+	unsigned int i = *next + (unsigned int)ak_opaque_zero(), j, yes, cut_bits;
 	int result;
 
-	if (npatterns > ARENA_GLOB_MAX_PATTERNS)
+	if (npatterns > AK_GLOB_MAX_PATTERNS)
 		return -EINVAL;
 	while (i < nstrings) {
 		if (!can_loop)
 			goto stop;
 		yes = 0;
 		cut_bits = 0;
-		for (j = (unsigned int)arena_opaque_zero(); j < npatterns; j++) {
+		for (j = (unsigned int)ak_opaque_zero(); j < npatterns; j++) {
 			if (!can_loop)
 				goto stop;
-			result = arena_glob_match_call(patterns[j], strings[i], lengths[i]);
+			result = ak_glob_match_call(patterns[j], strings[i], lengths[i]);
 			if (result == 1)
 				yes |= 1u << (j & 31);
 			else if (result < 0)
@@ -206,7 +269,7 @@ static inline int arena_glob_match_batch(const char __arena *const __arena *patt
 	return 0;
 stop:
 	*next = i;
-	return -ARENA_EBUDGET;
+	return -AK_EBUDGET;
 }
 
 #endif /* __ARENAKIT_GLOB_H */

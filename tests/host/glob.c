@@ -29,7 +29,7 @@ Test(glob_host, kernel_globtest_vectors)
 		pat = want + strlen(want) + 1;
 		str = pat + strcspn(pat, "\t");
 		*str++ = '\0';
-		cr_expect_eq(arena_glob_match(pat, str), atoi(want), "\"%s\" vs \"%s\"", pat, str);
+		cr_expect_eq(ak_glob_match(pat, str), atoi(want), "\"%s\" vs \"%s\"", pat, str);
 		n++;
 	}
 	fclose(f);
@@ -40,23 +40,23 @@ Test(glob_host, length_bound_ends_the_string)
 {
 	const char buf[] = "abcXYZ";
 
-	cr_expect_eq(arena_glob_match_len("abc", buf, 3), 1);
-	cr_expect_eq(arena_glob_match_len("abc*", buf, 3), 1);
-	cr_expect_eq(arena_glob_match_len("abc?", buf, 3), 0);
-	cr_expect_eq(arena_glob_match_len("*Y*", buf, 4), 0);
-	cr_expect_eq(arena_glob_match_len("*Y*", buf, 5), 1);
-	cr_expect_eq(arena_glob_match_len("", buf, 0), 1);
+	cr_expect_eq(ak_glob_match_len("abc", buf, 3), 1);
+	cr_expect_eq(ak_glob_match_len("abc*", buf, 3), 1);
+	cr_expect_eq(ak_glob_match_len("abc?", buf, 3), 0);
+	cr_expect_eq(ak_glob_match_len("*Y*", buf, 4), 0);
+	cr_expect_eq(ak_glob_match_len("*Y*", buf, 5), 1);
+	cr_expect_eq(ak_glob_match_len("", buf, 0), 1);
 }
 
 Test(glob_host, kernel_specific_corners)
 {
-	cr_expect_eq(arena_glob_match("[", "["), 1, "an unclosed class is a literal '['");
-	cr_expect_eq(arena_glob_match("[a-", "[a-"), 1);
-	cr_expect_eq(arena_glob_match("\\*", "*"), 1);
-	cr_expect_eq(arena_glob_match("\\*", "a"), 0);
-	cr_expect_eq(arena_glob_match("*", "a/b/.c"), 1, "no special '/' or leading '.'");
-	cr_expect_eq(arena_glob_match("[^a]", "^"), 1, "'^' does not negate");
-	cr_expect_eq(arena_glob_match("[z-a]", "m"), 0, "a reversed range matches nothing");
+	cr_expect_eq(ak_glob_match("[", "["), 1, "an unclosed class is a literal '['");
+	cr_expect_eq(ak_glob_match("[a-", "[a-"), 1);
+	cr_expect_eq(ak_glob_match("\\*", "*"), 1);
+	cr_expect_eq(ak_glob_match("\\*", "a"), 0);
+	cr_expect_eq(ak_glob_match("*", "a/b/.c"), 1, "no special '/' or leading '.'");
+	cr_expect_eq(ak_glob_match("[^a]", "^"), 1, "'^' does not negate");
+	cr_expect_eq(ak_glob_match("[z-a]", "m"), 0, "a reversed range matches nothing");
 }
 
 Test(glob_host, agrees_with_fnmatch)
@@ -70,9 +70,9 @@ Test(glob_host, agrees_with_fnmatch)
 		if (glob_known_difference(pat))
 			continue;
 		compared++;
-		if (arena_glob_match(pat, str) != !fnmatch(pat, str, 0) && disagree++ < 10)
+		if (ak_glob_match(pat, str) != !fnmatch(pat, str, 0) && disagree++ < 10)
 			cr_log_error("\"%s\" vs \"%s\": ours %d, fnmatch %d", pat, str,
-				     arena_glob_match(pat, str), !fnmatch(pat, str, 0));
+				     ak_glob_match(pat, str), !fnmatch(pat, str, 0));
 	}
 	cr_expect_eq(disagree, 0, "%d of %d pairs disagree", disagree, compared);
 	cr_expect_gt(compared, 100000, "only %d pairs compared", compared);
@@ -84,7 +84,7 @@ Test(glob_host, batch_matches_every_pair)
 	const char *strings[] = { "a.c", "dir/b.h", "Makefile", "x.cc" };
 	unsigned int lengths[] = { 3, 7, 8, 4 }, matched[4], cut[4], next = 0;
 
-	cr_assert_eq(arena_glob_match_batch(patterns, 3, strings, lengths, 4, matched, cut, &next), 0);
+	cr_assert_eq(ak_glob_match_batch(patterns, 3, strings, lengths, 4, matched, cut, &next), 0);
 	cr_expect_eq(next, 4);
 	cr_expect_eq(matched[0], 1u << 0);
 	cr_expect_eq(matched[1], 1u << 1);
@@ -92,6 +92,75 @@ Test(glob_host, batch_matches_every_pair)
 	cr_expect_eq(matched[3], 0);
 	cr_expect_eq(cut[0] | cut[1] | cut[2] | cut[3], 0);
 	next = 0;
-	cr_expect_eq(arena_glob_match_batch(patterns, 33, strings, lengths, 4, matched, cut, &next),
+	cr_expect_eq(ak_glob_match_batch(patterns, 33, strings, lengths, 4, matched, cut, &next),
 		     -EINVAL);
+}
+
+Test(glob_host, nul_is_an_ordinary_byte_within_len)
+{
+	const char s[] = "a\0c";	/* 3 bytes, the middle one NUL */
+
+	cr_expect_eq(ak_glob_match_len("a?c", s, 3), 1, "'?' matches a NUL");
+	cr_expect_eq(ak_glob_match_len("a*c", s, 3), 1, "'*' eats a NUL");
+	cr_expect_eq(ak_glob_match_len("*", s, 3), 1);
+	cr_expect_eq(ak_glob_match_len("a[!x]c", s, 3), 1, "a negated class matches a NUL");
+	cr_expect_eq(ak_glob_match_len("a[a-z]c", s, 3), 0, "a class does not");
+	cr_expect_eq(ak_glob_match_len("a", s, 3), 0, "the NUL does not end the string");
+	cr_expect_eq(ak_glob_match_len("a?", s, 3), 0);
+	cr_expect_eq(ak_glob_match_len("a??", s, 3), 1);
+	cr_expect_eq(ak_glob_match_len("*c", s, 3), 1);
+	cr_expect_eq(ak_glob_match_len("a\\", s, 3), 0, "a trailing '\\' is the pattern's end");
+	cr_expect_eq(ak_glob_match_len("a?", "a\0", 2), 1, "a trailing NUL is a byte too");
+	cr_expect_eq(ak_glob_match_len("a", "a\0", 2), 0);
+	cr_expect_eq(ak_glob_match_len("?", "", 1), 1, "a lone NUL byte");
+	cr_expect_eq(ak_glob_match_len("", "", 1), 0);
+}
+
+Test(glob_host, nul_terminated_forms_stop_at_nul)
+{
+	const char s[] = "a\0c";
+
+	cr_expect_eq(ak_glob_match("a", s), 1, "ak_glob_match ends at the NUL");
+	cr_expect_eq(ak_glob_match("a?c", s), 0);
+	cr_expect_eq(ak_glob_match_len("a", s, AK_GLOB_NUL_TERMINATED), 1);
+	cr_expect_eq(ak_glob_match_call("a*", s, AK_GLOB_NUL_TERMINATED), 1);
+	cr_expect_eq(ak_glob_match_call("a*c", s, AK_GLOB_NUL_TERMINATED), 0);
+	cr_expect_eq(ak_glob_match_call("a*c", s, 3), 1);
+}
+
+/*
+ * NUL is below every byte of the random alphabet, so no range covers it:
+ * matching a string with NULs must equal fnmatch(3) on the same string with
+ * each NUL replaced by another byte no pattern names (0x01).
+ */
+Test(glob_host, nul_bytes_agree_with_fnmatch_on_a_stand_in)
+{
+	unsigned int seed = GLOB_PAIRS_SEED + 1;
+	char pat[16], str[16], stand_in[16];
+	int pairs, compared = 0, with_nul = 0, disagree = 0;
+
+	for (pairs = 0; pairs < 100000; pairs++) {
+		size_t len, i;
+
+		glob_random_string(pat, GLOB_PAIRS_MAX_LEN, GLOB_PAIRS_ALPHABET, &seed);
+		/* 'Z' stands for NUL while generating: strlen still works. */
+		glob_random_string(str, GLOB_PAIRS_MAX_LEN, "abZ*?", &seed);
+		if (glob_known_difference(pat))
+			continue;
+		len = strlen(str);
+		for (i = 0; i < len; i++) {
+			stand_in[i] = str[i] == 'Z' ? '\x01' : str[i];
+			if (str[i] == 'Z')
+				str[i] = '\0';
+		}
+		stand_in[len] = '\0';
+		with_nul += memchr(str, '\0', len) != NULL;
+		compared++;
+		if (ak_glob_match_len(pat, str, len) != !fnmatch(pat, stand_in, 0) && disagree++ < 10)
+			cr_log_error("\"%s\" vs a %zu-byte string with NULs: ours %d, fnmatch %d",
+				     pat, len, ak_glob_match_len(pat, str, len),
+				     !fnmatch(pat, stand_in, 0));
+	}
+	cr_expect_eq(disagree, 0, "%d of %d pairs disagree", disagree, compared);
+	cr_expect_gt(with_nul, 30000, "only %d strings had a NUL", with_nul);
 }

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * What `arenakit glob` prints: selected lines with grep's prefixes, grep's
+ * "binary file matches" for a file with a NUL, per-file counts, the cut
+ * pairs and --check's disagreements with fnmatch(3) on standard error, and
+ * --stats: per-pattern counts and the throughput of the BPF matcher against
+ * the same header built natively and against fnmatch(3).
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/resource.h>
+
+#include "glob.h"
+
+/* Disagreements shown one by one; the rest are only counted. */
+#define GLOB_SHOW_DISAGREEMENTS 10
+/* Bytes of a pattern quoted in a message. */
+#define GLOB_QUOTE 40
+
+void glob_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(GLOB_NAME ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int glob_report_init(struct glob_report *r, const struct glob_opts *opt)
+{
+	memset(r, 0, sizeof(*r));
+	r->opt = opt;
+	if (opt->stats && opt->npatterns) {
+		r->per_pattern = calloc(opt->npatterns, sizeof(*r->per_pattern));
+		if (!r->per_pattern)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void glob_report_free(struct glob_report *r)
+{
+	free(r->per_pattern);
+	r->per_pattern = NULL;
+}
+
+static double seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Push stdout out now, so a write error stops the run early. */
+static int flush_stdout(void)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	return errno ? -errno : -EIO;
+}
+
+/* What follows a pattern quoted with %.*s: "..." if it was cut short. */
+static const char *ellipsis(const char *pat)
+{
+	return strlen(pat) > GLOB_QUOTE ? "..." : "";
+}
+
+/* --check: fnmatch(3) on the same pair. It stops at a NUL, so such lines are skipped. */
+static void check_pair(struct glob_report *r, const struct glob_matcher *m,
+		       const struct glob_line *l, size_t pattern, bool bpf)
+{
+	const char *pat = m->patterns[pattern];
+
+	if (l->nul) {
+		r->unchecked++;
+		return;
+	}
+	r->checked++;
+	if (bpf == !fnmatch(pat, glob_matcher_text(m, l), 0))
+		return;
+	if (r->disagreements++ < GLOB_SHOW_DISAGREEMENTS)
+		glob_error("fnmatch(3) disagrees: %s:%llu, pattern %zu ('%.*s%s'): BPF says %s",
+			   r->file, l->no, pattern + 1, GLOB_QUOTE, pat, ellipsis(pat),
+			   bpf ? "match" : "no match");
+}
+
+/**
+ * glob_report_group - take in one group's answers for the live lines
+ * @r: the report
+ * @m: the matcher, its arena holding the answers of the last run
+ * @first: the group's first pattern
+ * @n: the group's size
+ * @nlive: how many lines the group matched (m->live[0..nlive))
+ */
+void glob_report_group(struct glob_report *r, const struct glob_matcher *m, size_t first,
+		       unsigned int n, unsigned int nlive)
+{
+	const struct glob_cli_arena *a = m->arena;
+	unsigned int i, j, yes, cut;
+	const char *pat;
+
+	r->pairs += (unsigned long long)nlive * n;
+	for (i = 0; i < nlive; i++) {
+		const struct glob_line *l = &m->line[m->live[i]];
+
+		yes = a->matched[i];
+		cut = a->cut[i];
+		if (!cut && !r->per_pattern && !r->opt->check)
+			continue;
+		for (j = 0; j < n; j++) {
+			if (cut >> j & 1) {
+				/* No answer is not "no match": say so, and exit 2. */
+				r->cut_pairs++;
+				pat = m->patterns[first + j];
+				glob_error("%s:%llu: matching pattern %zu ('%.*s%s') ran out of "
+					   "the loop budget: no answer", r->file, l->no,
+					   first + j + 1, GLOB_QUOTE, pat, ellipsis(pat));
+				continue;
+			}
+			if (r->per_pattern)
+				r->per_pattern[first + j] += yes >> j & 1;
+			if (r->opt->check)
+				check_pair(r, m, l, first + j, yes >> j & 1);
+		}
+	}
+}
+
+static void print_line(const struct glob_report *r, const struct glob_matcher *m,
+		       const struct glob_line *l)
+{
+	if (r->prefix)
+		printf("%s:", r->file);
+	if (r->opt->line_numbers)
+		printf("%llu:", l->no);
+	fwrite(glob_matcher_text(m, l), 1, l->len, stdout);
+	putchar('\n');
+}
+
+/* --stats: the same pairs through the natively built header and fnmatch(3). */
+static void time_batch(struct glob_report *r, const struct glob_matcher *m)
+{
+	volatile int sink = 0;
+	unsigned int i;
+	size_t j;
+	double start;
+
+	start = seconds();
+	for (i = 0; i < m->nlines; i++)
+		for (j = 0; j < m->npatterns; j++)
+			sink += ak_glob_match_len(m->patterns[j], glob_matcher_text(m, &m->line[i]),
+						  m->line[i].len);
+	r->native_s += seconds() - start;
+	start = seconds();
+	for (i = 0; i < m->nlines; i++)
+		for (j = 0; j < m->npatterns; j++)
+			sink += !fnmatch(m->patterns[j], glob_matcher_text(m, &m->line[i]), 0);
+	r->fnmatch_s += seconds() - start;
+	(void)sink;
+}
+
+/**
+ * glob_report_batch - count and print the batch's selected lines
+ * @r: the report
+ * @m: the matcher, after glob_matcher_run()
+ *
+ * A file that showed a NUL gets one "binary file matches" line instead of
+ * its selected lines, as in grep, unless -a.
+ *
+ * Return: 0, or a negative errno if writing failed.
+ */
+int glob_report_batch(struct glob_report *r, const struct glob_matcher *m)
+{
+	const struct glob_opts *o = r->opt;
+	bool print = !o->quiet && !o->count && !o->stats;
+	unsigned int i;
+
+	for (i = 0; i < m->nlines; i++) {
+		const struct glob_line *l = &m->line[i];
+
+		if (l->matched == o->invert)
+			continue;
+		r->selected++;
+		r->file_selected++;
+		if (!print)
+			continue;
+		if (l->binary && !o->text) {
+			if (!r->binary_said)
+				printf("%s: %s: binary file matches\n", GLOB_NAME, r->file);
+			r->binary_said = true;
+			continue;
+		}
+		print_line(r, m, l);
+	}
+	r->lines += m->nlines;
+	if (o->stats)
+		time_batch(r, m);
+	return print ? flush_stdout() : 0;
+}
+
+/**
+ * glob_report_file_done - the current file is read: -c prints its count
+ * @r: the report
+ *
+ * Return: 0, or a negative errno if writing failed.
+ */
+int glob_report_file_done(struct glob_report *r)
+{
+	const struct glob_opts *o = r->opt;
+	int err = 0;
+
+	if (o->count && !o->quiet && !o->stats) {
+		if (r->prefix)
+			printf("%s:", r->file);
+		printf("%llu\n", r->file_selected);
+		err = flush_stdout();
+	}
+	r->file_selected = 0;
+	r->binary_said = false;
+	return err;
+}
+
+static void print_rate(const char *what, double s, unsigned long long pairs, double bpf_s)
+{
+	printf("%-8s %.3f s, %.2f M pairs/s", what, s, s > 0 ? pairs / s / 1e6 : 0.0);
+	if (bpf_s > 0 && s > 0)
+		printf(" (BPF takes %.2fx its time)", bpf_s / s);
+	putchar('\n');
+}
+
+static void print_check(struct glob_report *r, FILE *out)
+{
+	if (r->disagreements)
+		fprintf(out, "fnmatch(3): DISAGREES on %llu of %llu pairs checked",
+			r->disagreements, r->checked);
+	else
+		fprintf(out, "fnmatch(3): agrees on all %llu pairs checked", r->checked);
+	if (r->unchecked)
+		fprintf(out, " (%llu unchecked: lines with a NUL)", r->unchecked);
+	fputc('\n', out);
+}
+
+static void print_stats(struct glob_report *r, const struct glob_matcher *m)
+{
+	double bpf_s = glob_matcher_elapsed_ns(m) / 1e9;
+	struct rusage ru;
+	size_t j;
+
+	for (j = 0; j < m->npatterns; j++)
+		printf("%10llu  %s\n", r->per_pattern[j], m->patterns[j]);
+	printf("%llu lines x %zu patterns = %llu pairs\n", r->lines, m->npatterns,
+	       r->lines * m->npatterns);
+	printf("%-8s %.3f s in the matcher, %.2f M pairs/s (%llu runs)\n", "BPF:", bpf_s,
+	       bpf_s > 0 ? r->pairs / bpf_s / 1e6 : 0.0, m->runs);
+	print_rate("native:", r->native_s, r->pairs, bpf_s);
+	print_rate("fnmatch:", r->fnmatch_s, r->pairs, bpf_s);
+	if (r->opt->check)
+		print_check(r, stdout);
+	if (!getrusage(RUSAGE_SELF, &ru))
+		printf("%-8s %ld KiB peak resident\n", "memory:", ru.ru_maxrss);
+}
+
+/* At the end: --stats on stdout, or --check's verdict on stderr. */
+void glob_report_summary(struct glob_report *r, const struct glob_matcher *m)
+{
+	if (r->opt->stats) {
+		print_stats(r, m);
+	} else if (r->opt->check) {
+		fputs(GLOB_NAME ": ", stderr);
+		print_check(r, stderr);
+	}
+}
