@@ -281,6 +281,19 @@ static inline void __ak_list_cursor_save(struct ak_list_cursor *cursor, struct a
 	cursor->seen = seen;
 }
 
+/* End a walk: keep the position of a cut one, reset the cursor otherwise. */
+static inline long long __ak_list_walk_end(struct ak_list_cursor *cursor,
+					   struct ak_list __arena *list,
+					   struct ak_list_node __arena *pos,
+					   unsigned long long seen, long long status)
+{
+	if (status == -AK_EBUDGET)
+		__ak_list_cursor_save(cursor, list, pos, seen);
+	else
+		__ak_list_cursor_reset(cursor);
+	return status;
+}
+
 /**
  * ak_list_count - count the nodes of @list by walking it
  * @list: the list
@@ -315,14 +328,11 @@ static inline long long ak_list_count(struct ak_list __arena *list, struct ak_li
 	__ak_list_cursor_reset(cursor);
 	return seen;
 cut:
-	__ak_list_cursor_save(cursor, list, pos, seen);
-	return -AK_EBUDGET;
+	return __ak_list_walk_end(cursor, list, pos, seen, -AK_EBUDGET);
 stale:
-	__ak_list_cursor_reset(cursor);
-	return -AK_ESTALE;
+	return __ak_list_walk_end(cursor, list, pos, 0, -AK_ESTALE);
 fault:
-	__ak_list_cursor_reset(cursor);
-	return -EFAULT;
+	return __ak_list_walk_end(cursor, list, pos, 0, -EFAULT);
 }
 
 /* The byte offset of an entry's 64-bit @key from its list node @member. */
@@ -371,14 +381,11 @@ static inline int ak_list_find(struct ak_list __arena *list, long key_offset,
 	__ak_list_cursor_reset(cursor);
 	return 0;
 cut:
-	__ak_list_cursor_save(cursor, list, pos, seen);
-	return -AK_EBUDGET;
+	return __ak_list_walk_end(cursor, list, pos, seen, -AK_EBUDGET);
 stale:
-	__ak_list_cursor_reset(cursor);
-	return -AK_ESTALE;
+	return __ak_list_walk_end(cursor, list, pos, 0, -AK_ESTALE);
 fault:
-	__ak_list_cursor_reset(cursor);
-	return -EFAULT;
+	return __ak_list_walk_end(cursor, list, pos, 0, -EFAULT);
 }
 
 /**
@@ -434,14 +441,11 @@ static inline int ak_list_check(struct ak_list __arena *list, struct ak_list_cur
 	}
 	return 0;
 cut:
-	__ak_list_cursor_save(cursor, list, pos, seen);
-	return -AK_EBUDGET;
+	return __ak_list_walk_end(cursor, list, pos, seen, -AK_EBUDGET);
 stale:
-	__ak_list_cursor_reset(cursor);
-	return -AK_ESTALE;
+	return __ak_list_walk_end(cursor, list, pos, 0, -AK_ESTALE);
 fault:
-	__ak_list_cursor_reset(cursor);
-	return -EFAULT;
+	return __ak_list_walk_end(cursor, list, pos, 0, -EFAULT);
 }
 
 /**
