@@ -237,8 +237,8 @@ static inline void __arena *__ak_alloc_fail(int err, int *errp)
 	return 0;
 }
 
-static inline void __ak_page_push(struct __ak_page __arena *__arena *head, struct __ak_page __arena *page,
-				  unsigned char list)
+static inline void __ak_page_push(struct __ak_page __arena *__arena *head,
+				  struct __ak_page __arena *page, unsigned char list)
 {
 	page->list = list;
 	page->next = *head;

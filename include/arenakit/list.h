@@ -272,7 +272,8 @@ static inline void __ak_list_cursor_reset(struct ak_list_cursor *cursor)
 	cursor->seen = 0;
 }
 
-static inline void __ak_list_cursor_save(struct ak_list_cursor *cursor, struct ak_list __arena *list,
+static inline void __ak_list_cursor_save(struct ak_list_cursor *cursor,
+					 struct ak_list __arena *list,
 					 struct ak_list_node __arena *pos, unsigned long long seen)
 {
 	cursor->pos = pos;
