@@ -72,7 +72,7 @@ help:
 	@echo '                  FILTER=suite/test  run only matching Criterion tests'
 	@echo '                  KERNEL=stock       use the unpatched 6.12 kernel'
 	@echo "make run        boot the VM: arenakit info, then glob over the kernel's file list"
-	@echo "                  ARGS='glob -f FILE PATTERN'  run any arenakit command instead"
+	@echo "                  ARGS='glob PATTERN FILE'  run any arenakit command instead"
 	@echo "make vm CMD='...'  boot the VM and run a shell command in it"
 	@echo '                  SMP=2 MEM=2G ACCEL=auto|tcg|kvm VM_TIMEOUT=900'
 	@echo 'make deps       install the Debian packages only'

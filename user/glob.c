@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "glob.h"
+#include "glob_tool.h"
 
 /* Exit statuses, grep's. */
 #define GLOB_SELECTED 0
@@ -58,7 +58,8 @@ static void usage(FILE *out)
 		"                (the default puts it when there is more than one FILE)\n"
 		"  -s            no messages about nonexistent or unreadable files\n"
 		"  -a            print the lines of a file with NUL bytes, NULs included;\n"
-		"                without -a such a file prints \"binary file matches\"\n"
+		"                without -a such a file says \"binary file matches\" on\n"
+		"                standard error instead\n"
 		"  --check       also run fnmatch(3) on every line and pattern, report\n"
 		"                disagreements (lines with a NUL are not checked)\n"
 		"  --stats       instead of lines: per-pattern counts, lines x patterns =\n"

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <sys/resource.h>
 
-#include "glob.h"
+#include "glob_tool.h"
 
 /* Disagreements shown one by one; the rest are only counted. */
 #define GLOB_SHOW_DISAGREEMENTS 10
@@ -192,8 +192,10 @@ int glob_report_batch(struct glob_report *r, const struct glob_matcher *m)
 		if (!print)
 			continue;
 		if (l->binary && !o->text) {
+			/* On standard error, as grep does since 3.5. */
 			if (!r->binary_said)
-				printf("%s: %s: binary file matches\n", GLOB_NAME, r->file);
+				fprintf(stderr, "%s: %s: binary file matches\n", GLOB_NAME,
+					r->file);
 			r->binary_said = true;
 			continue;
 		}

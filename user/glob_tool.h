@@ -10,8 +10,8 @@
  *
  * Limits and the arena layout are shared with the BPF side in glob_cli.h.
  */
-#ifndef ARENAKIT_USER_GLOB_H
-#define ARENAKIT_USER_GLOB_H
+#ifndef ARENAKIT_USER_GLOB_TOOL_H
+#define ARENAKIT_USER_GLOB_TOOL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -115,4 +115,4 @@ int glob_report_file_done(struct glob_report *r);
 void glob_report_summary(struct glob_report *r, const struct glob_matcher *m);
 void glob_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-#endif /* ARENAKIT_USER_GLOB_H */
+#endif /* ARENAKIT_USER_GLOB_TOOL_H */
