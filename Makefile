@@ -150,6 +150,7 @@ $(TOOL): $(TOOL_OBJS)
 # list's logic is exercised natively there, so memory errors fail the test.
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 $(HOST_TEST_OBJS): CFLAGS += $(SANITIZE)
+HOST_TEST_ENV := ARENAKIT_KDIR=$(KDIR) LSAN_OPTIONS=suppressions=tests/host/lsan.supp
 $(HOST_TESTS): $(HOST_TEST_OBJS) $(LOADER_OBJS)
 	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ -lcriterion $(LDLIBS) -ldl \
 		-Wl,--export-dynamic-symbol=syscall
@@ -161,14 +162,14 @@ $(GUEST_TESTS): $(GUEST_TEST_OBJS) $(LOADER_OBJS)
 _test: _all
 	@rc=0; \
 	echo '== host tests'; \
-	ARENAKIT_KDIR=$(KDIR) $(HOST_TESTS) $(TEST_ARGS) 2>&1 | tee $(BUILD)/host-tests.log || rc=1; \
+	$(HOST_TEST_ENV) $(HOST_TESTS) $(TEST_ARGS) 2>&1 | tee $(BUILD)/host-tests.log || rc=1; \
 	echo '== guest tests (QEMU)'; \
 	kernel/vm '$(GUEST_TESTS) $(TEST_ARGS) 2>&1' 2>&1 | tee $(BUILD)/guest-tests.log || rc=1; \
 	tests/summary.sh $(BUILD)/host-tests.log $(BUILD)/guest-tests.log || rc=1; \
 	exit $$rc
 
 host-test: $(HOST_TESTS)
-	ARENAKIT_KDIR=$(KDIR) $(HOST_TESTS) $(TEST_ARGS) 2>&1
+	$(HOST_TEST_ENV) $(HOST_TESTS) $(TEST_ARGS) 2>&1
 
 guest-test: _all
 	kernel/vm '$(GUEST_TESTS) $(TEST_ARGS) 2>&1'
