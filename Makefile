@@ -122,6 +122,9 @@ $(BUILD)/tests/guest/%.bpf.o: tests/guest/%.bpf.c $(KSTAMP)
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -Itests -MMD -MP -c $< -o $@
 
+# Keep the objects the skeletons come from: tests read them (bpf_objects.c).
+.SECONDARY: $(BPF_OBJS)
+
 # This one includes the 6.12 selftests' arena headers beside ours.
 $(BUILD)/tests/guest/combined.bpf.o: BPF_CFLAGS += -I$(KDIR)/src/tools/testing/selftests/bpf
 
