@@ -1,0 +1,992 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * arenakit/htab.h - a hash table with chains in the arena.
+ *
+ * Keys and values are fixed-size byte strings chosen at creation (keys up
+ * to AK_HTAB_MAX_KEY bytes, values up to AK_HTAB_MAX_VALUE); any number of
+ * tables per arena. The calls are macros that take typed pointers, so the
+ * sizes are compile-time constants at every call (the verifier cannot
+ * follow a key of run-time length on the stack) and are checked against the
+ * table's: a mismatch is -EINVAL.
+ *
+ *	struct ak_htab __arena_global flows;
+ *	ak_htab_init(&flows, sizeof(struct flow_key), sizeof(__u64), 1024); (sleepable)
+ *	val = ak_htab_lookup(&flows, &key, &err);	NULL: err is -ENOENT, ...
+ *	err = ak_htab_update(&flows, &key, &one, AK_HTAB_NOEXIST);
+ *
+ * Buckets are one word each, like the kernel's hlist_bl: the first node's
+ * address with bit 0 as the bucket's lock, so bucket memory is 8 bytes and
+ * writers on different buckets never contend. The hash is SipHash-1-3 of
+ * the key bytes with a 128-bit per-table seed (bpf_get_prandom_u32 at
+ * init): a keyed hash, so whoever chooses the keys cannot force them into
+ * one chain without the seed, which never leaves the arena's owner; 1-3
+ * rounds as in Rust's HashMap, cheap enough for 16-byte keys.
+ *
+ * Growth: the bucket count (a power of two) doubles when the entries pass
+ * 3/4 of it, incrementally: the new array is allocated by a sleepable call
+ * (ak_htab_update, or ak_htab_maintain), then every update or delete, in
+ * any program, moves AK_HTAB_MIGRATE_STEP old buckets (and first the one
+ * its own key hashes to), and the last mover frees the old array. A lookup
+ * during growth reads the old bucket unless it is marked moved. Chosen
+ * over growing in one step because moving a million entries in one call
+ * would spend most of a frame's budget and stall every writer, and because
+ * non-sleepable programs can do the moving (it needs no allocation).
+ *
+ * Concurrency: writers lock the bucket (bounded wait: -EBUSY); readers take
+ * no lock. A node is fully written before it is linked, so a reader never
+ * sees a half-made entry, but a value updated in place can be read half
+ * old, half new (as with BPF_MAP_TYPE_HASH without a spin lock). A lookup
+ * that misses while the table changed (its generation moved) tries again,
+ * and after AK_HTAB_LOOKUP_TRIES takes the bucket's lock, so a concurrent
+ * delete or move never makes a present key look absent. A value pointer
+ * may outlive its entry (a concurrent delete frees it): the memory stays
+ * arena memory, so this is never a fault, only a stale read. User space
+ * may look keys up through the mmap with the same calls.
+ *
+ * Program types: lookup and the _nosleep update/delete work anywhere (nodes
+ * come from the allocator's pool: ak_htab_reserve fills it); ak_htab_init,
+ * ak_htab_update/delete (which may take and give back pages), maintain,
+ * clear and destroy are for sleepable programs.
+ *
+ * Every chain walk is bounded by may_goto and says so (-AK_EBUDGET), never
+ * "not found". Iteration (ak_htab_next) resumes under the cursor contract
+ * of loop.h: -AK_ESTALE if the table changed since the cursor was saved.
+ */
+#ifndef __ARENAKIT_HTAB_H
+#define __ARENAKIT_HTAB_H
+
+#include <arenakit/alloc.h>
+#include <arenakit/lock.h>
+
+#define AK_HTAB_MAX_KEY 64
+#define AK_HTAB_MAX_VALUE 256
+#define AK_HTAB_MIN_BUCKETS 16
+/* Grow when entries > buckets * 3 / 4. */
+#define AK_HTAB_LOAD_NUM 3
+#define AK_HTAB_LOAD_DEN 4
+/* Old buckets an update or delete moves while the table grows. */
+#define AK_HTAB_MIGRATE_STEP 4
+#define AK_HTAB_LOOKUP_TRIES 4
+
+/* Update flags, as BPF_ANY, BPF_NOEXIST and BPF_EXIST. */
+#define AK_HTAB_ANY 0
+#define AK_HTAB_NOEXIST 1
+#define AK_HTAB_EXIST 2
+
+#define __AK_HTAB_LOCKED 1ULL
+#define __AK_HTAB_MOVED 2ULL	/* an old bucket whose nodes are in the new array */
+
+struct ak_htab_node {
+	struct ak_htab_node __arena *next;
+	unsigned long long hash;
+	unsigned long long data[];	/* the key, padded to 8 bytes, then the value */
+};
+
+struct __ak_htab_table {
+	unsigned long long nbuckets;	/* a power of two */
+	unsigned long long buckets[];	/* node address | __AK_HTAB_LOCKED, or MOVED */
+};
+
+struct ak_htab {
+	unsigned int key_size, value_size;
+	unsigned int key_words, node_size;
+	unsigned long long seed[2];
+	unsigned long long count;		/* entries, in O(1) */
+	unsigned long long gen;			/* bumped by every change and every move */
+	struct __ak_htab_table __arena *cur;
+	struct __ak_htab_table __arena *old;	/* while growing */
+	unsigned long long claimed;		/* old buckets handed to movers */
+	unsigned long long moved;		/* old buckets moved */
+	struct ak_lock grow_lock;		/* one grower at a time */
+	unsigned int unused;
+};
+
+/* A resumable walk over every entry (ak_htab_next); zero it first. */
+struct ak_htab_cursor {
+	struct ak_htab __arena *htab;
+	unsigned long long gen;
+	unsigned long long bucket;	/* the bucket being walked */
+	unsigned long long skip;	/* entries of it already returned */
+};
+
+/* A key as the table handles it: whole words, zero-padded. */
+struct __ak_htab_key {
+	unsigned long long w[AK_HTAB_MAX_KEY / 8];
+};
+
+static inline unsigned long long __ak_rotl(unsigned long long x, int b)
+{
+	return (x << b) | (x >> (64 - b));
+}
+
+#define __AK_SIPROUND(v0, v1, v2, v3)					\
+	do {								\
+		v0 += v1; v1 = __ak_rotl(v1, 13); v1 ^= v0; v0 = __ak_rotl(v0, 32); \
+		v2 += v3; v3 = __ak_rotl(v3, 16); v3 ^= v2;		\
+		v0 += v3; v3 = __ak_rotl(v3, 21); v3 ^= v0;		\
+		v2 += v1; v1 = __ak_rotl(v1, 17); v1 ^= v2; v2 = __ak_rotl(v2, 32); \
+	} while (0)
+
+/*
+ * SipHash with @c compression and @d finalisation rounds of @len bytes in
+ * @words (zero beyond @len), keyed by @k0, @k1. The length fits in the
+ * last word's top byte, as the algorithm specifies.
+ */
+static inline unsigned long long __ak_siphash(const unsigned long long *words, unsigned int len,
+					      unsigned long long k0, unsigned long long k1,
+					      int c, int d)
+{
+	unsigned long long v0 = k0 ^ 0x736f6d6570736575ULL, v1 = k1 ^ 0x646f72616e646f6dULL;
+	unsigned long long v2 = k0 ^ 0x6c7967656e657261ULL, v3 = k1 ^ 0x7465646279746573ULL;
+	unsigned long long m;
+	unsigned int i, full = len / 8;
+	int r;
+
+	for (i = 0; i < AK_HTAB_MAX_KEY / 8 + 1; i++) {
+		if (i == full)
+			m = (i < AK_HTAB_MAX_KEY / 8 ? words[i] : 0) | (unsigned long long)len << 56;
+		else
+			m = i < AK_HTAB_MAX_KEY / 8 ? words[i] : 0;
+		v3 ^= m;
+		for (r = 0; r < c; r++)
+			__AK_SIPROUND(v0, v1, v2, v3);
+		v0 ^= m;
+		if (i == full)
+			break;
+	}
+	v2 ^= 0xff;
+	for (r = 0; r < d; r++)
+		__AK_SIPROUND(v0, v1, v2, v3);
+	return v0 ^ v1 ^ v2 ^ v3;
+}
+
+static inline unsigned long long __ak_htab_hash(const struct ak_htab __arena *h,
+						const struct __ak_htab_key *key)
+{
+#ifdef AK_HTAB_TEST_HASH
+	/* Tests force collisions with their own hash. */
+	return AK_HTAB_TEST_HASH(h, key);
+#else
+	return __ak_siphash(key->w, h->key_size, h->seed[0], h->seed[1], 1, 3);
+#endif
+}
+
+/* Load a caller's key of constant @size into a zero-padded key. */
+#define __ak_htab_key_load(k, src, size)				\
+	do {								\
+		__builtin_memset((k), 0, sizeof(*(k)));		\
+		__builtin_memcpy((k)->w, (src), (size));		\
+	} while (0)
+
+static inline int __ak_htab_key_equal(const struct ak_htab __arena *h,
+				      const struct ak_htab_node __arena *node,
+				      const struct __ak_htab_key *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < AK_HTAB_MAX_KEY / 8; i++) {
+		if (i == h->key_words)
+			return 1;
+		if (node->data[i] != key->w[i])
+			return 0;
+	}
+	return 1;
+}
+
+static inline void __arena *__ak_htab_value(const struct ak_htab __arena *h,
+					    struct ak_htab_node __arena *node)
+{
+	return (void __arena *)&node->data[h->key_words];
+}
+
+static inline struct ak_htab_node __arena *__ak_htab_node_of(unsigned long long word)
+{
+	return (struct ak_htab_node __arena *)(word & ~(__AK_HTAB_LOCKED | __AK_HTAB_MOVED));
+}
+
+/* Lock a bucket: set bit 0 of its word, waiting a bounded time. */
+static inline int __ak_htab_lock(unsigned long long __arena *bucket)
+{
+	unsigned long long word;
+	unsigned int spins;
+
+	for (spins = (unsigned int)ak_opaque_zero(); spins < AK_LOCK_SPINS; spins++) {
+		word = *(volatile unsigned long long __arena *)bucket;
+		if (!(word & __AK_HTAB_LOCKED) &&
+		    __sync_val_compare_and_swap(bucket, word, word | __AK_HTAB_LOCKED) == word)
+			return 0;
+		ak_cond_break_label(spent);
+	}
+	return -EBUSY;
+spent:
+	return -AK_EBUDGET;
+}
+
+static inline void __ak_htab_unlock(unsigned long long __arena *bucket)
+{
+	__sync_fetch_and_and(bucket, ~__AK_HTAB_LOCKED);
+}
+
+/*
+ * Find @key in the chain starting at @word. Returns 0 with *@found set (or
+ * NULL), or -AK_EBUDGET. *@link gets the word that points at the node
+ * found (for unlinking), when @link is given.
+ */
+static inline int __ak_htab_chain_find(const struct ak_htab __arena *h, unsigned long long __arena *bucket,
+				       unsigned long long hash, const struct __ak_htab_key *key,
+				       struct ak_htab_node __arena **found,
+				       unsigned long long __arena **link)
+{
+	struct ak_htab_node __arena *node = __ak_htab_node_of(*bucket);
+	unsigned long long __arena *at = bucket;
+
+	*found = 0;
+	while (node) {
+		ak_cond_break_label(cut);
+		if (node->hash == hash && __ak_htab_key_equal(h, node, key)) {
+			*found = node;
+			break;
+		}
+		at = (unsigned long long __arena *)&node->next;
+		node = node->next;
+	}
+	if (link)
+		*link = at;
+	return 0;
+cut:
+	return -AK_EBUDGET;
+}
+
+static inline struct __ak_htab_table __arena *__ak_htab_table_new(unsigned long long nbuckets,
+								  int sleepable, int *err)
+{
+	unsigned long long bytes = sizeof(struct __ak_htab_table) + nbuckets * 8, i;
+	struct __ak_htab_table __arena *t;
+
+	t = sleepable ? ak_alloc_err(bytes, err) : ak_alloc_nosleep_err(bytes, err);
+	if (!t)
+		return 0;
+	/* Whole pages come zeroed from the kernel; a reused block does not. */
+	if (bytes <= AK_ALLOC_MAX_SMALL) {
+		for (i = ak_opaque_zero(); i < nbuckets && ak_can_loop; i++)
+			t->buckets[i] = 0;
+		if (i < nbuckets) {
+			ak_free_nosleep(t);
+			*err = -AK_EBUDGET;
+			return 0;
+		}
+	}
+	t->nbuckets = nbuckets;
+	return t;
+}
+
+/**
+ * ak_htab_init - make @h an empty table (sleepable programs, or user space)
+ * @h: the table, in the arena (an __arena_global, or from ak_alloc)
+ * @key_size: bytes per key, 1..AK_HTAB_MAX_KEY
+ * @value_size: bytes per value, 0..AK_HTAB_MAX_VALUE
+ * @buckets: the initial bucket count (rounded up to a power of two, at
+ *	least AK_HTAB_MIN_BUCKETS); size it for the expected entries / 0.75
+ *	and the table never has to grow
+ *
+ * Return: 0, -EINVAL for sizes out of range, -ENOMEM, -EBUSY.
+ */
+static inline int ak_htab_init(struct ak_htab __arena *h, unsigned int key_size,
+			       unsigned int value_size, unsigned long long buckets)
+{
+	unsigned long long n = AK_HTAB_MIN_BUCKETS;
+	int err = 0;
+
+	if (!key_size || key_size > AK_HTAB_MAX_KEY || value_size > AK_HTAB_MAX_VALUE ||
+	    buckets > (1ULL << 26))
+		return -EINVAL;
+	while (n < buckets && ak_can_loop)
+		n <<= 1;
+	h->key_size = key_size;
+	h->value_size = value_size;
+	h->key_words = (key_size + 7) / 8;
+	h->node_size = sizeof(struct ak_htab_node) + h->key_words * 8 + (value_size + 7) / 8 * 8;
+#ifdef __BPF__
+	h->seed[0] = (unsigned long long)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
+	h->seed[1] = (unsigned long long)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
+#endif
+	h->count = 0;
+	h->old = 0;
+	h->claimed = 0;
+	h->moved = 0;
+	h->cur = __ak_htab_table_new(n, 1, &err);
+	h->gen++;
+	return h->cur ? 0 : err;
+}
+
+/* The bucket @hash lives in now: the old array's, unless it was moved. */
+static inline unsigned long long __arena *__ak_htab_bucket(struct ak_htab __arena *h,
+							    unsigned long long hash)
+{
+	struct __ak_htab_table __arena *cur = h->cur, *old = h->old;
+	unsigned long long __arena *bucket;
+
+	if (old && old != cur) {
+		bucket = &old->buckets[hash & (old->nbuckets - 1)];
+		if (*bucket != __AK_HTAB_MOVED)
+			return bucket;
+	}
+	return &cur->buckets[hash & (cur->nbuckets - 1)];
+}
+
+/*
+ * Move old bucket @i into the new array. Returns 1 if this call moved it,
+ * 0 if it was moved already, or an error (-EBUSY, -AK_EBUDGET).
+ */
+static inline int __ak_htab_move_bucket(struct ak_htab __arena *h,
+					struct __ak_htab_table __arena *old,
+					struct __ak_htab_table __arena *cur, unsigned long long i)
+{
+	unsigned long long __arena *from = &old->buckets[i & (old->nbuckets - 1)];
+	unsigned long long __arena *to;
+	struct ak_htab_node __arena *node, *next;
+	int err = __ak_htab_lock(from);
+
+	if (err)
+		return err;
+	if (*from == (__AK_HTAB_MOVED | __AK_HTAB_LOCKED)) {
+		__ak_htab_unlock(from);
+		return 0;
+	}
+	node = __ak_htab_node_of(*from);
+	/* Readers that miss while this runs see the generation move and retry. */
+	__sync_fetch_and_add(&h->gen, 1);
+	while (node) {
+		ak_cond_break_label(cut);
+		next = node->next;
+		to = &cur->buckets[node->hash & (cur->nbuckets - 1)];
+		err = __ak_htab_lock(to);
+		if (err)
+			goto stop;
+		node->next = __ak_htab_node_of(*to);
+		*to = (unsigned long long)node | __AK_HTAB_LOCKED;
+		__ak_htab_unlock(to);
+		node = next;
+		/* What is left of the chain stays reachable from the old bucket. */
+		*from = (unsigned long long)node | __AK_HTAB_LOCKED;
+	}
+	*from = __AK_HTAB_MOVED | __AK_HTAB_LOCKED;
+	__ak_htab_unlock(from);
+	__sync_fetch_and_add(&h->gen, 1);
+	return 1;
+cut:
+	err = -AK_EBUDGET;
+stop:
+	__ak_htab_unlock(from);
+	return err;
+}
+
+/* The last mover frees the old array. */
+static inline void __ak_htab_moved_one(struct ak_htab __arena *h,
+				       struct __ak_htab_table __arena *old, int sleepable)
+{
+	if (__sync_add_and_fetch(&h->moved, 1) != old->nbuckets)
+		return;
+	h->old = 0;
+	__sync_fetch_and_add(&h->gen, 1);
+	if (sleepable)
+		ak_free(old);
+	else
+		ak_free_nosleep(old);
+}
+
+/*
+ * While growing: move the old bucket of @hash (so the caller works on the
+ * new array only), then up to @step more. 0 or an error.
+ */
+static inline int __ak_htab_migrate(struct ak_htab __arena *h, unsigned long long hash,
+				    unsigned int step, int sleepable)
+{
+	struct __ak_htab_table __arena *old = h->old, *cur = h->cur;
+	unsigned long long i;
+	unsigned int done;
+	int ret;
+
+	if (!old || old == cur)
+		return 0;
+	ret = __ak_htab_move_bucket(h, old, cur, hash);
+	if (ret < 0)
+		return ret;
+	if (ret)
+		__ak_htab_moved_one(h, old, sleepable);
+	for (done = (unsigned int)ak_opaque_zero(); done < step && ak_can_loop; done++) {
+		if (h->old != old)
+			return 0;
+		i = __sync_fetch_and_add(&h->claimed, 1);
+		if (i >= old->nbuckets)
+			return 0;
+		ret = __ak_htab_move_bucket(h, old, cur, i);
+		if (ret < 0) {
+			/* Someone must still move it: hand it back by moving it later on touch. */
+			return ret;
+		}
+		if (ret)
+			__ak_htab_moved_one(h, old, sleepable);
+	}
+	return 0;
+}
+
+/*
+ * Lock the bucket @hash belongs in, in the current array, after moving its
+ * old bucket if the table is growing. Checked again under the lock: growth
+ * may have started in between, and the key may still sit in the old array.
+ */
+static inline int __ak_htab_lock_home(struct ak_htab __arena *h, unsigned long long hash,
+				      int sleepable, unsigned long long __arena **bucketp)
+{
+	struct __ak_htab_table __arena *table, *old;
+	unsigned long long __arena *bucket;
+	int err, tries;
+
+	for (tries = (int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES; tries++) {
+		err = __ak_htab_migrate(h, hash, AK_HTAB_MIGRATE_STEP, sleepable);
+		if (err)
+			return err;
+		table = h->cur;
+		bucket = &table->buckets[hash & (table->nbuckets - 1)];
+		err = __ak_htab_lock(bucket);
+		if (err)
+			return err;
+		old = h->old;
+		if (h->cur == table && (!old || old == table ||
+					old->buckets[hash & (old->nbuckets - 1)] ==
+					__AK_HTAB_MOVED)) {
+			*bucketp = bucket;
+			return 0;
+		}
+		__ak_htab_unlock(bucket);
+	}
+	return -EBUSY;
+}
+
+/* Start growing if the table is loaded past 3/4 (sleepable callers). */
+static inline int __ak_htab_grow(struct ak_htab __arena *h)
+{
+	struct __ak_htab_table __arena *cur = h->cur, *next;
+	int err = 0;
+
+	if (h->old || h->count * AK_HTAB_LOAD_DEN <= cur->nbuckets * AK_HTAB_LOAD_NUM ||
+	    cur->nbuckets >= (1ULL << 27))
+		return 0;
+	if (ak_lock_try(&h->grow_lock))
+		return 0;	/* someone else is starting it */
+	if (!h->old && h->cur == cur) {
+		next = __ak_htab_table_new(cur->nbuckets * 2, 1, &err);
+		if (next) {
+			h->claimed = 0;
+			h->moved = 0;
+			h->old = cur;		/* before cur: readers read cur first */
+			__sync_synchronize();
+			h->cur = next;
+			__sync_fetch_and_add(&h->gen, 1);
+		}
+	}
+	ak_lock_release(&h->grow_lock);
+	return err;
+}
+
+/* Look @key up; the caller has loaded it. */
+static inline void __arena *__ak_htab_lookup(struct ak_htab __arena *h,
+					     const struct __ak_htab_key *key, int *errp)
+{
+	unsigned long long hash = __ak_htab_hash(h, key), gen;
+	unsigned long long __arena *bucket;
+	struct ak_htab_node __arena *node;
+	int err = 0, tries;
+
+	for (tries = (int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES; tries++) {
+		gen = *(volatile unsigned long long __arena *)&h->gen;
+		bucket = __ak_htab_bucket(h, hash);
+		err = __ak_htab_chain_find(h, bucket, hash, key, &node, 0);
+		if (err)
+			goto fail;
+		if (node)
+			return __ak_htab_value(h, node);
+		if (*(volatile unsigned long long __arena *)&h->gen == gen)
+			goto fail_noent;
+	}
+	/* The table kept changing: look under the bucket's lock. */
+	bucket = __ak_htab_bucket(h, hash);
+	err = __ak_htab_lock(bucket);
+	if (err)
+		goto fail;
+	err = __ak_htab_chain_find(h, bucket, hash, key, &node, 0);
+	__ak_htab_unlock(bucket);
+	if (err)
+		goto fail;
+	if (node)
+		return __ak_htab_value(h, node);
+fail_noent:
+	err = -ENOENT;
+fail:
+	if (errp)
+		*errp = err;
+	return 0;
+}
+
+/**
+ * ak_htab_lookup - the value stored under *@key, or NULL (any program)
+ * @h: the table
+ * @key: a pointer to the key (its type's size must be the table's key size)
+ * @err: on NULL, set to -ENOENT (absent), -EINVAL (wrong key size),
+ *	-AK_EBUDGET or -EBUSY (may be NULL)
+ */
+#define ak_htab_lookup(h, key, err)					\
+	({								\
+		struct __ak_htab_key ___ak_k;				\
+		void __arena *___ak_v = 0;				\
+		int *___ak_e = (err);					\
+									\
+		if (sizeof(*(key)) != (h)->key_size) {			\
+			if (___ak_e)					\
+				*___ak_e = -EINVAL;			\
+		} else {						\
+			__ak_htab_key_load(&___ak_k, (key), sizeof(*(key))); \
+			___ak_v = __ak_htab_lookup((h), &___ak_k, ___ak_e); \
+		}							\
+		___ak_v;						\
+	})
+
+/* Copy a value of constant @size from @src into arena @dst, word by word. */
+#define __ak_htab_value_store(dst, src, size)				\
+	do {								\
+		unsigned long long ___ak_w[((size) + 7) / 8];		\
+		unsigned int ___ak_i;					\
+									\
+		___ak_w[((size) + 7) / 8 - 1] = 0;			\
+		__builtin_memcpy(___ak_w, (src), (size));		\
+		for (___ak_i = 0; ___ak_i < ((size) + 7) / 8; ___ak_i++) \
+			((unsigned long long __arena *)(dst))[___ak_i] = ___ak_w[___ak_i]; \
+	} while (0)
+
+/*
+ * Find or make the node for @key under its bucket's lock. Returns the
+ * value to write, and in *@fresh whether the node is new (then the caller
+ * writes the value before linking it with __ak_htab_link). NULL on error.
+ */
+static inline void __arena *__ak_htab_update_begin(struct ak_htab __arena *h,
+						   const struct __ak_htab_key *key,
+						   unsigned long long flags, int sleepable,
+						   int *fresh, unsigned long long __arena **bucketp,
+						   struct ak_htab_node __arena **nodep, int *errp)
+{
+	unsigned long long hash = __ak_htab_hash(h, key);
+	unsigned long long __arena *bucket;
+	struct ak_htab_node __arena *node;
+	unsigned int i;
+	int err;
+
+	*fresh = 0;
+	if (flags > AK_HTAB_EXIST) {
+		err = -EINVAL;
+		goto fail;
+	}
+	if (sleepable) {
+		err = __ak_htab_grow(h);
+		if (err)
+			goto fail;
+	}
+	err = __ak_htab_lock_home(h, hash, sleepable, &bucket);
+	if (err)
+		goto fail;
+	err = __ak_htab_chain_find(h, bucket, hash, key, &node, 0);
+	if (err || (node && flags == AK_HTAB_NOEXIST) || (!node && flags == AK_HTAB_EXIST)) {
+		__ak_htab_unlock(bucket);
+		err = err ? err : node ? -EEXIST : -ENOENT;
+		goto fail;
+	}
+	if (node) {
+		*nodep = node;
+		*bucketp = bucket;
+		return __ak_htab_value(h, node);
+	}
+	node = sleepable ? ak_alloc_err(h->node_size, &err) : ak_alloc_nosleep_err(h->node_size, &err);
+	if (!node) {
+		__ak_htab_unlock(bucket);
+		goto fail;
+	}
+	node->hash = hash;
+	for (i = 0; i < AK_HTAB_MAX_KEY / 8 && i < h->key_words; i++)
+		node->data[i] = key->w[i];
+	*fresh = 1;
+	*nodep = node;
+	*bucketp = bucket;
+	return __ak_htab_value(h, node);
+fail:
+	if (errp)
+		*errp = err;
+	return 0;
+}
+
+/* Link a fresh node (its value written) and release the bucket. */
+static inline void __ak_htab_update_end(struct ak_htab __arena *h, unsigned long long __arena *bucket,
+					struct ak_htab_node __arena *node, int fresh)
+{
+	if (fresh) {
+		node->next = __ak_htab_node_of(*bucket);
+		*bucket = (unsigned long long)node | __AK_HTAB_LOCKED;
+		__sync_fetch_and_add(&h->count, 1);
+	}
+	__sync_fetch_and_add(&h->gen, 1);
+	__ak_htab_unlock(bucket);
+}
+
+#define __ak_htab_update(h, key, value, flags, sleepable)		\
+	({								\
+		struct __ak_htab_key ___ak_k;				\
+		unsigned long long __arena *___ak_b;			\
+		struct ak_htab_node __arena *___ak_n;			\
+		void __arena *___ak_v;					\
+		int ___ak_err = 0, ___ak_fresh;				\
+									\
+		if (sizeof(*(key)) != (h)->key_size ||			\
+		    sizeof(*(value)) != (h)->value_size) {		\
+			___ak_err = -EINVAL;				\
+		} else {						\
+			__ak_htab_key_load(&___ak_k, (key), sizeof(*(key))); \
+			___ak_v = __ak_htab_update_begin((h), &___ak_k, (flags), (sleepable), \
+							 &___ak_fresh, &___ak_b, &___ak_n, \
+							 &___ak_err);	\
+			if (___ak_v) {					\
+				__ak_htab_value_store(___ak_v, (value), sizeof(*(value))); \
+				__ak_htab_update_end((h), ___ak_b, ___ak_n, ___ak_fresh); \
+			}						\
+		}							\
+		___ak_err;						\
+	})
+
+/**
+ * ak_htab_update - store *@value under *@key (sleepable programs)
+ * @h: the table
+ * @key: a pointer to the key
+ * @value: a pointer to the value (its type's size must be the table's)
+ * @flags: AK_HTAB_ANY, AK_HTAB_NOEXIST or AK_HTAB_EXIST
+ *
+ * May take pages: for a new node, and to grow the table.
+ * Return: 0; -EEXIST (NOEXIST, present); -ENOENT (EXIST, absent); -EINVAL
+ * (sizes, flags); -ENOMEM; -EBUSY (a bucket lock stayed busy);
+ * -AK_EBUDGET.
+ */
+#define ak_htab_update(h, key, value, flags) __ak_htab_update(h, key, value, flags, 1)
+
+/**
+ * ak_htab_update_nosleep - ak_htab_update from any program type
+ *
+ * New nodes come from the allocator's pool (ak_htab_reserve fills it), so
+ * -ENOMEM means the pool is empty. The table never starts growing here,
+ * but moves buckets of a growth already started.
+ */
+#define ak_htab_update_nosleep(h, key, value, flags) __ak_htab_update(h, key, value, flags, 0)
+
+/*
+ * Unlink the node of @key under its bucket's lock; the caller owns it then
+ * (reads its value, frees it). 0 with *@nodep set, or an error.
+ */
+static inline int __ak_htab_unlink(struct ak_htab __arena *h, const struct __ak_htab_key *key,
+				   int sleepable, struct ak_htab_node __arena **nodep)
+{
+	unsigned long long hash = __ak_htab_hash(h, key);
+	unsigned long long __arena *bucket;
+	unsigned long long __arena *link;
+	struct ak_htab_node __arena *node;
+	int err;
+
+	err = __ak_htab_lock_home(h, hash, sleepable, &bucket);
+	if (err)
+		return err;
+	err = __ak_htab_chain_find(h, bucket, hash, key, &node, &link);
+	if (!err && !node)
+		err = -ENOENT;
+	if (!err) {
+		if (link == bucket)
+			*bucket = (unsigned long long)node->next | __AK_HTAB_LOCKED;
+		else
+			*link = (unsigned long long)node->next;
+		__sync_fetch_and_add(&h->count, -1ULL);
+		__sync_fetch_and_add(&h->gen, 1);
+		*nodep = node;
+	}
+	__ak_htab_unlock(bucket);
+	return err;
+}
+
+#define __ak_htab_delete_key(h, key, sleepable)				\
+	({								\
+		struct __ak_htab_key ___ak_k;				\
+		struct ak_htab_node __arena *___ak_n;			\
+		int ___ak_err = -EINVAL;				\
+									\
+		if (sizeof(*(key)) == (h)->key_size) {			\
+			__ak_htab_key_load(&___ak_k, (key), sizeof(*(key))); \
+			___ak_err = __ak_htab_unlink((h), &___ak_k, (sleepable), &___ak_n); \
+			if (!___ak_err)					\
+				___ak_err = (sleepable) ? ak_free(___ak_n) : \
+					ak_free_nosleep(___ak_n);	\
+		}							\
+		___ak_err;						\
+	})
+
+/**
+ * ak_htab_delete - remove *@key (sleepable programs: the node's memory may
+ * go back to the kernel)
+ *
+ * Return: 0, -ENOENT, -EINVAL, -EBUSY, -AK_EBUDGET.
+ */
+#define ak_htab_delete(h, key) __ak_htab_delete_key(h, key, 1)
+/* ak_htab_delete from any program type. */
+#define ak_htab_delete_nosleep(h, key) __ak_htab_delete_key(h, key, 0)
+
+/* Copy a value of constant @size from arena @src to @dst, word by word. */
+#define __ak_htab_value_fetch(dst, src, size)				\
+	do {								\
+		unsigned long long ___ak_w[((size) + 7) / 8];		\
+		unsigned int ___ak_i;					\
+									\
+		for (___ak_i = 0; ___ak_i < ((size) + 7) / 8; ___ak_i++) \
+			___ak_w[___ak_i] = ((unsigned long long __arena *)(src))[___ak_i]; \
+		__builtin_memcpy((dst), ___ak_w, (size));		\
+	} while (0)
+
+/**
+ * ak_htab_lookup_and_delete - copy the value of *@key to *@value and
+ * remove the entry, in one locked step (any program type)
+ *
+ * Return: as ak_htab_delete.
+ */
+#define ak_htab_lookup_and_delete(h, key, value)			\
+	({								\
+		struct __ak_htab_key ___ak_k;				\
+		struct ak_htab_node __arena *___ak_n;			\
+		int ___ak_err = -EINVAL;				\
+									\
+		if (sizeof(*(key)) == (h)->key_size &&			\
+		    sizeof(*(value)) == (h)->value_size) {		\
+			__ak_htab_key_load(&___ak_k, (key), sizeof(*(key))); \
+			___ak_err = __ak_htab_unlink((h), &___ak_k, 0, &___ak_n); \
+			if (!___ak_err) {				\
+				__ak_htab_value_fetch((value), __ak_htab_value((h), ___ak_n), \
+						      sizeof(*(value)));	\
+				___ak_err = ak_free_nosleep(___ak_n);	\
+			}						\
+		}							\
+		___ak_err;						\
+	})
+
+/**
+ * ak_htab_count - the number of entries, in O(1)
+ */
+static inline unsigned long long ak_htab_count(const struct ak_htab __arena *h)
+{
+	return h->count;
+}
+
+/**
+ * ak_htab_reserve - keep nodes for @n more entries ready for the _nosleep
+ * calls (sleepable programs)
+ *
+ * Return: as ak_alloc_reserve.
+ */
+static inline int ak_htab_reserve(struct ak_htab __arena *h, unsigned long long n)
+{
+	return ak_alloc_reserve(h->node_size, n);
+}
+
+/**
+ * ak_htab_maintain - finish a growth in progress (any program type)
+ * @h: the table
+ *
+ * Updates and deletes move the old buckets a few at a time; this moves the
+ * rest, so lookups stop reading two arrays and the old one is freed.
+ * Return: 0; -EBUSY; -AK_EBUDGET (call again: moved buckets stay moved).
+ */
+static inline int ak_htab_maintain(struct ak_htab __arena *h)
+{
+	struct __ak_htab_table __arena *old = h->old, *cur = h->cur;
+	unsigned long long i;
+	int ret;
+
+	if (!old || old == cur)
+		return 0;
+	for (i = ak_opaque_zero(); i < old->nbuckets; i++) {
+		ak_cond_break_label(cut);
+		if (h->old != old)
+			return 0;
+		if (old->buckets[i] == __AK_HTAB_MOVED)
+			continue;
+		ret = __ak_htab_move_bucket(h, old, cur, i);
+		if (ret < 0)
+			return ret;
+		if (ret)
+			__ak_htab_moved_one(h, old, 0);
+	}
+	return 0;
+cut:
+	return -AK_EBUDGET;
+}
+
+static inline void __ak_htab_cursor_reset(struct ak_htab_cursor *c)
+{
+	c->htab = 0;
+	c->gen = 0;
+	c->bucket = 0;
+	c->skip = 0;
+}
+
+/**
+ * ak_htab_next - the next entry of a walk over the whole table (any program)
+ * @h: the table
+ * @c: the walk's cursor, zeroed before the first call
+ * @key: set to the entry's key (in the arena)
+ * @value: set to its value
+ *
+ * A growth in progress is finished first. Entries come bucket by bucket.
+ * Return: 0 (an entry); -ENOENT at the end (the cursor is reset);
+ * -AK_EBUDGET (call again with @c); -AK_ESTALE if the table changed since
+ * the last call (the cursor is reset; ak_htab_delete_current is the change
+ * a walk may make); -EBUSY.
+ */
+static inline int ak_htab_next(struct ak_htab __arena *h, struct ak_htab_cursor *c,
+			       void __arena **key, void __arena **value)
+{
+	struct __ak_htab_table __arena *t;
+	struct ak_htab_node __arena *node;
+	unsigned long long b, k;
+	int err;
+
+	err = ak_htab_maintain(h);
+	if (err)
+		return err;
+	if (h->old)
+		return -EBUSY;
+	if (!c->htab) {
+		__ak_htab_cursor_reset(c);
+		c->htab = h;
+		c->gen = h->gen;
+	} else if (c->htab != h || c->gen != h->gen) {
+		__ak_htab_cursor_reset(c);
+		return -AK_ESTALE;
+	}
+	t = h->cur;
+	for (b = c->bucket + ak_opaque_zero(); b < t->nbuckets; b++) {
+		ak_cond_break_label(cut);
+		node = __ak_htab_node_of(t->buckets[b]);
+		for (k = ak_opaque_zero(); node && k < c->skip; k++) {
+			ak_cond_break_label(cut);
+			node = node->next;
+		}
+		if (node) {
+			c->bucket = b;
+			c->skip = k + 1;
+			*key = (void __arena *)node->data;
+			*value = __ak_htab_value(h, node);
+			return 0;
+		}
+		c->skip = 0;
+	}
+	__ak_htab_cursor_reset(c);
+	return -ENOENT;
+cut:
+	c->bucket = b;
+	return -AK_EBUDGET;
+}
+
+/**
+ * ak_htab_delete_current - remove the entry ak_htab_next returned last, and
+ * keep the walk going (any program type)
+ * @h: the table
+ * @c: the walk's cursor
+ *
+ * Return: 0, or as ak_htab_delete (-AK_ESTALE if the cursor is stale).
+ */
+static inline int ak_htab_delete_current(struct ak_htab __arena *h, struct ak_htab_cursor *c)
+{
+	struct ak_htab_node __arena *node;
+	struct __ak_htab_key key;
+	unsigned long long k;
+	unsigned int i;
+	int err;
+
+	if (c->htab != h || c->gen != h->gen || !c->skip)
+		return -AK_ESTALE;
+	node = __ak_htab_node_of(h->cur->buckets[c->bucket & (h->cur->nbuckets - 1)]);
+	for (k = ak_opaque_zero(); node && k + 1 < c->skip && ak_can_loop; k++)
+		node = node->next;
+	if (!node || k + 1 < c->skip)
+		return node ? -AK_EBUDGET : -AK_ESTALE;
+	for (i = 0; i < AK_HTAB_MAX_KEY / 8; i++)
+		key.w[i] = i < h->key_words ? node->data[i] : 0;
+	err = __ak_htab_unlink(h, &key, 0, &node);
+	if (err)
+		return err;
+	c->skip--;
+	c->gen = h->gen;
+	return ak_free_nosleep(node);
+}
+
+/**
+ * ak_htab_clear - remove every entry and give every node back (sleepable)
+ * @h: the table
+ *
+ * Return: 0; -EBUSY; -AK_EBUDGET (call again: what was removed stays so).
+ */
+static inline int ak_htab_clear(struct ak_htab __arena *h)
+{
+	struct __ak_htab_table __arena *t;
+	struct ak_htab_node __arena *node;
+	unsigned long long __arena *bucket;
+	unsigned long long b;
+	int err;
+
+	err = ak_htab_maintain(h);
+	if (err)
+		return err;
+	t = h->cur;
+	for (b = ak_opaque_zero(); b < t->nbuckets; b++) {
+		bucket = &t->buckets[b];
+		while (*bucket) {
+			ak_cond_break_label(cut);
+			err = __ak_htab_lock(bucket);
+			if (err)
+				return err;
+			node = __ak_htab_node_of(*bucket);
+			if (node) {
+				*bucket = (unsigned long long)node->next | __AK_HTAB_LOCKED;
+				__sync_fetch_and_add(&h->count, -1ULL);
+				__sync_fetch_and_add(&h->gen, 1);
+			}
+			__ak_htab_unlock(bucket);
+			if (node)
+				ak_free(node);
+		}
+		ak_cond_break_label(cut);
+	}
+	return 0;
+cut:
+	return -AK_EBUDGET;
+}
+
+/**
+ * ak_htab_destroy - clear @h and free its buckets (sleepable)
+ * @h: the table; ak_htab_init makes it usable again
+ *
+ * Return: as ak_htab_clear.
+ */
+static inline int ak_htab_destroy(struct ak_htab __arena *h)
+{
+	int err = ak_htab_clear(h);
+
+	if (err)
+		return err;
+	if (h->cur)
+		ak_free(h->cur);
+	h->cur = 0;
+	h->gen++;
+	return 0;
+}
+
+#endif /* __ARENAKIT_HTAB_H */

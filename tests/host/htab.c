@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * htab.h built for user space, over heap pages (alloc_pages.c). The test
+ * hash can be switched to a constant, so that every key shares one chain.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <criterion/criterion.h>
+
+static int one_chain;	/* force every key into one chain */
+
+#define AK_HTAB_TEST_HASH(h, key)					\
+	(one_chain ? 0x5eedULL : __ak_siphash((key)->w, (h)->key_size, (h)->seed[0], \
+					      (h)->seed[1], 1, 3))
+#include "host/alloc_pages.h"
+#include <arenakit/htab.h>
+
+struct key16 {
+	uint64_t a, b;
+};
+
+static struct ak_htab table;
+
+static void teardown(void)
+{
+	expect_pages_accounted();
+}
+
+TestSuite(htab_host, .fini = teardown);
+
+/* SipHash-2-4 reference vectors (key 00..0f; messages "", "\x00"). */
+Test(htab_host, siphash_matches_the_reference)
+{
+	const uint64_t k0 = 0x0706050403020100ULL, k1 = 0x0f0e0d0c0b0a0908ULL;
+	unsigned long long words[AK_HTAB_MAX_KEY / 8] = { 0 };
+
+	cr_expect_eq(__ak_siphash(words, 0, k0, k1, 2, 4), 0x726fdb47dd0e0e31ULL);
+	cr_expect_eq(__ak_siphash(words, 1, k0, k1, 2, 4), 0x74f839c593dc67fdULL);
+}
+
+Test(htab_host, init_refuses_bad_sizes)
+{
+	cr_expect_eq(ak_htab_init(&table, 0, 8, 16), -EINVAL);
+	cr_expect_eq(ak_htab_init(&table, AK_HTAB_MAX_KEY + 1, 8, 16), -EINVAL);
+	cr_expect_eq(ak_htab_init(&table, 4, AK_HTAB_MAX_VALUE + 1, 16), -EINVAL);
+	cr_assert_eq(ak_htab_init(&table, 4, 8, 100), 0);
+	cr_expect_eq(table.cur->nbuckets, 128, "100 buckets rounds up to 128");
+	cr_expect_eq(ak_htab_destroy(&table), 0);
+}
+
+Test(htab_host, flags_and_errors_as_the_bpf_map)
+{
+	uint32_t k = 7, absent = 8;
+	uint64_t v = 70, got = 0, *p;
+	uint16_t short_key = 7;
+	int err = 0;
+
+	cr_assert_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 16), 0);
+	cr_expect_null(ak_htab_lookup(&table, &k, &err));
+	cr_expect_eq(err, -ENOENT);
+	cr_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_EXIST), -ENOENT);
+	cr_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), 0);
+	cr_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), -EEXIST);
+	v = 71;
+	cr_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_EXIST), 0);
+	cr_expect_eq(ak_htab_update(&table, &k, &v, 3), -EINVAL, "unknown flag");
+	p = ak_htab_lookup(&table, &k, &err);
+	cr_assert(p);
+	cr_expect_eq(*p, 71);
+	cr_expect_eq(ak_htab_count(&table), 1);
+	cr_expect_null(ak_htab_lookup(&table, &short_key, &err));
+	cr_expect_eq(err, -EINVAL, "a key of the wrong size");
+	cr_expect_eq(ak_htab_delete(&table, &absent), -ENOENT);
+	cr_expect_eq(ak_htab_lookup_and_delete(&table, &k, &got), 0);
+	cr_expect_eq(got, 71);
+	cr_expect_eq(ak_htab_count(&table), 0);
+	cr_expect_eq(ak_htab_delete(&table, &k), -ENOENT);
+	/* A stored 0 is a value, not "missing". */
+	v = 0;
+	cr_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_ANY), 0);
+	p = ak_htab_lookup(&table, &k, &err);
+	cr_assert(p);
+	cr_expect_eq(*p, 0);
+	cr_expect_eq(ak_htab_destroy(&table), 0);
+	cr_expect_eq(ak_allocator.stats.objects, 0);
+}
+
+/* The selftests' demo lost 62 keys when one key of a long chain was updated. */
+Test(htab_host, one_long_chain_update_keeps_every_key)
+{
+	struct key16 k;
+	uint32_t v, *p;
+	int i, err;
+
+	one_chain = 1;
+	cr_assert_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 1 << 12), 0);
+	for (i = 0; i < 100; i++) {
+		k = (struct key16){ i, ~(uint64_t)i };
+		v = i;
+		cr_assert_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), 0);
+	}
+	k = (struct key16){ 50, ~50ULL };
+	v = 5000;
+	cr_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_ANY), 0);
+	for (i = 0; i < 100; i++) {
+		k = (struct key16){ i, ~(uint64_t)i };
+		p = ak_htab_lookup(&table, &k, &err);
+		cr_assert(p, "key %d lost (%d)", i, err);
+		cr_expect_eq(*p, i == 50 ? 5000u : (uint32_t)i);
+	}
+	/* Delete the chain's head, a middle node and its tail. */
+	for (i = 99; i >= 0; i -= 49) {
+		k = (struct key16){ i, ~(uint64_t)i };
+		cr_expect_eq(ak_htab_delete(&table, &k), 0);
+		cr_expect_null(ak_htab_lookup(&table, &k, &err));
+	}
+	cr_expect_eq(ak_htab_count(&table), 97);
+	cr_expect_eq(ak_htab_destroy(&table), 0);
+	cr_expect_eq(ak_allocator.stats.objects, 0);
+}
+
+/* Growth from 16 buckets to 16k, every key found at every step. */
+Test(htab_host, grows_incrementally_and_finds_everything)
+{
+	enum { N = 12000 };
+	uint32_t k, v, *p;
+	int i, j, err;
+
+	cr_assert_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 16), 0);
+	for (i = 0; i < N; i++) {
+		k = i * 2654435761u;
+		v = i;
+		cr_assert_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), 0, "insert %d", i);
+		if (i % 997 == 0 || table.old)
+			for (j = i; j >= 0 && j > i - 40; j--) {
+				k = j * 2654435761u;
+				p = ak_htab_lookup(&table, &k, &err);
+				cr_assert(p, "key %d missing after %d inserts (growing: %d)", j, i + 1,
+					  table.old != NULL);
+				cr_assert_eq(*p, (uint32_t)j);
+			}
+	}
+	cr_expect_eq(ak_htab_count(&table), N);
+	cr_expect_eq(ak_htab_maintain(&table), 0);
+	cr_expect_null(table.old, "growth did not finish");
+	cr_expect_geq(table.cur->nbuckets * 3, N * 4 / 1, "load factor over 3/4");
+	for (i = 0; i < N; i++) {
+		k = i * 2654435761u;
+		cr_assert(ak_htab_lookup(&table, &k, &err), "key %d missing at the end", i);
+	}
+	cr_expect_eq(ak_htab_destroy(&table), 0);
+	cr_expect_eq(ak_allocator.stats.objects, 0);
+	cr_expect_eq(ak_alloc_trim(), 0);
+	cr_expect_eq(ak_allocator.stats.pages, 0);
+}
+
+Test(htab_host, walk_visits_each_entry_once_and_may_delete)
+{
+	enum { N = 1000 };
+	static char seen[N];
+	struct ak_htab_cursor c = { 0 };
+	void *key, *value;
+	uint32_t k, v;
+	int i, n = 0, err;
+
+	cr_assert_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 64), 0);
+	for (i = 0; i < N; i++) {
+		k = i;
+		v = i * 3;
+		cr_assert_eq(ak_htab_update(&table, &k, &v, AK_HTAB_ANY), 0);
+	}
+	while ((err = ak_htab_next(&table, &c, &key, &value)) == 0) {
+		k = *(uint32_t *)key;
+		cr_assert_lt(k, N);
+		cr_expect_not(seen[k], "key %u twice", k);
+		seen[k] = 1;
+		cr_expect_eq(*(uint32_t *)value, k * 3);
+		if (k % 2 == 0)
+			cr_assert_eq(ak_htab_delete_current(&table, &c), 0);
+		n++;
+	}
+	cr_expect_eq(err, -ENOENT);
+	cr_expect_eq(n, N);
+	cr_expect_eq(ak_htab_count(&table), N / 2);
+	/* A walk resumed after someone else's change is stale. */
+	cr_assert_eq(ak_htab_next(&table, &c, &key, &value), 0);
+	k = 1;
+	cr_assert_eq(ak_htab_delete(&table, &k), 0);
+	cr_expect_eq(ak_htab_next(&table, &c, &key, &value), -AK_ESTALE);
+	cr_expect_null(c.htab);
+	cr_expect_eq(ak_htab_clear(&table), 0);
+	cr_expect_eq(ak_htab_count(&table), 0);
+	cr_expect_eq(ak_htab_next(&table, &c, &key, &value), -ENOENT);
+	cr_expect_eq(ak_htab_destroy(&table), 0);
+	cr_expect_eq(ak_allocator.stats.objects, 0);
+}
+
+/* 200k random operations against a plain array model (seed printed). */
+Test(htab_host, agrees_with_a_model)
+{
+	enum { KEYS = 5000, OPS = 200000 };
+	static uint64_t model[KEYS];
+	static char present[KEYS];
+	unsigned int seed = 20261203, i, k;
+	uint64_t v, *p;
+	int err, want;
+
+	cr_log_info("seed %u", seed);
+	srand(seed);
+	cr_assert_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 16), 0);
+	for (i = 0; i < OPS; i++) {
+		k = rand() % KEYS;
+		v = ((uint64_t)rand() << 32) | rand();
+		switch (rand() % 4) {
+		case 0:
+			want = present[k] ? -EEXIST : 0;
+			cr_assert_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), want, "op %u", i);
+			break;
+		case 1:
+			want = present[k] ? 0 : -ENOENT;
+			cr_assert_eq(ak_htab_update(&table, &k, &v, AK_HTAB_EXIST), want, "op %u", i);
+			break;
+		case 2:
+			want = present[k] ? 0 : -ENOENT;
+			cr_assert_eq(ak_htab_delete(&table, &k), want, "op %u", i);
+			present[k] = 0;
+			continue;
+		default:
+			p = ak_htab_lookup(&table, &k, &err);
+			cr_assert_eq(p != NULL, present[k], "op %u key %u", i, k);
+			if (p)
+				cr_assert_eq(*p, model[k]);
+			continue;
+		}
+		if (!want) {
+			present[k] = 1;
+			model[k] = v;
+		}
+	}
+	for (k = 0, want = 0; k < KEYS; k++)
+		want += present[k];
+	cr_expect_eq(ak_htab_count(&table), (unsigned long long)want);
+	cr_expect_eq(ak_htab_destroy(&table), 0);
+	cr_expect_eq(ak_allocator.stats.objects, 0);
+}
+
+Test(htab_host, full_arena_is_enomem_and_the_table_stays_usable)
+{
+	uint32_t k, v = 1;
+	int i, err = 0;
+
+	cr_assert_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 4096), 0);
+	test_pages_left = 2;
+	for (i = 0; i < 100000; i++) {
+		k = i;
+		err = ak_htab_update(&table, &k, &v, AK_HTAB_ANY);
+		if (err)
+			break;
+	}
+	cr_expect_eq(err, -ENOMEM);
+	cr_expect_eq(ak_htab_count(&table), (unsigned long long)i);
+	for (k = 0; k < (uint32_t)i; k++)
+		cr_assert(ak_htab_lookup(&table, &k, &err), "key %u lost", k);
+	k = 0;
+	cr_expect_eq(ak_htab_delete(&table, &k), 0);
+	k = i;
+	cr_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_ANY), 0, "a freed node is reused");
+	test_pages_left = ~0ULL;
+	cr_expect_eq(ak_htab_destroy(&table), 0);
+	cr_expect_eq(ak_allocator.stats.objects, 0);
+}
