@@ -319,27 +319,43 @@ static inline void __ak_page_init(struct __ak_page __arena *page, unsigned int c
 	/* The rest is 0 already: the kernel hands out zeroed pages. */
 }
 
-/* A fresh page for @class onto its empty list; -ENOMEM or -EBUSY. */
-static inline int __ak_add_page(unsigned int class)
+/*
+ * A fresh page for @class onto its lists; -ENOMEM or -EBUSY. With @obj, the
+ * caller's block is cut from it before it is published, so that no other
+ * CPU can take every block of the page first and leave the caller a
+ * spurious -ENOMEM (seen with four threads allocating at once).
+ */
+static inline int __ak_add_page(unsigned int class, void __arena **obj)
 {
 	struct __ak_class __arena *cls = &ak_allocator.classes[class & (AK_ALLOC_CLASSES - 1)];
 	struct __ak_page __arena *page = __ak_pages_get(1);
+	unsigned int size = __ak_block_size(class), mine = 0;
 	int err;
 
 	if (!page)
 		return -ENOMEM;
 	__ak_page_init(page, class);
+	if (obj) {
+		mine = __AK_PAGE_HDR;
+		page->bump += size;
+		page->live = 1;
+	}
 	err = ak_lock_acquire(&ak_allocator.lock);
 	if (err) {
 		/* Cannot publish it: give it back rather than leak it. */
 		__ak_pages_put(page, 1);
 		return err;
 	}
-	__ak_page_push(&cls->empty, page, __AK_ON_EMPTY);
-	cls->free_blocks += __ak_blocks_per_page(class);
+	if (mine)
+		__ak_page_push(&cls->partial, page, __AK_ON_PARTIAL);
+	else
+		__ak_page_push(&cls->empty, page, __AK_ON_EMPTY);
+	cls->free_blocks += __ak_blocks_per_page(class) - (mine ? 1 : 0);
 	ak_lock_release(&ak_allocator.lock);
 	__ak_stat_add(pages, 1);
 	__ak_stat_add(slab_pages, 1);
+	if (mine)
+		*obj = __ak_hand_out((char __arena *)page + mine, mine, class, size);
 	return 0;
 }
 
@@ -393,12 +409,8 @@ static inline void __arena *__ak_alloc(unsigned long long size, int sleepable, i
 		return __ak_alloc_large(size, errp);
 	}
 	err = __ak_alloc_small(class, &obj);
-	if (!err && !obj && sleepable) {
-		/* No free block: a new page, then try again (another CPU may race us). */
-		err = __ak_add_page(class);
-		if (!err)
-			err = __ak_alloc_small(class, &obj);
-	}
+	if (!err && !obj && sleepable)
+		err = __ak_add_page(class, &obj);	/* no free block: a new page */
 	if (err || !obj)
 		return __ak_alloc_fail(err ? err : -ENOMEM, errp);
 	return obj;
@@ -769,7 +781,7 @@ static inline int ak_alloc_reserve(unsigned long long size, unsigned long long c
 		return err;
 	while (cls->free_blocks < count) {
 		ak_cond_break_label(cut);
-		err = __ak_add_page(class);
+		err = __ak_add_page(class, 0);
 		if (err)
 			return err;
 	}

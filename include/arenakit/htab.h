@@ -97,6 +97,8 @@ struct ak_htab {
 	struct __ak_htab_table __arena *old;	/* while growing */
 	unsigned long long claimed;		/* old buckets handed to movers */
 	unsigned long long moved;		/* old buckets moved */
+	unsigned long long movers;		/* callers moving buckets now */
+	struct __ak_htab_table __arena *retired;	/* old array, freed by the last mover */
 	struct ak_lock grow_lock;		/* one grower at a time */
 	unsigned int unused;
 };
@@ -113,6 +115,33 @@ struct ak_htab_cursor {
 struct __ak_htab_key {
 	unsigned long long w[AK_HTAB_MAX_KEY / 8];
 };
+
+/*
+ * Loops over the words of a key are unrolled, so every stack access has a
+ * constant offset: the verifier refuses a variable-offset read of the stack.
+ */
+#ifdef __clang__
+#define __AK_UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define __AK_UNROLL
+#endif
+#define __ak_always_inline inline __attribute__((always_inline))
+
+/*
+ * The operations are global functions in BPF: the verifier checks each
+ * once, on its own, instead of once per call site with every state of the
+ * caller (inlined, a program with a few calls exceeded the 1M-instruction
+ * limit), and each call starts with a fresh loop budget. __weak, as
+ * several objects may include this header. In user space they are inline.
+ */
+#ifdef __BPF__
+#define __AK_HTAB_GLOBAL __weak __noinline
+/* A global function's pointer argument the caller guarantees (Linux 6.8+). */
+#define __ak_nonnull __attribute((btf_decl_tag("arg:nonnull")))
+#else
+#define __AK_HTAB_GLOBAL static inline
+#define __ak_nonnull
+#endif
 
 static inline unsigned long long __ak_rotl(unsigned long long x, int b)
 {
@@ -132,36 +161,42 @@ static inline unsigned long long __ak_rotl(unsigned long long x, int b)
  * @words (zero beyond @len), keyed by @k0, @k1. The length fits in the
  * last word's top byte, as the algorithm specifies.
  */
-static inline unsigned long long __ak_siphash(const unsigned long long *words, unsigned int len,
-					      unsigned long long k0, unsigned long long k1,
-					      int c, int d)
+static __ak_always_inline unsigned long long __ak_siphash(const unsigned long long *words,
+							  unsigned int len,
+							  unsigned long long k0,
+							  unsigned long long k1, int c, int d)
 {
 	unsigned long long v0 = k0 ^ 0x736f6d6570736575ULL, v1 = k1 ^ 0x646f72616e646f6dULL;
 	unsigned long long v2 = k0 ^ 0x6c7967656e657261ULL, v3 = k1 ^ 0x7465646279746573ULL;
-	unsigned long long m;
+	unsigned long long m, tail = 0;
 	unsigned int i, full = len / 8;
 	int r;
 
-	for (i = 0; i < AK_HTAB_MAX_KEY / 8 + 1; i++) {
+	__AK_UNROLL
+	for (i = 0; i < AK_HTAB_MAX_KEY / 8; i++) {
 		if (i == full)
-			m = (i < AK_HTAB_MAX_KEY / 8 ? words[i] : 0) | (unsigned long long)len << 56;
-		else
-			m = i < AK_HTAB_MAX_KEY / 8 ? words[i] : 0;
+			tail = words[i];	/* zero past len: the tail bytes only */
+		if (i >= full)
+			continue;
+		m = words[i];
 		v3 ^= m;
 		for (r = 0; r < c; r++)
 			__AK_SIPROUND(v0, v1, v2, v3);
 		v0 ^= m;
-		if (i == full)
-			break;
 	}
+	m = tail | (unsigned long long)len << 56;
+	v3 ^= m;
+	for (r = 0; r < c; r++)
+		__AK_SIPROUND(v0, v1, v2, v3);
+	v0 ^= m;
 	v2 ^= 0xff;
 	for (r = 0; r < d; r++)
 		__AK_SIPROUND(v0, v1, v2, v3);
 	return v0 ^ v1 ^ v2 ^ v3;
 }
 
-static inline unsigned long long __ak_htab_hash(const struct ak_htab __arena *h,
-						const struct __ak_htab_key *key)
+static __ak_always_inline unsigned long long __ak_htab_hash(const struct ak_htab __arena *h,
+							    const struct __ak_htab_key *key)
 {
 #ifdef AK_HTAB_TEST_HASH
 	/* Tests force collisions with their own hash. */
@@ -178,12 +213,13 @@ static inline unsigned long long __ak_htab_hash(const struct ak_htab __arena *h,
 		__builtin_memcpy((k)->w, (src), (size));		\
 	} while (0)
 
-static inline int __ak_htab_key_equal(const struct ak_htab __arena *h,
-				      const struct ak_htab_node __arena *node,
-				      const struct __ak_htab_key *key)
+static __ak_always_inline int __ak_htab_key_equal(const struct ak_htab __arena *h,
+						  const struct ak_htab_node __arena *node,
+						  const struct __ak_htab_key *key)
 {
 	unsigned int i;
 
+	__AK_UNROLL
 	for (i = 0; i < AK_HTAB_MAX_KEY / 8; i++) {
 		if (i == h->key_words)
 			return 1;
@@ -311,9 +347,16 @@ static inline int ak_htab_init(struct ak_htab __arena *h, unsigned int key_size,
 	h->seed[1] = (unsigned long long)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
 #endif
 	h->count = 0;
+	ak_arena_store_barrier();
 	h->old = 0;
+	ak_arena_store_barrier();
 	h->claimed = 0;
+	ak_arena_store_barrier();
 	h->moved = 0;
+	ak_arena_store_barrier();
+	h->movers = 0;
+	ak_arena_store_barrier();
+	h->retired = 0;
 	h->cur = __ak_htab_table_new(n, 1, &err);
 	h->gen++;
 	return h->cur ? 0 : err;
@@ -338,9 +381,10 @@ static inline unsigned long long __arena *__ak_htab_bucket(struct ak_htab __aren
  * Move old bucket @i into the new array. Returns 1 if this call moved it,
  * 0 if it was moved already, or an error (-EBUSY, -AK_EBUDGET).
  */
-static inline int __ak_htab_move_bucket(struct ak_htab __arena *h,
-					struct __ak_htab_table __arena *old,
-					struct __ak_htab_table __arena *cur, unsigned long long i)
+__AK_HTAB_GLOBAL int __ak_htab_move_bucket(struct ak_htab __arena *h __arg_arena,
+					    struct __ak_htab_table __arena *old __arg_arena,
+					    struct __ak_htab_table __arena *cur __arg_arena,
+					    unsigned long long i)
 {
 	unsigned long long __arena *from = &old->buckets[i & (old->nbuckets - 1)];
 	unsigned long long __arena *to;
@@ -381,54 +425,101 @@ stop:
 	return err;
 }
 
-/* The last mover frees the old array. */
+/*
+ * The mover that moves the last old bucket retires the old array; the last
+ * mover to leave frees it. A mover counts itself in before it reads h->old,
+ * so no mover ever touches a freed array, and a new growth waits until the
+ * retired array is gone, so no mover of an older growth takes its claims.
+ */
 static inline void __ak_htab_moved_one(struct ak_htab __arena *h,
-				       struct __ak_htab_table __arena *old, int sleepable)
+				       struct __ak_htab_table __arena *old)
 {
 	if (__sync_add_and_fetch(&h->moved, 1) != old->nbuckets)
 		return;
+	h->retired = old;
+	ak_arena_store_barrier();
 	h->old = 0;
 	__sync_fetch_and_add(&h->gen, 1);
+}
+
+static inline void __ak_htab_mover_leave(struct ak_htab __arena *h, int sleepable)
+{
+	struct __ak_htab_table __arena *retired;
+
+	if (__sync_fetch_and_add(&h->movers, -1ULL) != 1 || !h->retired)
+		return;
+	retired = (struct __ak_htab_table __arena *)
+		__sync_lock_test_and_set((unsigned long long __arena *)&h->retired, 0);
+	if (!retired)
+		return;
 	if (sleepable)
-		ak_free(old);
+		ak_free(retired);
 	else
-		ak_free_nosleep(old);
+		ak_free_nosleep(retired);
 }
 
 /*
  * While growing: move the old bucket of @hash (so the caller works on the
  * new array only), then up to @step more. 0 or an error.
  */
-static inline int __ak_htab_migrate(struct ak_htab __arena *h, unsigned long long hash,
-				    unsigned int step, int sleepable)
+static __ak_always_inline int __ak_htab_migrate_impl(struct ak_htab __arena *h,
+						     unsigned long long hash, unsigned int step,
+						     int sleepable)
 {
-	struct __ak_htab_table __arena *old = h->old, *cur = h->cur;
+	struct __ak_htab_table __arena *old, *cur;
 	unsigned long long i;
 	unsigned int done;
-	int ret;
+	int ret = 0;
 
+	__sync_fetch_and_add(&h->movers, 1);
+	old = h->old;
+	cur = h->cur;
 	if (!old || old == cur)
-		return 0;
+		goto out;
 	ret = __ak_htab_move_bucket(h, old, cur, hash);
 	if (ret < 0)
-		return ret;
+		goto out;
 	if (ret)
-		__ak_htab_moved_one(h, old, sleepable);
+		__ak_htab_moved_one(h, old);
+	ret = 0;
 	for (done = (unsigned int)ak_opaque_zero(); done < step && ak_can_loop; done++) {
 		if (h->old != old)
-			return 0;
+			break;
 		i = __sync_fetch_and_add(&h->claimed, 1);
 		if (i >= old->nbuckets)
-			return 0;
+			break;
 		ret = __ak_htab_move_bucket(h, old, cur, i);
-		if (ret < 0) {
-			/* Someone must still move it: hand it back by moving it later on touch. */
-			return ret;
-		}
+		/* A bucket a mover could not move is moved on touch or by maintain. */
+		if (ret < 0)
+			break;
 		if (ret)
-			__ak_htab_moved_one(h, old, sleepable);
+			__ak_htab_moved_one(h, old);
+		ret = 0;
 	}
-	return 0;
+out:
+	__ak_htab_mover_leave(h, sleepable);
+	return ret;
+}
+
+__AK_HTAB_GLOBAL int __ak_htab_migrate_sleepable(struct ak_htab __arena *h __arg_arena,
+						 unsigned long long hash)
+{
+	return __ak_htab_migrate_impl(h, hash, AK_HTAB_MIGRATE_STEP, 1);
+}
+
+__AK_HTAB_GLOBAL int __ak_htab_migrate_nosleep(struct ak_htab __arena *h __arg_arena,
+					       unsigned long long hash)
+{
+	return __ak_htab_migrate_impl(h, hash, AK_HTAB_MIGRATE_STEP, 0);
+}
+
+/* Nothing to move unless growing: the common case costs two loads. */
+static __ak_always_inline int __ak_htab_migrate(struct ak_htab __arena *h, unsigned long long hash,
+						int sleepable)
+{
+	if (!h->old || h->old == h->cur)
+		return 0;
+	return sleepable ? __ak_htab_migrate_sleepable(h, hash) : __ak_htab_migrate_nosleep(h, hash);
 }
 
 /*
@@ -441,10 +532,12 @@ static inline int __ak_htab_lock_home(struct ak_htab __arena *h, unsigned long l
 {
 	struct __ak_htab_table __arena *table, *old;
 	unsigned long long __arena *bucket;
-	int err, tries;
+	unsigned int tries;
+	int err;
 
-	for (tries = (int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES; tries++) {
-		err = __ak_htab_migrate(h, hash, AK_HTAB_MIGRATE_STEP, sleepable);
+	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
+	     tries++) {
+		err = __ak_htab_migrate(h, hash, sleepable);
 		if (err)
 			return err;
 		table = h->cur;
@@ -470,18 +563,21 @@ static inline int __ak_htab_grow(struct ak_htab __arena *h)
 	struct __ak_htab_table __arena *cur = h->cur, *next;
 	int err = 0;
 
-	if (h->old || h->count * AK_HTAB_LOAD_DEN <= cur->nbuckets * AK_HTAB_LOAD_NUM ||
+	if (h->old || h->retired ||
+	    h->count * AK_HTAB_LOAD_DEN <= cur->nbuckets * AK_HTAB_LOAD_NUM ||
 	    cur->nbuckets >= (1ULL << 27))
 		return 0;
 	if (ak_lock_try(&h->grow_lock))
 		return 0;	/* someone else is starting it */
-	if (!h->old && h->cur == cur) {
+	if (!h->old && !h->retired && h->cur == cur) {
 		next = __ak_htab_table_new(cur->nbuckets * 2, 1, &err);
 		if (next) {
 			h->claimed = 0;
+			ak_arena_store_barrier();
 			h->moved = 0;
 			h->old = cur;		/* before cur: readers read cur first */
-			__sync_synchronize();
+			/* Stores stay in order on x86-64 (TSO); keep the compiler's too. */
+			asm volatile("" ::: "memory");
 			h->cur = next;
 			__sync_fetch_and_add(&h->gen, 1);
 		}
@@ -491,15 +587,17 @@ static inline int __ak_htab_grow(struct ak_htab __arena *h)
 }
 
 /* Look @key up; the caller has loaded it. */
-static inline void __arena *__ak_htab_lookup(struct ak_htab __arena *h,
-					     const struct __ak_htab_key *key, int *errp)
+static inline void __arena *__ak_htab_lookup_impl(struct ak_htab __arena *h,
+						  const struct __ak_htab_key *key, int *errp)
 {
 	unsigned long long hash = __ak_htab_hash(h, key), gen;
 	unsigned long long __arena *bucket;
 	struct ak_htab_node __arena *node;
-	int err = 0, tries;
+	unsigned int tries;
+	int err = 0;
 
-	for (tries = (int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES; tries++) {
+	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
+	     tries++) {
 		gen = *(volatile unsigned long long __arena *)&h->gen;
 		bucket = __ak_htab_bucket(h, hash);
 		err = __ak_htab_chain_find(h, bucket, hash, key, &node, 0);
@@ -529,6 +627,14 @@ fail:
 	return 0;
 }
 
+/* The value's address, or 0 with *@err set. */
+__AK_HTAB_GLOBAL unsigned long long __ak_htab_lookup(struct ak_htab __arena *h __arg_arena,
+						    const struct __ak_htab_key *key __ak_nonnull,
+						    int *err __ak_nonnull)
+{
+	return (unsigned long long)__ak_htab_lookup_impl(h, key, err);
+}
+
 /**
  * ak_htab_lookup - the value stored under *@key, or NULL (any program)
  * @h: the table
@@ -540,15 +646,14 @@ fail:
 	({								\
 		struct __ak_htab_key ___ak_k;				\
 		void __arena *___ak_v = 0;				\
-		int *___ak_e = (err);					\
+		int *___ak_e = (err), ___ak_err = -EINVAL;		\
 									\
-		if (sizeof(*(key)) != (h)->key_size) {			\
-			if (___ak_e)					\
-				*___ak_e = -EINVAL;			\
-		} else {						\
+		if (sizeof(*(key)) == (h)->key_size) {			\
 			__ak_htab_key_load(&___ak_k, (key), sizeof(*(key))); \
-			___ak_v = __ak_htab_lookup((h), &___ak_k, ___ak_e); \
+			___ak_v = (void __arena *)__ak_htab_lookup((h), &___ak_k, &___ak_err); \
 		}							\
+		if (!___ak_v && ___ak_e)				\
+			*___ak_e = ___ak_err;				\
 		___ak_v;						\
 	})
 
@@ -564,16 +669,22 @@ fail:
 			((unsigned long long __arena *)(dst))[___ak_i] = ___ak_w[___ak_i]; \
 	} while (0)
 
+/* An update in progress: the bucket it holds locked and the node it fills. */
+struct __ak_htab_update {
+	unsigned long long __arena *bucket;
+	struct ak_htab_node __arena *node;
+	int fresh;			/* a new node: linked by __ak_htab_update_end */
+	int err;
+};
+
 /*
  * Find or make the node for @key under its bucket's lock. Returns the
- * value to write, and in *@fresh whether the node is new (then the caller
- * writes the value before linking it with __ak_htab_link). NULL on error.
+ * value to write (the caller writes it before __ak_htab_update_end links a
+ * fresh node), or NULL with @u->err set.
  */
-static inline void __arena *__ak_htab_update_begin(struct ak_htab __arena *h,
-						   const struct __ak_htab_key *key,
-						   unsigned long long flags, int sleepable,
-						   int *fresh, unsigned long long __arena **bucketp,
-						   struct ak_htab_node __arena **nodep, int *errp)
+static __ak_always_inline void __arena *
+__ak_htab_update_begin(struct ak_htab __arena *h, const struct __ak_htab_key *key,
+		       unsigned long long flags, int sleepable, struct __ak_htab_update *u)
 {
 	unsigned long long hash = __ak_htab_hash(h, key);
 	unsigned long long __arena *bucket;
@@ -581,7 +692,7 @@ static inline void __arena *__ak_htab_update_begin(struct ak_htab __arena *h,
 	unsigned int i;
 	int err;
 
-	*fresh = 0;
+	u->fresh = 0;
 	if (flags > AK_HTAB_EXIST) {
 		err = -EINVAL;
 		goto fail;
@@ -600,64 +711,77 @@ static inline void __arena *__ak_htab_update_begin(struct ak_htab __arena *h,
 		err = err ? err : node ? -EEXIST : -ENOENT;
 		goto fail;
 	}
-	if (node) {
-		*nodep = node;
-		*bucketp = bucket;
-		return __ak_htab_value(h, node);
-	}
-	node = sleepable ? ak_alloc_err(h->node_size, &err) : ak_alloc_nosleep_err(h->node_size, &err);
 	if (!node) {
-		__ak_htab_unlock(bucket);
-		goto fail;
+		node = sleepable ? ak_alloc_err(h->node_size, &err) :
+				   ak_alloc_nosleep_err(h->node_size, &err);
+		if (!node) {
+			__ak_htab_unlock(bucket);
+			goto fail;
+		}
+		node->hash = hash;
+		__AK_UNROLL
+		for (i = 0; i < AK_HTAB_MAX_KEY / 8; i++)
+			if (i < h->key_words)
+				node->data[i] = key->w[i];
+		u->fresh = 1;
 	}
-	node->hash = hash;
-	for (i = 0; i < AK_HTAB_MAX_KEY / 8 && i < h->key_words; i++)
-		node->data[i] = key->w[i];
-	*fresh = 1;
-	*nodep = node;
-	*bucketp = bucket;
+	u->node = node;
+	u->bucket = bucket;
 	return __ak_htab_value(h, node);
 fail:
-	if (errp)
-		*errp = err;
+	u->err = err;
 	return 0;
 }
 
-/* Link a fresh node (its value written) and release the bucket. */
-static inline void __ak_htab_update_end(struct ak_htab __arena *h, unsigned long long __arena *bucket,
-					struct ak_htab_node __arena *node, int fresh)
+/* Two globals: a non-sleepable program must not see the page kfuncs. */
+__AK_HTAB_GLOBAL unsigned long long __ak_htab_begin_sleepable(struct ak_htab __arena *h __arg_arena,
+							     const struct __ak_htab_key *key __ak_nonnull,
+							     unsigned long long flags,
+							     struct __ak_htab_update *u __ak_nonnull)
 {
-	if (fresh) {
-		node->next = __ak_htab_node_of(*bucket);
-		*bucket = (unsigned long long)node | __AK_HTAB_LOCKED;
+	return (unsigned long long)__ak_htab_update_begin(h, key, flags, 1, u);
+}
+
+__AK_HTAB_GLOBAL unsigned long long __ak_htab_begin_nosleep(struct ak_htab __arena *h __arg_arena,
+							   const struct __ak_htab_key *key __ak_nonnull,
+							   unsigned long long flags,
+							   struct __ak_htab_update *u __ak_nonnull)
+{
+	return (unsigned long long)__ak_htab_update_begin(h, key, flags, 0, u);
+}
+
+/* Link a fresh node (its value written) and release the bucket. */
+static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_htab_update *u)
+{
+	if (u->fresh) {
+		u->node->next = __ak_htab_node_of(*u->bucket);
+		*u->bucket = (unsigned long long)u->node | __AK_HTAB_LOCKED;
 		__sync_fetch_and_add(&h->count, 1);
+		__sync_fetch_and_add(&h->gen, 1);
 	}
-	__sync_fetch_and_add(&h->gen, 1);
-	__ak_htab_unlock(bucket);
+	__ak_htab_unlock(u->bucket);
 }
 
 #define __ak_htab_update(h, key, value, flags, sleepable)		\
 	({								\
 		struct __ak_htab_key ___ak_k;				\
-		unsigned long long __arena *___ak_b;			\
-		struct ak_htab_node __arena *___ak_n;			\
+		struct __ak_htab_update ___ak_u = { .err = 0 };	\
 		void __arena *___ak_v;					\
-		int ___ak_err = 0, ___ak_fresh;				\
 									\
 		if (sizeof(*(key)) != (h)->key_size ||			\
 		    sizeof(*(value)) != (h)->value_size) {		\
-			___ak_err = -EINVAL;				\
+			___ak_u.err = -EINVAL;				\
 		} else {						\
 			__ak_htab_key_load(&___ak_k, (key), sizeof(*(key))); \
-			___ak_v = __ak_htab_update_begin((h), &___ak_k, (flags), (sleepable), \
-							 &___ak_fresh, &___ak_b, &___ak_n, \
-							 &___ak_err);	\
+			___ak_v = (void __arena *)((sleepable) ?	\
+				__ak_htab_begin_sleepable((h), &___ak_k, (flags), &___ak_u) : \
+				__ak_htab_begin_nosleep((h), &___ak_k, (flags), &___ak_u)); \
 			if (___ak_v) {					\
 				__ak_htab_value_store(___ak_v, (value), sizeof(*(value))); \
-				__ak_htab_update_end((h), ___ak_b, ___ak_n, ___ak_fresh); \
+				__ak_htab_update_end((h), &___ak_u);	\
 			}						\
 		}							\
-		___ak_err;						\
+		___ak_u.err;						\
 	})
 
 /**
@@ -715,18 +839,51 @@ static inline int __ak_htab_unlink(struct ak_htab __arena *h, const struct __ak_
 	return err;
 }
 
+__AK_HTAB_GLOBAL int __ak_htab_delete_sleepable(struct ak_htab __arena *h __arg_arena,
+						const struct __ak_htab_key *key __ak_nonnull)
+{
+	struct ak_htab_node __arena *node;
+	int err = __ak_htab_unlink(h, key, 1, &node);
+
+	return err ? err : ak_free(node);
+}
+
+__AK_HTAB_GLOBAL int __ak_htab_delete_nosleep(struct ak_htab __arena *h __arg_arena,
+					      const struct __ak_htab_key *key __ak_nonnull)
+{
+	struct ak_htab_node __arena *node;
+	int err = __ak_htab_unlink(h, key, 0, &node);
+
+	return err ? err : ak_free_nosleep(node);
+}
+
+/* Unlink only: *@node gets the node's address, which the caller frees. */
+__AK_HTAB_GLOBAL int __ak_htab_unlink_nosleep(struct ak_htab __arena *h __arg_arena,
+					      const struct __ak_htab_key *key __ak_nonnull,
+					      unsigned long long *node __ak_nonnull)
+{
+	struct ak_htab_node __arena *found;
+	int err = __ak_htab_unlink(h, key, 0, &found);
+
+	*node = err ? 0 : (unsigned long long)found;
+	return err;
+}
+
+__AK_HTAB_GLOBAL int __ak_htab_free_nosleep(void __arena *node __arg_arena)
+{
+	return ak_free_nosleep(node);
+}
+
 #define __ak_htab_delete_key(h, key, sleepable)				\
 	({								\
 		struct __ak_htab_key ___ak_k;				\
-		struct ak_htab_node __arena *___ak_n;			\
 		int ___ak_err = -EINVAL;				\
 									\
 		if (sizeof(*(key)) == (h)->key_size) {			\
 			__ak_htab_key_load(&___ak_k, (key), sizeof(*(key))); \
-			___ak_err = __ak_htab_unlink((h), &___ak_k, (sleepable), &___ak_n); \
-			if (!___ak_err)					\
-				___ak_err = (sleepable) ? ak_free(___ak_n) : \
-					ak_free_nosleep(___ak_n);	\
+			___ak_err = (sleepable) ?			\
+				__ak_htab_delete_sleepable((h), &___ak_k) : \
+				__ak_htab_delete_nosleep((h), &___ak_k); \
 		}							\
 		___ak_err;						\
 	})
@@ -761,17 +918,18 @@ static inline int __ak_htab_unlink(struct ak_htab __arena *h, const struct __ak_
 #define ak_htab_lookup_and_delete(h, key, value)			\
 	({								\
 		struct __ak_htab_key ___ak_k;				\
-		struct ak_htab_node __arena *___ak_n;			\
+		unsigned long long ___ak_n = 0;				\
 		int ___ak_err = -EINVAL;				\
 									\
 		if (sizeof(*(key)) == (h)->key_size &&			\
 		    sizeof(*(value)) == (h)->value_size) {		\
 			__ak_htab_key_load(&___ak_k, (key), sizeof(*(key))); \
-			___ak_err = __ak_htab_unlink((h), &___ak_k, 0, &___ak_n); \
+			___ak_err = __ak_htab_unlink_nosleep((h), &___ak_k, &___ak_n); \
 			if (!___ak_err) {				\
-				__ak_htab_value_fetch((value), __ak_htab_value((h), ___ak_n), \
-						      sizeof(*(value)));	\
-				___ak_err = ak_free_nosleep(___ak_n);	\
+				__ak_htab_value_fetch((value),		\
+					__ak_htab_value((h), (struct ak_htab_node __arena *)___ak_n), \
+					sizeof(*(value)));		\
+				___ak_err = __ak_htab_free_nosleep((void __arena *)___ak_n); \
 			}						\
 		}							\
 		___ak_err;						\
@@ -804,29 +962,36 @@ static inline int ak_htab_reserve(struct ak_htab __arena *h, unsigned long long 
  * rest, so lookups stop reading two arrays and the old one is freed.
  * Return: 0; -EBUSY; -AK_EBUDGET (call again: moved buckets stay moved).
  */
-static inline int ak_htab_maintain(struct ak_htab __arena *h)
+__AK_HTAB_GLOBAL int ak_htab_maintain(struct ak_htab __arena *h __arg_arena)
 {
-	struct __ak_htab_table __arena *old = h->old, *cur = h->cur;
+	struct __ak_htab_table __arena *old, *cur;
 	unsigned long long i;
-	int ret;
+	int ret = 0;
 
+	__sync_fetch_and_add(&h->movers, 1);
+	old = h->old;
+	cur = h->cur;
 	if (!old || old == cur)
-		return 0;
+		goto out;
 	for (i = ak_opaque_zero(); i < old->nbuckets; i++) {
 		ak_cond_break_label(cut);
 		if (h->old != old)
-			return 0;
+			break;
 		if (old->buckets[i] == __AK_HTAB_MOVED)
 			continue;
 		ret = __ak_htab_move_bucket(h, old, cur, i);
 		if (ret < 0)
-			return ret;
+			goto out;
 		if (ret)
-			__ak_htab_moved_one(h, old, 0);
+			__ak_htab_moved_one(h, old);
+		ret = 0;
 	}
-	return 0;
+	goto out;
 cut:
-	return -AK_EBUDGET;
+	ret = -AK_EBUDGET;
+out:
+	__ak_htab_mover_leave(h, 0);
+	return ret;
 }
 
 static inline void __ak_htab_cursor_reset(struct ak_htab_cursor *c)
@@ -850,8 +1015,9 @@ static inline void __ak_htab_cursor_reset(struct ak_htab_cursor *c)
  * the last call (the cursor is reset; ak_htab_delete_current is the change
  * a walk may make); -EBUSY.
  */
-static inline int ak_htab_next(struct ak_htab __arena *h, struct ak_htab_cursor *c,
-			       void __arena **key, void __arena **value)
+__AK_HTAB_GLOBAL int ak_htab_next(struct ak_htab __arena *h __arg_arena, struct ak_htab_cursor *c __ak_nonnull,
+			       void __arena **key __ak_nonnull,
+			       void __arena **value __ak_nonnull)
 {
 	struct __ak_htab_table __arena *t;
 	struct ak_htab_node __arena *node;
@@ -903,7 +1069,7 @@ cut:
  *
  * Return: 0, or as ak_htab_delete (-AK_ESTALE if the cursor is stale).
  */
-static inline int ak_htab_delete_current(struct ak_htab __arena *h, struct ak_htab_cursor *c)
+__AK_HTAB_GLOBAL int ak_htab_delete_current(struct ak_htab __arena *h __arg_arena, struct ak_htab_cursor *c __ak_nonnull)
 {
 	struct ak_htab_node __arena *node;
 	struct __ak_htab_key key;
@@ -918,6 +1084,7 @@ static inline int ak_htab_delete_current(struct ak_htab __arena *h, struct ak_ht
 		node = node->next;
 	if (!node || k + 1 < c->skip)
 		return node ? -AK_EBUDGET : -AK_ESTALE;
+	__AK_UNROLL
 	for (i = 0; i < AK_HTAB_MAX_KEY / 8; i++)
 		key.w[i] = i < h->key_words ? node->data[i] : 0;
 	err = __ak_htab_unlink(h, &key, 0, &node);
@@ -934,7 +1101,7 @@ static inline int ak_htab_delete_current(struct ak_htab __arena *h, struct ak_ht
  *
  * Return: 0; -EBUSY; -AK_EBUDGET (call again: what was removed stays so).
  */
-static inline int ak_htab_clear(struct ak_htab __arena *h)
+__AK_HTAB_GLOBAL int ak_htab_clear(struct ak_htab __arena *h __arg_arena)
 {
 	struct __ak_htab_table __arena *t;
 	struct ak_htab_node __arena *node;
@@ -976,7 +1143,7 @@ cut:
  *
  * Return: as ak_htab_clear.
  */
-static inline int ak_htab_destroy(struct ak_htab __arena *h)
+__AK_HTAB_GLOBAL int ak_htab_destroy(struct ak_htab __arena *h __arg_arena)
 {
 	int err = ak_htab_clear(h);
 
@@ -984,7 +1151,11 @@ static inline int ak_htab_destroy(struct ak_htab __arena *h)
 		return err;
 	if (h->cur)
 		ak_free(h->cur);
+	if (h->retired)
+		ak_free(h->retired);
 	h->cur = 0;
+	ak_arena_store_barrier();
+	h->retired = 0;
 	h->gen++;
 	return 0;
 }

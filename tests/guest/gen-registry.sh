@@ -18,6 +18,8 @@ for obj in "$@"; do
 		awk '$2 == "g" && $3 == "F" && $4 == "syscall" && $6 ~ /^test_/ { print $6 }' | sort)
 	[ -n "$progs" ] || continue
 	echo
+	# A test program's layout header, shared with its driver, names its types.
+	[ -f "$(dirname "$0")/$name.h" ] && echo "#include \"guest/$name.h\""
 	echo "#include \"$name.skel.h\""
 	for prog in $progs; do
 		echo "GUEST_TEST($name, $prog)"

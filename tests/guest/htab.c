@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * htab.h in the guest, driven from user space: a million entries and a
+ * model, four CPUs at once, a tc program with repeat, a full arena. User
+ * space reads the same table through the arena's mmap with the same header.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "guest/guest.h"
+#include <arenakit/htab.h>
+#include "guest/htab.h"
+#include "htab.skel.h"
+
+#define MAX_RUNS 1000
+
+static struct htab *load(unsigned int arena_pages)
+{
+	struct htab *skel = htab__open();
+	int retval;
+
+	cr_assert(skel);
+	if (arena_pages)
+		cr_assert_eq(bpf_map__set_max_entries(skel->maps.arena, arena_pages), 0);
+	cr_assert_eq(arenakit_load_skeleton(skel->skeleton), 0);
+	cr_assert_eq(arenakit_run(skel->progs.init_table, &retval), 0);
+	cr_assert_eq(retval, 0, "init_table: %d", retval);
+	return skel;
+}
+
+/* Run the ops in skel's arena; the results land beside them. */
+static void run_ops(struct htab *skel, unsigned int n)
+{
+	unsigned int runs;
+	int retval, err;
+
+	skel->bss->nops = n;
+	skel->bss->next_op = 0;
+	err = arenakit_run_until_done(skel->progs.run_ops, MAX_RUNS, &retval, &runs);
+	cr_assert_eq(err, 0, "run_ops: %s", strerror(-err));
+	cr_assert_eq(retval, 0);
+}
+
+static unsigned int key_of(unsigned int i)
+{
+	return i * 2654435761u;	/* distinct for distinct i: an odd multiplier */
+}
+
+/* 1M inserts (the table grows from 16 buckets), then random operations. */
+Test(htab, million_entries_agree_with_a_model, .timeout = 600)
+{
+	enum { N = 1000000, KEYS = 2 * N, RANDOM_OPS = 4 * HTAB_MAX_OPS };
+	static unsigned long long model[KEYS];
+	static char present[KEYS];
+	struct htab *skel = load(0);
+	struct htab_op *ops = skel->arena->ops;
+	long long *results = skel->arena->results;
+	struct ak_htab *table = &skel->arena->table;
+	unsigned int seed = 20261203, i, batch, n, k;
+	unsigned long long *v, count;
+	int err, want;
+
+	printf("htab: model seed %u\n", seed);
+	srand(seed);
+	for (batch = 0; batch < N; batch += HTAB_MAX_OPS) {
+		n = N - batch < HTAB_MAX_OPS ? N - batch : HTAB_MAX_OPS;
+		for (i = 0; i < n; i++)
+			ops[i] = (struct htab_op){ HTAB_OP_INSERT, key_of(batch + i), batch + i };
+		run_ops(skel, n);
+		for (i = 0; i < n; i++) {
+			cr_assert_eq(results[i], 0, "insert %u: %lld", batch + i, results[i]);
+			model[batch + i] = batch + i;
+			present[batch + i] = 1;
+			/* The same table, read by user space through the mmap. */
+			k = key_of(batch + i);
+			v = ak_htab_lookup(table, &k, &err);
+			cr_assert(v, "user space misses key %u: %d", batch + i, err);
+			cr_assert_eq(*v, batch + i);
+		}
+	}
+	cr_expect_eq(ak_htab_count(table), N);
+	printf("htab: %u entries, %llu buckets%s\n", N, table->cur->nbuckets,
+	       table->old ? " (still growing)" : "");
+	for (batch = 0; batch < RANDOM_OPS; batch += HTAB_MAX_OPS) {
+		for (i = 0; i < HTAB_MAX_OPS; i++) {
+			unsigned int idx = (unsigned int)rand() % KEYS;
+
+			ops[i] = (struct htab_op){ rand() % 4, key_of(idx),
+						   ((unsigned long long)rand() << 31) | rand() };
+		}
+		run_ops(skel, HTAB_MAX_OPS);
+		/* Replay the batch on the model, in order, comparing every answer. */
+		for (i = 0; i < HTAB_MAX_OPS; i++) {
+			unsigned int idx = ops[i].key * 244002641u;	/* the inverse multiplier */
+
+			cr_assert_lt(idx, KEYS);
+			switch (ops[i].kind) {
+			case HTAB_OP_LOOKUP:
+				want = present[idx] ? 0 : -ENOENT;
+				if (present[idx])
+					cr_assert_eq((unsigned long long)results[i], model[idx],
+						     "op %u: lookup %u", batch + i, idx);
+				else
+					cr_assert_eq(results[i], -ENOENT, "op %u", batch + i);
+				continue;
+			case HTAB_OP_INSERT:
+				want = present[idx] ? -EEXIST : 0;
+				break;
+			case HTAB_OP_UPDATE:
+				want = present[idx] ? 0 : -ENOENT;
+				break;
+			default:
+				want = present[idx] ? 0 : -ENOENT;
+				cr_assert_eq(results[i], want, "op %u: delete %u", batch + i, idx);
+				present[idx] = 0;
+				continue;
+			}
+			cr_assert_eq(results[i], want, "op %u: kind %u key %u", batch + i,
+				     ops[i].kind, idx);
+			if (!want) {
+				present[idx] = 1;
+				model[idx] = ops[i].value;
+			}
+		}
+		for (i = 0, count = 0; i < KEYS; i++)
+			count += present[i];
+		cr_assert_eq(ak_htab_count(table), count, "after %u random ops", batch + HTAB_MAX_OPS);
+	}
+	/* Every key, present or not, as user space sees it. */
+	for (i = 0; i < KEYS; i++) {
+		k = key_of(i);
+		v = ak_htab_lookup(table, &k, &err);
+		cr_assert_eq(v != NULL, present[i], "key %u", i);
+		if (v)
+			cr_assert_eq(*v, model[i]);
+	}
+	printf("htab: %u random operations agree with the model; %llu entries\n", RANDOM_OPS,
+	       ak_htab_count(table));
+	cr_assert_eq(arenakit_run_until_done(skel->progs.destroy_table, MAX_RUNS, &want, NULL), 0);
+	cr_expect_eq(want, 0);
+	cr_expect_eq(skel->arena->ak_allocator.stats.objects, 0);
+	cr_expect_eq(skel->arena->ak_allocator.stats.pages, 0);
+	htab__destroy(skel);
+}
+
+struct churner {
+	struct htab *skel;
+	int cpu;
+	struct htab_churn_args args;
+	int err;
+};
+
+static void *churn(void *arg)
+{
+	struct churner *c = arg;
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &c->args,
+		    .ctx_size_in = sizeof(c->args));
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(c->cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		c->err = -errno;
+	else if (bpf_prog_test_run_opts(bpf_program__fd(c->skel->progs.cpu_churn), &opts))
+		c->err = -errno;
+	else
+		c->err = opts.retval;
+	return NULL;
+}
+
+/* Writers on every CPU, one table that grows under them. */
+Test(htab, cpus_insert_and_delete_at_once, .timeout = 300)
+{
+	enum { PER_CPU = 20000 };
+	struct htab *skel = load(0);
+	struct ak_htab *table = &skel->arena->table;
+	int cpus = sysconf(_SC_NPROCESSORS_ONLN), i, retval, err;
+	struct churner c[8];
+	pthread_t t[8];
+	unsigned int k;
+
+	cr_assert_geq(cpus, 2);
+	if (cpus > 8)
+		cpus = 8;
+	for (i = 0; i < cpus; i++) {
+		c[i] = (struct churner){ skel, i, { i * PER_CPU, PER_CPU, 0, 0, 0 }, 0 };
+		cr_assert_eq(pthread_create(&t[i], NULL, churn, &c[i]), 0);
+	}
+	for (i = 0; i < cpus; i++)
+		pthread_join(t[i], NULL);
+	for (i = 0; i < cpus; i++)
+		cr_expect(!c[i].err && !c[i].args.errors, "CPU %d: %d, %u errors (last %d)", i,
+			  c[i].err, c[i].args.errors, c[i].args.last_error);
+	cr_assert_eq(arenakit_run_until_done(skel->progs.maintain, MAX_RUNS, &retval, NULL), 0);
+	cr_expect_eq(retval, 0);
+	cr_expect_eq(ak_htab_count(table), (unsigned long long)cpus * PER_CPU / 2);
+	for (k = 0; k < (unsigned int)cpus * PER_CPU; k++)
+		cr_assert_eq(ak_htab_lookup(table, &k, &err) != NULL, !(k & 1), "key %u", k);
+	/* Nothing leaked: the entries and the one bucket array. */
+	cr_expect_eq(skel->arena->ak_allocator.stats.objects, ak_htab_count(table) + 1);
+	for (i = 0, k = 0; i < cpus; i++)
+		k += c[i].args.busy;
+	printf("htab: %d CPUs x %d inserts and %d deletes, %llu buckets at the end, %u -EBUSY "
+	       "answers tried again\n", cpus, PER_CPU, PER_CPU / 2, table->cur->nbuckets, k);
+	htab__destroy(skel);
+}
+
+/* A networking program counts packets by length, with nodes from the pool. */
+Test(htab, tc_program_with_repeat, .timeout = 120)
+{
+	struct htab *skel = load(0);
+	unsigned char packet[64] = { 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = packet, .data_size_in = sizeof(packet),
+		    .repeat = 1000);
+	struct ak_htab *table = &skel->arena->table;
+	unsigned long long pages, *count;
+	unsigned int len = sizeof(packet);
+	int retval, err;
+
+	cr_assert_eq(arenakit_run(skel->progs.reserve_pool, &retval), 0);
+	cr_assert_eq(retval, 0);
+	pages = skel->arena->ak_allocator.stats.pages;
+	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.tc_count), &opts);
+	cr_assert_eq(err, 0, "tc test run: %s", strerror(errno));
+	cr_expect_eq(opts.retval, 0);
+	count = ak_htab_lookup(table, &len, &err);
+	cr_assert(count, "no entry for length %u: %d", len, err);
+	cr_expect_eq(*count, 1000, "1000 runs counted %llu", *count);
+	cr_expect_eq(skel->arena->ak_allocator.stats.pages, pages, "a tc program took pages");
+	htab__destroy(skel);
+}
+
+/* The arena runs out: -ENOMEM, and the table still works. */
+Test(htab, full_arena_is_enomem_and_the_table_stays_usable, .timeout = 120)
+{
+	struct htab *skel = load(640);	/* 1.5 MiB of globals, 1 MiB for the table */
+	struct htab_op *ops = skel->arena->ops;
+	long long *results = skel->arena->results;
+	unsigned int i, inserted = 0, n = 40000;
+	unsigned int k;
+	int err;
+
+	for (i = 0; i < n; i++)
+		ops[i] = (struct htab_op){ HTAB_OP_INSERT, i, i };
+	run_ops(skel, n);
+	for (i = 0; i < n && !results[i]; i++)
+		inserted++;
+	cr_assert_lt(inserted, n, "the arena never filled");
+	cr_expect_eq(results[inserted], -ENOMEM, "insert %u: %lld", inserted, results[inserted]);
+	cr_expect_eq(ak_htab_count(&skel->arena->table), inserted);
+	for (k = 0; k < inserted; k++)
+		cr_assert(ak_htab_lookup(&skel->arena->table, &k, &err), "key %u lost", k);
+	ops[0] = (struct htab_op){ HTAB_OP_DELETE, 0, 0 };
+	ops[1] = (struct htab_op){ HTAB_OP_INSERT, n + 1, 1 };
+	ops[2] = (struct htab_op){ HTAB_OP_LOOKUP, n + 1, 0 };
+	run_ops(skel, 3);
+	cr_expect_eq(results[0], 0);
+	cr_expect_eq(results[1], 0, "no room after a delete: %lld", results[1]);
+	cr_expect_eq(results[2], 1);
+	printf("htab: a 640-page arena held %u entries, then -ENOMEM\n", inserted);
+	htab__destroy(skel);
+}
