@@ -28,7 +28,7 @@ static void measure(unsigned int entries, int wide)
 	cr_expect_eq(r->errors, 0);
 	cr_expect_eq(r->found, 2ULL * entries, "%llu lookups found something, want %u hits x 2",
 		     r->found, entries);
-	/* In a full run other tests share the CPUs; alone: FILTER='htab_perf/*'. */
+	/* In a full run other tests share the CPUs; run alone with FILTER=htab_perf. */
 	printf("htab_perf: %7u entries, %2d-byte keys (ns/op arena vs map, map/arena):"
 	       " insert %.1f vs %.1f (%.2fx), update %.1f vs %.1f (%.2fx),"
 	       " hit %.1f vs %.1f (%.2fx), miss %.1f vs %.1f (%.2fx)\n",
