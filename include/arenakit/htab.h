@@ -41,7 +41,10 @@
  * delete or move never makes a present key look absent. A value pointer
  * may outlive its entry (a concurrent delete frees it): the memory stays
  * arena memory, so this is never a fault, only a stale read. User space
- * may look keys up through the mmap with the same calls.
+ * may look keys up through the mmap with the same calls while no BPF
+ * program writes the table: a reader racing a delete can follow a freed
+ * node's link, garbage that a BPF load keeps inside the arena (a fault
+ * reads as 0) but that a user-space load would dereference anywhere.
  *
  * Program types: lookup and the _nosleep update/delete work anywhere (nodes
  * come from the allocator's pool: ak_htab_reserve fills it); ak_htab_init,
@@ -442,11 +445,12 @@ static inline void __ak_htab_moved_one(struct ak_htab __arena *h,
 	__sync_fetch_and_add(&h->gen, 1);
 }
 
+/* @sleepable: 1 or 0 as the caller is; -1 never frees (lookups). */
 static inline void __ak_htab_mover_leave(struct ak_htab __arena *h, int sleepable)
 {
 	struct __ak_htab_table __arena *retired;
 
-	if (__sync_fetch_and_add(&h->movers, -1ULL) != 1 || !h->retired)
+	if (__sync_fetch_and_add(&h->movers, -1ULL) != 1 || !h->retired || sleepable < 0)
 		return;
 	retired = (struct __ak_htab_table __arena *)
 		__sync_lock_test_and_set((unsigned long long __arena *)&h->retired, 0);
@@ -563,12 +567,19 @@ static inline int __ak_htab_grow(struct ak_htab __arena *h)
 	struct __ak_htab_table __arena *cur = h->cur, *next;
 	int err = 0;
 
-	if (h->old || h->retired ||
-	    h->count * AK_HTAB_LOAD_DEN <= cur->nbuckets * AK_HTAB_LOAD_NUM ||
+	if (h->old || h->count * AK_HTAB_LOAD_DEN <= cur->nbuckets * AK_HTAB_LOAD_NUM ||
 	    cur->nbuckets >= (1ULL << 27))
 		return 0;
 	if (ak_lock_try(&h->grow_lock))
 		return 0;	/* someone else is starting it */
+	/* A lookup left last and could not free the old array: free it here. */
+	if (h->retired && !h->movers) {
+		struct __ak_htab_table __arena *retired = (struct __ak_htab_table __arena *)
+			__sync_lock_test_and_set((unsigned long long __arena *)&h->retired, 0);
+
+		if (retired)
+			ak_free(retired);
+	}
 	if (!h->old && !h->retired && h->cur == cur) {
 		next = __ak_htab_table_new(cur->nbuckets * 2, 1, &err);
 		if (next) {
@@ -596,6 +607,7 @@ static inline void __arena *__ak_htab_lookup_impl(struct ak_htab __arena *h,
 	unsigned int tries;
 	int err = 0;
 
+	/* Lock-free first. */
 	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
 	     tries++) {
 		gen = *(volatile unsigned long long __arena *)&h->gen;
@@ -608,13 +620,28 @@ static inline void __arena *__ak_htab_lookup_impl(struct ak_htab __arena *h,
 		if (*(volatile unsigned long long __arena *)&h->gen == gen)
 			goto fail_noent;
 	}
-	/* The table kept changing: look under the bucket's lock. */
-	bucket = __ak_htab_bucket(h, hash);
-	err = __ak_htab_lock(bucket);
-	if (err)
-		goto fail;
-	err = __ak_htab_chain_find(h, bucket, hash, key, &node, 0);
-	__ak_htab_unlock(bucket);
+	/*
+	 * The table kept changing: look under the bucket's lock, counted as a
+	 * mover so that an old array is not freed while its bucket is locked.
+	 */
+	__sync_fetch_and_add(&h->movers, 1);
+	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
+	     tries++) {
+		bucket = __ak_htab_bucket(h, hash);
+		err = __ak_htab_lock(bucket);
+		if (err)
+			break;
+		if (*bucket == (__AK_HTAB_MOVED | __AK_HTAB_LOCKED)) {
+			/* Moved since __ak_htab_bucket looked: look again. */
+			__ak_htab_unlock(bucket);
+			err = -EBUSY;
+			continue;
+		}
+		err = __ak_htab_chain_find(h, bucket, hash, key, &node, 0);
+		__ak_htab_unlock(bucket);
+		break;
+	}
+	__ak_htab_mover_leave(h, -1);
 	if (err)
 		goto fail;
 	if (node)
