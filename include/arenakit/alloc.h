@@ -178,30 +178,6 @@ void ak_user_pages_put(void *ptr, unsigned int pages);
 
 #define __ak_stat_add(field, n) __sync_fetch_and_add(&ak_allocator.stats.field, (n))
 
-/* The class of an object of @size bytes; -1 if it needs whole pages. */
-static inline int __ak_alloc_class(unsigned long long size)
-{
-	unsigned long long need = size + __AK_BLOCK_HDR;
-
-	if (need <= 16)
-		return 0;
-	if (need <= 32)
-		return 1;
-	if (need <= 64)
-		return 2;
-	if (need <= 112)
-		return 3;
-	if (need <= 224)
-		return 4;
-	if (need <= 448)
-		return 5;
-	if (need <= 1008)
-		return 6;
-	if (need <= __AK_MAX_BLOCK)
-		return 7;
-	return -1;
-}
-
 static inline unsigned int __ak_block_size(unsigned int class)
 {
 	switch (class) {
@@ -214,6 +190,21 @@ static inline unsigned int __ak_block_size(unsigned int class)
 	case 6: return 1008;
 	default: return __AK_MAX_BLOCK;
 	}
+}
+
+/*
+ * The class of an object of @size bytes; -1 if it needs whole pages. The
+ * object is compared with each block's room, not size + header with the
+ * block: that sum wraps for sizes near 2^64.
+ */
+static inline int __ak_alloc_class(unsigned long long size)
+{
+	int class;
+
+	for (class = 0; class < AK_ALLOC_CLASSES; class++)
+		if (size <= __ak_block_size(class) - __AK_BLOCK_HDR)
+			return class;
+	return -1;
 }
 
 static inline unsigned int __ak_blocks_per_page(unsigned int class)

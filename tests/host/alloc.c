@@ -168,6 +168,7 @@ Test(alloc_host, pool_serves_nosleep_allocations)
 	cr_expect_eq(STATS.objects, 0);
 	cr_expect_eq(STATS.pages, pages, "sleepable frees emptied the reserved pool");
 	cr_expect_eq(ak_alloc_reserve(5000, 1), -E2BIG);
+	cr_expect_eq(ak_alloc_reserve(~0ULL, 1), -E2BIG, "size + header wrapped to a class");
 	cr_expect_eq(ak_alloc_reserve(0, 1), -EINVAL);
 	cr_expect_eq(ak_alloc_trim(), 0);
 	cr_expect_eq(STATS.pages, 0);
