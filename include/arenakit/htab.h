@@ -15,7 +15,7 @@
  *	err = ak_htab_update(&flows, &key, &one, AK_HTAB_NOEXIST);
  *
  * Buckets are one word each, like the kernel's hlist_bl: the first node's
- * address with bit 0 as the bucket's lock, so bucket memory is 8 bytes and
+ * address with bit 0 as the bucket's lock (lock.h's bit lock), so bucket memory is 8 bytes and
  * writers on different buckets never contend. The hash is SipHash-1-3 of
  * the key bytes with a 128-bit per-table seed (bpf_get_prandom_u32 at
  * init): a keyed hash, so whoever chooses the keys cannot force them into
@@ -76,7 +76,7 @@
 #define AK_HTAB_NOEXIST 1
 #define AK_HTAB_EXIST 2
 
-#define __AK_HTAB_LOCKED 1ULL
+#define __AK_HTAB_LOCKED AK_BIT_LOCK	/* the bucket's lock bit */
 #define __AK_HTAB_MOVED 2ULL	/* an old bucket whose nodes are in the new array */
 
 struct ak_htab_node {
@@ -243,29 +243,6 @@ static inline struct ak_htab_node __arena *__ak_htab_node_of(unsigned long long 
 	return (struct ak_htab_node __arena *)(word & ~(__AK_HTAB_LOCKED | __AK_HTAB_MOVED));
 }
 
-/* Lock a bucket: set bit 0 of its word, waiting a bounded time. */
-static inline int __ak_htab_lock(unsigned long long __arena *bucket)
-{
-	unsigned long long word;
-	unsigned int spins;
-
-	for (spins = (unsigned int)ak_opaque_zero(); spins < AK_LOCK_SPINS; spins++) {
-		word = *(volatile unsigned long long __arena *)bucket;
-		if (!(word & __AK_HTAB_LOCKED) &&
-		    __sync_val_compare_and_swap(bucket, word, word | __AK_HTAB_LOCKED) == word)
-			return 0;
-		ak_cond_break_label(spent);
-	}
-	return -EBUSY;
-spent:
-	return -AK_EBUDGET;
-}
-
-static inline void __ak_htab_unlock(unsigned long long __arena *bucket)
-{
-	__sync_fetch_and_and(bucket, ~__AK_HTAB_LOCKED);
-}
-
 /*
  * Find @key in the chain starting at @word. Returns 0 with *@found set (or
  * NULL), or -AK_EBUDGET. *@link gets the word that points at the node
@@ -392,12 +369,12 @@ __AK_HTAB_GLOBAL int __ak_htab_move_bucket(struct ak_htab __arena *h __arg_arena
 	unsigned long long __arena *from = &old->buckets[i & (old->nbuckets - 1)];
 	unsigned long long __arena *to;
 	struct ak_htab_node __arena *node, *next;
-	int err = __ak_htab_lock(from);
+	int err = ak_bit_lock_acquire(from);
 
 	if (err)
 		return err;
 	if (*from == (__AK_HTAB_MOVED | __AK_HTAB_LOCKED)) {
-		__ak_htab_unlock(from);
+		ak_bit_lock_release(from);
 		return 0;
 	}
 	node = __ak_htab_node_of(*from);
@@ -407,24 +384,24 @@ __AK_HTAB_GLOBAL int __ak_htab_move_bucket(struct ak_htab __arena *h __arg_arena
 		ak_cond_break_label(cut);
 		next = node->next;
 		to = &cur->buckets[node->hash & (cur->nbuckets - 1)];
-		err = __ak_htab_lock(to);
+		err = ak_bit_lock_acquire(to);
 		if (err)
 			goto stop;
 		node->next = __ak_htab_node_of(*to);
 		*to = (unsigned long long)node | __AK_HTAB_LOCKED;
-		__ak_htab_unlock(to);
+		ak_bit_lock_release(to);
 		node = next;
 		/* What is left of the chain stays reachable from the old bucket. */
 		*from = (unsigned long long)node | __AK_HTAB_LOCKED;
 	}
 	*from = __AK_HTAB_MOVED | __AK_HTAB_LOCKED;
-	__ak_htab_unlock(from);
+	ak_bit_lock_release(from);
 	__sync_fetch_and_add(&h->gen, 1);
 	return 1;
 cut:
 	err = -AK_EBUDGET;
 stop:
-	__ak_htab_unlock(from);
+	ak_bit_lock_release(from);
 	return err;
 }
 
@@ -546,7 +523,7 @@ static inline int __ak_htab_lock_home(struct ak_htab __arena *h, unsigned long l
 			return err;
 		table = h->cur;
 		bucket = &table->buckets[hash & (table->nbuckets - 1)];
-		err = __ak_htab_lock(bucket);
+		err = ak_bit_lock_acquire(bucket);
 		if (err)
 			return err;
 		old = h->old;
@@ -556,7 +533,7 @@ static inline int __ak_htab_lock_home(struct ak_htab __arena *h, unsigned long l
 			*bucketp = bucket;
 			return 0;
 		}
-		__ak_htab_unlock(bucket);
+		ak_bit_lock_release(bucket);
 	}
 	return -EBUSY;
 }
@@ -628,17 +605,17 @@ static inline void __arena *__ak_htab_lookup_impl(struct ak_htab __arena *h,
 	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
 	     tries++) {
 		bucket = __ak_htab_bucket(h, hash);
-		err = __ak_htab_lock(bucket);
+		err = ak_bit_lock_acquire(bucket);
 		if (err)
 			break;
 		if (*bucket == (__AK_HTAB_MOVED | __AK_HTAB_LOCKED)) {
 			/* Moved since __ak_htab_bucket looked: look again. */
-			__ak_htab_unlock(bucket);
+			ak_bit_lock_release(bucket);
 			err = -EBUSY;
 			continue;
 		}
 		err = __ak_htab_chain_find(h, bucket, hash, key, &node, 0);
-		__ak_htab_unlock(bucket);
+		ak_bit_lock_release(bucket);
 		break;
 	}
 	__ak_htab_mover_leave(h, -1);
@@ -734,7 +711,7 @@ __ak_htab_update_begin(struct ak_htab __arena *h, const struct __ak_htab_key *ke
 		goto fail;
 	err = __ak_htab_chain_find(h, bucket, hash, key, &node, 0);
 	if (err || (node && flags == AK_HTAB_NOEXIST) || (!node && flags == AK_HTAB_EXIST)) {
-		__ak_htab_unlock(bucket);
+		ak_bit_lock_release(bucket);
 		err = err ? err : node ? -EEXIST : -ENOENT;
 		goto fail;
 	}
@@ -742,7 +719,7 @@ __ak_htab_update_begin(struct ak_htab __arena *h, const struct __ak_htab_key *ke
 		node = sleepable ? ak_alloc_err(h->node_size, &err) :
 				   ak_alloc_nosleep_err(h->node_size, &err);
 		if (!node) {
-			__ak_htab_unlock(bucket);
+			ak_bit_lock_release(bucket);
 			goto fail;
 		}
 		node->hash = hash;
@@ -786,7 +763,7 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
 		__sync_fetch_and_add(&h->count, 1);
 		__sync_fetch_and_add(&h->gen, 1);
 	}
-	__ak_htab_unlock(u->bucket);
+	ak_bit_lock_release(u->bucket);
 }
 
 #define __ak_htab_update(h, key, value, flags, sleepable)		\
@@ -862,7 +839,7 @@ static inline int __ak_htab_unlink(struct ak_htab __arena *h, const struct __ak_
 		__sync_fetch_and_add(&h->gen, 1);
 		*nodep = node;
 	}
-	__ak_htab_unlock(bucket);
+	ak_bit_lock_release(bucket);
 	return err;
 }
 
@@ -1144,7 +1121,7 @@ __AK_HTAB_GLOBAL int ak_htab_clear(struct ak_htab __arena *h __arg_arena)
 		bucket = &t->buckets[b];
 		while (*bucket) {
 			ak_cond_break_label(cut);
-			err = __ak_htab_lock(bucket);
+			err = ak_bit_lock_acquire(bucket);
 			if (err)
 				return err;
 			node = __ak_htab_node_of(*bucket);
@@ -1153,7 +1130,7 @@ __AK_HTAB_GLOBAL int ak_htab_clear(struct ak_htab __arena *h __arg_arena)
 				__sync_fetch_and_add(&h->count, -1ULL);
 				__sync_fetch_and_add(&h->gen, 1);
 			}
-			__ak_htab_unlock(bucket);
+			ak_bit_lock_release(bucket);
 			if (node)
 				ak_free(node);
 		}

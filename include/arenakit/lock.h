@@ -92,4 +92,45 @@ static inline int ak_lock_is_locked(const struct ak_lock __arena *lock)
 	return *(const volatile unsigned int __arena *)&lock->locked != 0;
 }
 
+/*
+ * A bit lock: bit 0 of a 64-bit arena word whose other bits stay data, as
+ * the kernel's hlist_bl keeps a list head's lock in its pointer (pointers
+ * to 8-byte-aligned objects never use bit 0). Waiting is bounded as for
+ * ak_lock; the holder may store the word, keeping AK_BIT_LOCK set.
+ */
+#define AK_BIT_LOCK 1ULL
+
+/**
+ * ak_bit_lock_acquire - set bit 0 of *@word, waiting a bounded time
+ * @word: the word, in the arena
+ *
+ * Return: 0 with the bit set by us; -EBUSY after AK_LOCK_SPINS attempts;
+ * -AK_EBUDGET if the frame's loop budget ran out while waiting.
+ */
+static inline int ak_bit_lock_acquire(unsigned long long __arena *word)
+{
+	unsigned long long old;
+	unsigned int spins;
+
+	for (spins = (unsigned int)ak_opaque_zero(); spins < AK_LOCK_SPINS; spins++) {
+		old = *(volatile unsigned long long __arena *)word;
+		if (!(old & AK_BIT_LOCK) &&
+		    __sync_val_compare_and_swap(word, old, old | AK_BIT_LOCK) == old)
+			return 0;
+		ak_cond_break_label(spent);
+	}
+	return -EBUSY;
+spent:
+	return -AK_EBUDGET;
+}
+
+/**
+ * ak_bit_lock_release - clear bit 0 of *@word, keeping the other bits
+ * @word: the word, locked by ak_bit_lock_acquire
+ */
+static inline void ak_bit_lock_release(unsigned long long __arena *word)
+{
+	__sync_fetch_and_and(word, ~AK_BIT_LOCK);
+}
+
 #endif /* __ARENAKIT_LOCK_H */
