@@ -439,6 +439,29 @@ static inline void __ak_htab_mover_leave(struct ak_htab __arena *h, int sleepabl
 		ak_free_nosleep(retired);
 }
 
+/* Count in as a mover; true, with the two arrays, if the table is growing. */
+static inline int __ak_htab_mover_enter(struct ak_htab __arena *h,
+					struct __ak_htab_table __arena **old,
+					struct __ak_htab_table __arena **cur)
+{
+	__sync_fetch_and_add(&h->movers, 1);
+	*old = h->old;
+	*cur = h->cur;
+	return *old && *old != *cur;
+}
+
+/* Move old bucket @i, counting it if this call moved it: 0 or an error. */
+static inline int __ak_htab_move_counted(struct ak_htab __arena *h,
+					 struct __ak_htab_table __arena *old,
+					 struct __ak_htab_table __arena *cur, unsigned long long i)
+{
+	int ret = __ak_htab_move_bucket(h, old, cur, i);
+
+	if (ret > 0)
+		__ak_htab_moved_one(h, old);
+	return ret < 0 ? ret : 0;
+}
+
 /*
  * While growing: move the old bucket of @hash (so the caller works on the
  * new array only), then up to @step more. 0 or an error.
@@ -452,30 +475,17 @@ static __ak_always_inline int __ak_htab_migrate_impl(struct ak_htab __arena *h,
 	unsigned int done;
 	int ret = 0;
 
-	__sync_fetch_and_add(&h->movers, 1);
-	old = h->old;
-	cur = h->cur;
-	if (!old || old == cur)
+	if (!__ak_htab_mover_enter(h, &old, &cur))
 		goto out;
-	ret = __ak_htab_move_bucket(h, old, cur, hash);
-	if (ret < 0)
-		goto out;
-	if (ret)
-		__ak_htab_moved_one(h, old);
-	ret = 0;
-	for (done = (unsigned int)ak_opaque_zero(); done < step && ak_can_loop; done++) {
+	ret = __ak_htab_move_counted(h, old, cur, hash);
+	for (done = (unsigned int)ak_opaque_zero(); !ret && done < step && ak_can_loop; done++) {
 		if (h->old != old)
 			break;
 		i = __sync_fetch_and_add(&h->claimed, 1);
 		if (i >= old->nbuckets)
 			break;
-		ret = __ak_htab_move_bucket(h, old, cur, i);
 		/* A bucket a mover could not move is moved on touch or by maintain. */
-		if (ret < 0)
-			break;
-		if (ret)
-			__ak_htab_moved_one(h, old);
-		ret = 0;
+		ret = __ak_htab_move_counted(h, old, cur, i);
 	}
 out:
 	__ak_htab_mover_leave(h, sleepable);
@@ -972,10 +982,7 @@ __AK_HTAB_GLOBAL int ak_htab_maintain(struct ak_htab __arena *h __arg_arena)
 	unsigned long long i;
 	int ret = 0;
 
-	__sync_fetch_and_add(&h->movers, 1);
-	old = h->old;
-	cur = h->cur;
-	if (!old || old == cur)
+	if (!__ak_htab_mover_enter(h, &old, &cur))
 		goto out;
 	for (i = ak_opaque_zero(); i < old->nbuckets; i++) {
 		ak_cond_break_label(cut);
@@ -983,12 +990,9 @@ __AK_HTAB_GLOBAL int ak_htab_maintain(struct ak_htab __arena *h __arg_arena)
 			break;
 		if (old->buckets[i] == __AK_HTAB_MOVED)
 			continue;
-		ret = __ak_htab_move_bucket(h, old, cur, i);
-		if (ret < 0)
-			goto out;
+		ret = __ak_htab_move_counted(h, old, cur, i);
 		if (ret)
-			__ak_htab_moved_one(h, old);
-		ret = 0;
+			goto out;
 	}
 	goto out;
 cut:
