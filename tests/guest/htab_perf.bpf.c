@@ -72,101 +72,61 @@ static struct key16 key16(__u32 i)
 		result.field = (bpf_ktime_get_ns() - ___start) * 1000 / entries; \
 	})
 
-SEC("syscall")
-int perf4(void *ctx)
-{
-	__u64 v = 1;
-	__u64 __arena *p;
-	__u32 i, k;
-	int err = 0;
-
-	if (ak_htab_init(&table4, sizeof(__u32), sizeof(__u64), entries * 4 / 3 + 1))
-		return -ENOMEM;
-	TIMED_ONCE(arena_insert, for (i = zero; i < entries && can_loop; i++) {
-		k = key4(i);
-		err |= ak_htab_update(&table4, &k, &v, AK_HTAB_NOEXIST);
-	});
-	TIMED_ONCE(map_insert, for (i = zero; i < entries && can_loop; i++) {
-		k = key4(i);
-		err |= bpf_map_update_elem(&map4, &k, &v, BPF_NOEXIST);
-	});
-	TIMED(arena_update, for (i = zero; i < entries && can_loop; i++) {
-		k = key4(i);
-		err |= ak_htab_update(&table4, &k, &v, AK_HTAB_EXIST);
-	});
-	TIMED(map_update, for (i = zero; i < entries && can_loop; i++) {
-		k = key4(i);
-		err |= bpf_map_update_elem(&map4, &k, &v, BPF_EXIST);
-	});
-	TIMED(arena_hit, for (i = zero; i < entries && can_loop; i++) {
-		k = key4(i);
-		p = ak_htab_lookup(&table4, &k, 0);
-		result.found += p != 0;
-	});
-	TIMED(map_hit, for (i = zero; i < entries && can_loop; i++) {
-		k = key4(i);
-		result.found += bpf_map_lookup_elem(&map4, &k) != 0;
-	});
-	TIMED(arena_miss, for (i = zero; i < entries && can_loop; i++) {
-		k = key4(i + entries);
-		p = ak_htab_lookup(&table4, &k, 0);
-		result.found += p != 0;
-	});
-	TIMED(map_miss, for (i = zero; i < entries && can_loop; i++) {
-		k = key4(i + entries);
-		result.found += bpf_map_lookup_elem(&map4, &k) != 0;
-	});
-	result.errors = err != 0;
-	return 0;
+/*
+ * One program per key type: the same eight timed loops over the arena
+ * table @table and the map @map, keys made by @key_of(i).
+ */
+#define PERF_PROGRAM(name, table, map, key_type, key_of)		\
+SEC("syscall")								\
+int name(void *ctx)							\
+{									\
+	__u64 v = 1;							\
+	__u64 __arena *p;						\
+	key_type k;							\
+	__u32 i;							\
+	int err = 0;							\
+									\
+	if (ak_htab_init(&table, sizeof(k), sizeof(__u64), entries * 4 / 3 + 1)) \
+		return -ENOMEM;						\
+	TIMED_ONCE(arena_insert, for (i = zero; i < entries && can_loop; i++) { \
+		k = key_of(i);						\
+		err |= ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST);	\
+	});								\
+	TIMED_ONCE(map_insert, for (i = zero; i < entries && can_loop; i++) { \
+		k = key_of(i);						\
+		err |= bpf_map_update_elem(&map, &k, &v, BPF_NOEXIST);	\
+	});								\
+	TIMED(arena_update, for (i = zero; i < entries && can_loop; i++) { \
+		k = key_of(i);						\
+		err |= ak_htab_update(&table, &k, &v, AK_HTAB_EXIST);	\
+	});								\
+	TIMED(map_update, for (i = zero; i < entries && can_loop; i++) { \
+		k = key_of(i);						\
+		err |= bpf_map_update_elem(&map, &k, &v, BPF_EXIST);	\
+	});								\
+	TIMED(arena_hit, for (i = zero; i < entries && can_loop; i++) { \
+		k = key_of(i);						\
+		p = ak_htab_lookup(&table, &k, 0);			\
+		result.found += p != 0;					\
+	});								\
+	TIMED(map_hit, for (i = zero; i < entries && can_loop; i++) {	\
+		k = key_of(i);						\
+		result.found += bpf_map_lookup_elem(&map, &k) != 0;	\
+	});								\
+	TIMED(arena_miss, for (i = zero; i < entries && can_loop; i++) { \
+		k = key_of(i + entries);				\
+		p = ak_htab_lookup(&table, &k, 0);			\
+		result.found += p != 0;					\
+	});								\
+	TIMED(map_miss, for (i = zero; i < entries && can_loop; i++) { \
+		k = key_of(i + entries);				\
+		result.found += bpf_map_lookup_elem(&map, &k) != 0;	\
+	});								\
+	result.errors = err != 0;					\
+	return 0;							\
 }
 
-SEC("syscall")
-int perf16(void *ctx)
-{
-	__u64 v = 1;
-	__u64 __arena *p;
-	struct key16 k;
-	__u32 i;
-	int err = 0;
-
-	if (ak_htab_init(&table16, sizeof(k), sizeof(__u64), entries * 4 / 3 + 1))
-		return -ENOMEM;
-	TIMED_ONCE(arena_insert, for (i = zero; i < entries && can_loop; i++) {
-		k = key16(i);
-		err |= ak_htab_update(&table16, &k, &v, AK_HTAB_NOEXIST);
-	});
-	TIMED_ONCE(map_insert, for (i = zero; i < entries && can_loop; i++) {
-		k = key16(i);
-		err |= bpf_map_update_elem(&map16, &k, &v, BPF_NOEXIST);
-	});
-	TIMED(arena_update, for (i = zero; i < entries && can_loop; i++) {
-		k = key16(i);
-		err |= ak_htab_update(&table16, &k, &v, AK_HTAB_EXIST);
-	});
-	TIMED(map_update, for (i = zero; i < entries && can_loop; i++) {
-		k = key16(i);
-		err |= bpf_map_update_elem(&map16, &k, &v, BPF_EXIST);
-	});
-	TIMED(arena_hit, for (i = zero; i < entries && can_loop; i++) {
-		k = key16(i);
-		p = ak_htab_lookup(&table16, &k, 0);
-		result.found += p != 0;
-	});
-	TIMED(map_hit, for (i = zero; i < entries && can_loop; i++) {
-		k = key16(i);
-		result.found += bpf_map_lookup_elem(&map16, &k) != 0;
-	});
-	TIMED(arena_miss, for (i = zero; i < entries && can_loop; i++) {
-		k = key16(i + entries);
-		p = ak_htab_lookup(&table16, &k, 0);
-		result.found += p != 0;
-	});
-	TIMED(map_miss, for (i = zero; i < entries && can_loop; i++) {
-		k = key16(i + entries);
-		result.found += bpf_map_lookup_elem(&map16, &k) != 0;
-	});
-	result.errors = err != 0;
-	return 0;
-}
+PERF_PROGRAM(perf4, table4, map4, __u32, key4)
+PERF_PROGRAM(perf16, table16, map16, struct key16, key16)
 
 char _license[] SEC("license") = "GPL";
