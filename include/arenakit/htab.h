@@ -32,19 +32,24 @@
  * would spend most of a frame's budget and stall every writer, and because
  * non-sleepable programs can do the moving (it needs no allocation).
  *
- * Concurrency: writers lock the bucket (bounded wait: -EBUSY); readers take
- * no lock. A node is fully written before it is linked, so a reader never
- * sees a half-made entry, but a value updated in place can be read half
- * old, half new (as with BPF_MAP_TYPE_HASH without a spin lock). A lookup
- * that misses while the table changed (its generation moved) tries again,
- * and after AK_HTAB_LOOKUP_TRIES takes the bucket's lock, so a concurrent
- * delete or move never makes a present key look absent. A value pointer
- * may outlive its entry (a concurrent delete frees it): the memory stays
- * arena memory, so this is never a fault, only a stale read. User space
- * may look keys up through the mmap with the same calls while no BPF
- * program writes the table: a reader racing a delete can follow a freed
- * node's link, garbage that a BPF load keeps inside the arena (a fault
- * reads as 0) but that a user-space load would dereference anywhere.
+ * Concurrency: writers lock the bucket (bounded wait: -EBUSY). What a
+ * reader racing writers may observe:
+ *  - ak_htab_lookup (BPF) takes no lock. A key present for the whole lookup
+ *    is found, during growth too: a lookup that misses while the table
+ *    changed (its generation moved) tries again, and after
+ *    AK_HTAB_LOOKUP_TRIES looks under the bucket's lock. A key inserted or
+ *    deleted meanwhile may or may not be seen. A node is fully written
+ *    before it is linked, so no half-made entry is ever seen; but a value
+ *    updated in place can be read half old, half new (as with
+ *    BPF_MAP_TYPE_HASH without a spin lock), and the value pointer may
+ *    outlive its entry (a concurrent delete frees it): it stays arena
+ *    memory, so reading it never faults, but it may read reused bytes.
+ *  - ak_htab_lookup_copy (BPF or user space) copies the value under the
+ *    bucket's lock: whole, as one update wrote it.
+ *  - User space through the mmap: ak_htab_lookup_copy. The lock-free
+ *    ak_htab_lookup is for a table no program writes at the time: racing a
+ *    delete, it can follow a freed node's link into reused bytes, which a
+ *    BPF load survives (a fault reads 0) and a user-space load need not.
  *
  * Program types: lookup and the _nosleep update/delete work anywhere (nodes
  * come from the allocator's pool: ak_htab_reserve fills it); ak_htab_init,
@@ -584,27 +589,77 @@ static inline int __ak_htab_grow(struct ak_htab __arena *h)
 	return err;
 }
 
+/*
+ * Find @key with its bucket locked; the caller is counted in as a mover,
+ * so the bucket's array outlives the lock. Returns 0 with *@bucketp locked
+ * and *@nodep the entry, or an error (-ENOENT: absent) with nothing held.
+ */
+static inline int __ak_htab_lock_find(struct ak_htab __arena *h, unsigned long long hash,
+				      const struct __ak_htab_key *key,
+				      unsigned long long __arena **bucketp,
+				      struct ak_htab_node __arena **nodep)
+{
+	unsigned long long __arena *bucket;
+	unsigned int tries;
+	int err = -EBUSY;
+
+	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
+	     tries++) {
+		bucket = __ak_htab_bucket(h, hash);
+		err = ak_bit_lock_acquire(bucket);
+		if (err)
+			return err;
+		if (*bucket == (__AK_HTAB_MOVED | __AK_HTAB_LOCKED)) {
+			/* Moved since __ak_htab_bucket looked: look again. */
+			ak_bit_lock_release(bucket);
+			err = -EBUSY;
+			continue;
+		}
+		err = __ak_htab_chain_find(h, bucket, hash, key, nodep, 0);
+		if (!err && !*nodep)
+			err = -ENOENT;
+		if (err) {
+			ak_bit_lock_release(bucket);
+			return err;
+		}
+		*bucketp = bucket;
+		return 0;
+	}
+	return err;
+}
+
 /* Look @key up; the caller has loaded it. */
 static inline void __arena *__ak_htab_lookup_impl(struct ak_htab __arena *h,
 						  const struct __ak_htab_key *key, int *errp)
 {
-	unsigned long long hash = __ak_htab_hash(h, key), gen;
+	unsigned long long hash = __ak_htab_hash(h, key), gen, head;
 	unsigned long long __arena *bucket;
+	/* Its own variable: a may_goto exit must not store an unset bucket. */
+	unsigned long long __arena *locked = 0;
 	struct ak_htab_node __arena *node;
 	unsigned int tries;
 	int err = 0;
 
-	/* Lock-free first. */
+	/*
+	 * Lock-free first. A miss is the answer only if nothing could have
+	 * led the walk astray: the generation did not move (no node it passed
+	 * was freed) and the bucket was unlocked and is unchanged (a mover
+	 * relinks the nodes of the locked bucket it moves, and a reader that
+	 * follows a moved node ends in another chain).
+	 */
 	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
 	     tries++) {
 		gen = *(volatile unsigned long long __arena *)&h->gen;
 		bucket = __ak_htab_bucket(h, hash);
+		head = *(volatile unsigned long long __arena *)bucket;
 		err = __ak_htab_chain_find(h, bucket, hash, key, &node, 0);
 		if (err)
 			goto fail;
 		if (node)
 			return __ak_htab_value(h, node);
-		if (*(volatile unsigned long long __arena *)&h->gen == gen)
+		if (!(head & (__AK_HTAB_LOCKED | __AK_HTAB_MOVED)) &&
+		    *(volatile unsigned long long __arena *)bucket == head &&
+		    *(volatile unsigned long long __arena *)&h->gen == gen)
 			goto fail_noent;
 	}
 	/*
@@ -612,27 +667,13 @@ static inline void __arena *__ak_htab_lookup_impl(struct ak_htab __arena *h,
 	 * mover so that an old array is not freed while its bucket is locked.
 	 */
 	__sync_fetch_and_add(&h->movers, 1);
-	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
-	     tries++) {
-		bucket = __ak_htab_bucket(h, hash);
-		err = ak_bit_lock_acquire(bucket);
-		if (err)
-			break;
-		if (*bucket == (__AK_HTAB_MOVED | __AK_HTAB_LOCKED)) {
-			/* Moved since __ak_htab_bucket looked: look again. */
-			ak_bit_lock_release(bucket);
-			err = -EBUSY;
-			continue;
-		}
-		err = __ak_htab_chain_find(h, bucket, hash, key, &node, 0);
-		ak_bit_lock_release(bucket);
-		break;
-	}
+	err = __ak_htab_lock_find(h, hash, key, &locked, &node);
+	if (!err)
+		ak_bit_lock_release(locked);
 	__ak_htab_mover_leave(h, -1);
 	if (err)
 		goto fail;
-	if (node)
-		return __ak_htab_value(h, node);
+	return __ak_htab_value(h, node);
 fail_noent:
 	err = -ENOENT;
 fail:
@@ -947,6 +988,78 @@ __AK_HTAB_GLOBAL int __ak_htab_free_nosleep(void __arena *node __arg_arena)
 			}						\
 		}							\
 		___ak_err;						\
+	})
+
+/* A lookup that holds its bucket's lock while the caller copies the value. */
+struct __ak_htab_locked {
+	unsigned long long __arena *bucket;
+	int err;
+};
+
+/*
+ * The value's address with its bucket locked and the caller counted in as
+ * a mover (__ak_htab_unlock ends both), or 0 with @l->err set.
+ */
+__AK_HTAB_GLOBAL unsigned long long __ak_htab_lookup_lock(struct ak_htab __arena *h __arg_arena,
+							const struct __ak_htab_key *key __ak_nonnull,
+							struct __ak_htab_locked *l __ak_nonnull)
+{
+	struct ak_htab_node __arena *node;
+	unsigned long long __arena *bucket;
+	int err;
+
+	__sync_fetch_and_add(&h->movers, 1);
+	err = __ak_htab_lock_find(h, __ak_htab_hash(h, key), key, &bucket, &node);
+	if (err) {
+		__ak_htab_mover_leave(h, -1);
+		l->err = err;
+		return 0;
+	}
+	l->bucket = bucket;
+	return (unsigned long long)__ak_htab_value(h, node);
+}
+
+static inline void __ak_htab_unlock(struct ak_htab __arena *h, struct __ak_htab_locked *l)
+{
+	ak_bit_lock_release(l->bucket);
+	__ak_htab_mover_leave(h, -1);
+}
+
+/**
+ * ak_htab_lookup_copy - copy the value stored under *@key to *@value
+ * (any program, and user space while BPF programs write the table)
+ * @h: the table
+ * @key: a pointer to the key
+ * @value: where the value goes (its type's size must be the table's)
+ *
+ * The copy is made under the bucket's lock, which every update holds while
+ * it writes a value, so it is one update's value whole, never half of two
+ * (writes made through a pointer from ak_htab_lookup take no lock).
+ * This is the lookup for user space reading through the mmap while BPF
+ * writes: it only follows links that are current under the lock, and it
+ * keeps the bucket array alive while it reads it. A reader holds the lock
+ * for one chain walk; a user-space thread preempted in that window makes
+ * writers of that bucket wait, and after AK_LOCK_SPINS fail with -EBUSY.
+ *
+ * Return: 0; -ENOENT (absent); -EINVAL (sizes); -EBUSY; -AK_EBUDGET.
+ */
+#define ak_htab_lookup_copy(h, key, value)				\
+	({								\
+		struct __ak_htab_key ___ak_k;				\
+		struct __ak_htab_locked ___ak_l = { .err = -EINVAL };	\
+		void __arena *___ak_v;					\
+									\
+		if (sizeof(*(key)) == (h)->key_size &&			\
+		    sizeof(*(value)) == (h)->value_size) {		\
+			__ak_htab_key_load(&___ak_k, (key), sizeof(*(key))); \
+			___ak_v = (void __arena *)__ak_htab_lookup_lock((h), &___ak_k, &___ak_l); \
+			if (___ak_v) {					\
+				__ak_htab_value_fetch((value), ___ak_v, sizeof(*(value))); \
+				__ak_htab_unlock((h), &___ak_l);	\
+				___ak_l.err = 0;			\
+			}						\
+		}							\
+		___ak_l.err;						\
 	})
 
 /**

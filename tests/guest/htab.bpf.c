@@ -206,6 +206,130 @@ int tc_count(struct __sk_buff *skb)
 	return err == -EEXIST ? 0 : -err;
 }
 
+/*
+ * Readers racing writers on rw_table (u32 keys, struct rw_value values),
+ * driven by tests/guest/htab.c. User space sets rw_stop when the writers
+ * are done; the readers' rounds tell it they have started.
+ */
+struct ak_htab __arena_global rw_table;
+volatile int rw_stop;
+volatile unsigned long long rw_reader_rounds;
+
+SEC("syscall")
+int rw_init(void *ctx)
+{
+	struct rw_value v = { 0, 0 };
+	__u32 k;
+	int err;
+
+	err = ak_htab_init(&rw_table, sizeof(k), sizeof(v), 16);
+	for (k = zero; !err && k < RW_STABLE && can_loop; k++) {
+		v.check = rw_check(k, 0);
+		err = ak_htab_update(&rw_table, &k, &v, AK_HTAB_NOEXIST);
+	}
+	return err;
+}
+
+static void rw_count_error(struct htab_rw_args *args, int err)
+{
+	args->errors++;
+	args->last_error = err;
+}
+
+/* One write, tried again while -EBUSY. */
+static void rw_write(struct htab_rw_args *args, __u32 k, __u64 version, int kind)
+{
+	struct rw_value v = { version, rw_check(k, version) };
+	int err = -EBUSY, tries;
+
+	for (tries = zero; tries < 100000 && err == -EBUSY && can_loop; tries++) {
+		if (kind == HTAB_OP_DELETE)
+			err = ak_htab_delete(&rw_table, &k);
+		else
+			err = ak_htab_update(&rw_table, &k, &v,
+					     kind == HTAB_OP_INSERT ? AK_HTAB_NOEXIST : AK_HTAB_EXIST);
+		if (err == -EBUSY)
+			args->busy++;
+	}
+	if (err)
+		rw_count_error(args, err);
+}
+
+/* Insert its churn keys, then delete them; rewrite a stable key each time. */
+SEC("syscall")
+int rw_writer(struct htab_rw_args *args)
+{
+	__u32 first = args->first, n = args->count, i;
+
+	for (i = zero; i < n && can_loop; i++) {
+		rw_write(args, first + i, i, HTAB_OP_INSERT);
+		rw_write(args, (first + i) % RW_STABLE, first + i, HTAB_OP_UPDATE);
+	}
+	for (i = zero; i < n && can_loop; i++) {
+		rw_write(args, first + i, 0, HTAB_OP_DELETE);
+		rw_write(args, (first + i) % RW_STABLE, first + n + i, HTAB_OP_UPDATE);
+	}
+	return 0;
+}
+
+/* Look key @k up both ways and check what the documentation promises. */
+static void rw_read(struct htab_rw_args *args, __u32 k, int stable)
+{
+	struct rw_value __arena *p;
+	struct rw_value v;
+	int err = 0;
+
+	p = ak_htab_lookup(&rw_table, &k, &err);
+	if (p && stable && p->check != rw_check(k, p->version))
+		args->torn++;
+	if (!p && stable && err == -ENOENT) {
+		args->absent++;
+		args->last_error = err;
+	}
+	if (!p && err == -EBUSY)
+		args->busy++;
+	else if (!p && err != -ENOENT)
+		rw_count_error(args, err);
+	err = ak_htab_lookup_copy(&rw_table, &k, &v);
+	if (!err && v.check != rw_check(k, v.version)) {
+		if (stable)
+			args->torn_copy++;
+		else
+			args->wrong++;
+	}
+	if (err == -ENOENT && stable) {
+		args->absent++;
+		args->last_error = err;
+	}
+	if (err == -EBUSY)
+		args->busy++;
+	else if (err && err != -ENOENT)
+		rw_count_error(args, err);
+	args->lookups += 2;
+}
+
+SEC("syscall")
+int rw_reader(struct htab_rw_args *args)
+{
+	__u32 round, j, k;
+
+	for (round = zero; !rw_stop && can_loop; round++) {
+		for (j = zero; j < 64 && can_loop; j++) {
+			k = (round * 64 + j) * 2654435761u;
+			rw_read(args, k % RW_STABLE, 1);
+			rw_read(args, args->first + k % args->count, 0);
+		}
+		__sync_fetch_and_add(&rw_reader_rounds, 1);
+	}
+	return 0;
+}
+
+SEC("syscall")
+int rw_maintain(void *ctx)
+{
+	return ak_htab_maintain(&rw_table);
+}
+
 SEC("syscall")
 int destroy_table(void *ctx)
 {

@@ -267,3 +267,147 @@ Test(htab, full_arena_is_enomem_and_the_table_stays_usable, .timeout = 120)
 	printf("htab: a 640-page arena held %u entries, then -ENOMEM\n", inserted);
 	htab__destroy(skel);
 }
+
+struct rw_thread {
+	struct htab *skel;
+	struct bpf_program *prog;	/* NULL: read from user space */
+	int cpu;
+	struct htab_rw_args args;
+	int err;
+};
+
+static int pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+/* What rw_reader checks, through the mmap, with the lookup user space may use. */
+static void user_read(struct ak_htab *table, struct htab_rw_args *args, unsigned int k,
+		      int stable)
+{
+	struct rw_value v;
+	int err = ak_htab_lookup_copy(table, &k, &v);
+
+	if (!err && v.check != rw_check(k, v.version)) {
+		if (stable)
+			args->torn_copy++;
+		else
+			args->wrong++;
+	}
+	if (err == -ENOENT && stable)
+		args->absent++;
+	if (err == -EBUSY)
+		args->busy++;
+	else if (err && err != -ENOENT) {
+		args->errors++;
+		args->last_error = err;
+	}
+	args->lookups++;
+}
+
+static void *rw_run(void *arg)
+{
+	struct rw_thread *t = arg;
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &t->args, .ctx_size_in = sizeof(t->args));
+	unsigned int round, j, k;
+
+	t->err = pin_to(t->cpu);
+	if (t->err)
+		return NULL;
+	if (t->prog) {
+		if (bpf_prog_test_run_opts(bpf_program__fd(t->prog), &opts))
+			t->err = -errno;
+		else
+			t->err = opts.retval;
+		return NULL;
+	}
+	for (round = 0; !__atomic_load_n(&t->skel->bss->rw_stop, __ATOMIC_ACQUIRE); round++) {
+		for (j = 0; j < 64; j++) {
+			k = (round * 64 + j) * 2654435761u;
+			user_read(&t->skel->arena->rw_table, &t->args, k % RW_STABLE, 1);
+			user_read(&t->skel->arena->rw_table, &t->args,
+				  t->args.first + k % t->args.count, 0);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Two CPUs write (the table grows from 2048 to 65536 entries and back under
+ * them) while a BPF program on a third and a user-space thread on a fourth
+ * read: a key present throughout is always found, a copy is never half of
+ * two updates, and a lock-free pointer may read a value mid-update (counted,
+ * as documented).
+ */
+Test(htab, readers_see_what_is_documented, .timeout = 300)
+{
+	enum { WRITERS = 2, PER_WRITER = 30000 };
+	struct htab *skel = load(0);
+	struct ak_htab *table = &skel->arena->rw_table;
+	int cpus = sysconf(_SC_NPROCESSORS_ONLN), i, n, retval;
+	struct rw_thread t[WRITERS + 2];
+	pthread_t tid[WRITERS + 2];
+	unsigned long long objects = skel->arena->ak_allocator.stats.objects;
+	struct rw_value v;
+	unsigned int k;
+
+	cr_assert_geq(cpus, 4, "this test wants 4 CPUs (GUEST_SMP)");
+	cr_assert_eq(arenakit_run(skel->progs.rw_init, &retval), 0);
+	cr_assert_eq(retval, 0, "rw_init: %d", retval);
+	/* Readers first, over the stable keys and every writer's churn keys. */
+	for (i = 0; i < 2; i++)
+		t[i] = (struct rw_thread){ .skel = skel, .cpu = WRITERS + i,
+					   .prog = i ? NULL : skel->progs.rw_reader,
+					   .args = { .first = RW_CHURN_BASE,
+						     .count = WRITERS * PER_WRITER } };
+	for (i = 0; i < WRITERS; i++)
+		t[2 + i] = (struct rw_thread){ .skel = skel, .cpu = i,
+					       .prog = skel->progs.rw_writer,
+					       .args = { .first = RW_CHURN_BASE + i * PER_WRITER,
+							 .count = PER_WRITER } };
+	cr_assert_eq(pthread_create(&tid[0], NULL, rw_run, &t[0]), 0);
+	cr_assert_eq(pthread_create(&tid[1], NULL, rw_run, &t[1]), 0);
+	while (!__atomic_load_n(&skel->bss->rw_reader_rounds, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	for (i = 2, n = 2 + WRITERS; i < n; i++)
+		cr_assert_eq(pthread_create(&tid[i], NULL, rw_run, &t[i]), 0);
+	for (i = 2; i < n; i++)
+		pthread_join(tid[i], NULL);
+	__atomic_store_n(&skel->bss->rw_stop, 1, __ATOMIC_RELEASE);
+	pthread_join(tid[0], NULL);
+	pthread_join(tid[1], NULL);
+
+	for (i = 0; i < n; i++) {
+		struct htab_rw_args *a = &t[i].args;
+		const char *who = i == 0 ? "BPF reader" : i == 1 ? "user reader" : "writer";
+
+		cr_expect(!t[i].err && !a->errors, "%s: %d, %u errors (last %d)", who, t[i].err,
+			  a->errors, a->last_error);
+		cr_expect(!a->absent, "%s: a stable key looked absent %u times (%d)", who,
+			  a->absent, a->last_error);
+		cr_expect(!a->torn_copy && !a->wrong, "%s: %u torn and %u wrong copies", who,
+			  a->torn_copy, a->wrong);
+		printf("htab: %s: %llu lookups, %u values read mid-update through a pointer, "
+		       "%u -EBUSY tried again\n", who, a->lookups, a->torn, a->busy);
+	}
+	cr_expect_gt(t[0].args.lookups, 0);
+	cr_expect_gt(t[1].args.lookups, 0);
+	cr_assert_eq(arenakit_run_until_done(skel->progs.rw_maintain, MAX_RUNS, &retval, NULL), 0);
+	cr_expect_eq(retval, 0);
+	cr_expect_eq(ak_htab_count(table), RW_STABLE);
+	for (k = 0; k < RW_STABLE; k++) {
+		cr_assert_eq(ak_htab_lookup_copy(table, &k, &v), 0, "stable key %u", k);
+		cr_assert_eq(v.check, rw_check(k, v.version));
+	}
+	/* Nothing leaked: the stable entries and one bucket array (beside load()'s table). */
+	cr_expect_eq(skel->arena->ak_allocator.stats.objects, objects + RW_STABLE + 1,
+		     "%llu objects live for %d entries", skel->arena->ak_allocator.stats.objects,
+		     RW_STABLE);
+	printf("htab: %d writers x %d inserts and deletes, %llu buckets at the end\n", WRITERS,
+	       PER_WRITER, table->cur->nbuckets);
+	htab__destroy(skel);
+}

@@ -21,4 +21,34 @@ struct htab_churn_args {
 	unsigned int busy;	/* -EBUSY answers, each tried again */
 };
 
+/*
+ * Readers racing writers (readers_see_what_is_documented): the table holds
+ * RW_STABLE keys (0..RW_STABLE-1) the whole time, their values rewritten in
+ * place, while writers insert and delete keys from RW_CHURN_BASE up.
+ */
+#define RW_STABLE 2048
+#define RW_CHURN_BASE 1000000u
+
+struct rw_value {
+	unsigned long long version, check;	/* check == rw_check(key, version) */
+};
+
+static inline unsigned long long rw_check(unsigned int key, unsigned long long version)
+{
+	return version * 0x9e3779b97f4a7c15ULL ^ key;
+}
+
+/* One writer's or reader's run (ctx_in, copied back). */
+struct htab_rw_args {
+	unsigned int first, count;	/* a writer's churn keys; a reader's range */
+	unsigned long long lookups;	/* a reader's lookups */
+	unsigned int absent;	/* a stable key not found: never allowed */
+	unsigned int torn;	/* lock-free reads of a value mid-update: allowed */
+	unsigned int torn_copy;	/* copies mid-update: never allowed */
+	unsigned int wrong;	/* a copy that is not its key's value: never */
+	unsigned int busy;	/* -EBUSY answers, each tried again */
+	unsigned int errors;	/* other errors */
+	int last_error;
+};
+
 #endif

@@ -86,6 +86,39 @@ Test(htab_host, flags_and_errors_as_the_bpf_map)
 	cr_expect_eq(ak_allocator.stats.objects, 0);
 }
 
+Test(htab_host, lookup_copy_copies_under_the_lock_and_lets_go)
+{
+	uint32_t k = 7, absent = 8;
+	uint64_t v = 70, got = 1;
+	uint32_t small = 0;
+	uint16_t short_key = 7;
+	unsigned long long *bucket;
+
+	cr_assert_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 16), 0);
+	cr_expect_eq(ak_htab_lookup_copy(&table, &k, &got), -ENOENT);
+	cr_expect_eq(got, 1, "a miss wrote the value");
+	cr_assert_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), 0);
+	cr_expect_eq(ak_htab_lookup_copy(&table, &k, &got), 0);
+	cr_expect_eq(got, 70);
+	cr_expect_eq(ak_htab_lookup_copy(&table, &absent, &got), -ENOENT);
+	cr_expect_eq(ak_htab_lookup_copy(&table, &short_key, &got), -EINVAL);
+	cr_expect_eq(ak_htab_lookup_copy(&table, &k, &small), -EINVAL, "a value of the wrong size");
+	/* Every lock it took is free again, and it left no mover counted. */
+	bucket = (unsigned long long *)&table.cur->buckets[__ak_htab_hash(&table,
+		&(struct __ak_htab_key){ .w = { k } }) & (table.cur->nbuckets - 1)];
+	cr_expect_not(*bucket & AK_BIT_LOCK);
+	cr_expect_eq(table.movers, 0);
+	/* A bucket someone holds: -EBUSY after the bounded wait, nothing copied. */
+	*bucket |= AK_BIT_LOCK;
+	got = 1;
+	cr_expect_eq(ak_htab_lookup_copy(&table, &k, &got), -EBUSY);
+	cr_expect_eq(got, 1);
+	cr_expect_eq(table.movers, 0);
+	*bucket &= ~AK_BIT_LOCK;
+	cr_expect_eq(ak_htab_destroy(&table), 0);
+	cr_expect_eq(ak_allocator.stats.objects, 0);
+}
+
 /* The selftests' demo lost 62 keys when one key of a long chain was updated. */
 Test(htab_host, one_long_chain_update_keeps_every_key)
 {
