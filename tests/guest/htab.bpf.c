@@ -84,6 +84,59 @@ int test_htab_long_chain_update_keeps_every_key(void *ctx)
 	return 0;
 }
 
+/* A walk over every entry, deleting odd keys as it goes; a stale cursor. */
+char __arena_global seen[1000];
+
+SEC("syscall")
+int test_htab_walk_and_delete_current(void *ctx)
+{
+	struct ak_htab_cursor c = {};
+	void __arena *key;
+	void __arena *value;
+	__u32 k, n = zero;	/* opaque: a count from a constant never converges */
+	__u64 v;
+	int err;
+
+	ak_expect_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 16), 0);
+	for (k = zero; k < 1000 && can_loop; k++) {
+		v = k * 3;
+		ak_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), 0);
+	}
+	/* 1000 entries in 16-bucket steps: the last growth may still be going. */
+	while ((err = ak_htab_next(&table, &c, &key, &value)) == 0 && can_loop) {
+		k = *(__u32 __arena *)key;
+		if (k >= 1000)
+			return ak_test_fail("key %u was never inserted", k);
+		if (seen[k]++)
+			return ak_test_fail("key %u walked twice", k);
+		ak_expect_eq(*(__u64 __arena *)value, k * 3);
+		if (k & 1)
+			ak_expect_eq(ak_htab_delete_current(&table, &c), 0);
+		n++;
+	}
+	ak_expect_eq(err, -ENOENT);
+	ak_expect_eq(n, 1000);
+	ak_expect_eq(ak_htab_count(&table), 500);
+	n = zero;
+	while ((err = ak_htab_next(&table, &c, &key, &value)) == 0 && can_loop) {
+		ak_expect_eq(*(__u32 __arena *)key & 1, 0);
+		n++;
+	}
+	ak_expect_eq(err, -ENOENT);
+	ak_expect_eq(n, 500);
+	/* A change the walk did not make leaves its cursor stale. */
+	ak_expect_eq(ak_htab_next(&table, &c, &key, &value), 0);
+	k = 1;
+	v = 1;
+	ak_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), 0);
+	ak_expect_eq(ak_htab_next(&table, &c, &key, &value), -AK_ESTALE);
+	ak_expect_eq(ak_htab_delete_current(&table, &c), -AK_ESTALE);
+	ak_expect_eq(ak_htab_next(&table, &c, &key, &value), 0);	/* a new walk */
+	ak_expect_eq(ak_htab_destroy(&table), 0);
+	ak_expect_eq(ak_allocator.stats.objects, 0);
+	return 0;
+}
+
 /* Batches of operations from user space; results in the arena. */
 struct htab_op __arena_global ops[HTAB_MAX_OPS];
 long long __arena_global results[HTAB_MAX_OPS];

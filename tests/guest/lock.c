@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * lock.h's two locks on every CPU of the VM at once: no update made under
+ * them is lost, and the same updates made without them are.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "guest/guest.h"
+#include <arenakit/lock.h>
+#include "guest/lock.h"
+#include "lock.skel.h"
+
+struct counter_thread {
+	struct lock *skel;
+	int cpu;
+	struct lock_args args;
+	int err;
+};
+
+static void *count(void *arg)
+{
+	struct counter_thread *t = arg;
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &t->args, .ctx_size_in = sizeof(t->args));
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(t->cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		t->err = -errno;
+	else if (bpf_prog_test_run_opts(bpf_program__fd(t->skel->progs.lock_count), &opts))
+		t->err = -errno;
+	else
+		t->err = opts.retval;
+	return NULL;
+}
+
+Test(lock, no_update_is_lost_on_every_cpu, .timeout = 300)
+{
+	enum { ROUNDS = 100000 };
+	struct lock *skel = lock__open();
+	int cpus = sysconf(_SC_NPROCESSORS_ONLN), i;
+	unsigned long long total, busy = 0;
+	struct counter_thread t[8];
+	pthread_t tid[8];
+
+	cr_assert(skel);
+	cr_assert_eq(arenakit_load_skeleton(skel->skeleton), 0);
+	cr_assert_geq(cpus, 2);
+	if (cpus > 8)
+		cpus = 8;
+	for (i = 0; i < cpus; i++) {
+		t[i] = (struct counter_thread){ .skel = skel, .cpu = i, .args.rounds = ROUNDS };
+		cr_assert_eq(pthread_create(&tid[i], NULL, count, &t[i]), 0);
+	}
+	for (i = 0; i < cpus; i++)
+		pthread_join(tid[i], NULL);
+	for (i = 0; i < cpus; i++) {
+		cr_expect(!t[i].err && !t[i].args.err, "CPU %d: %d, lock: %d", i, t[i].err,
+			  t[i].args.err);
+		busy += t[i].args.busy;
+	}
+	total = (unsigned long long)cpus * ROUNDS;
+	cr_expect_eq(skel->arena->counter, total, "ak_lock: %llu of %llu",
+		     skel->arena->counter, total);
+	cr_expect_eq(skel->arena->bit_word, 2 * total, "bit lock: %llu of %llu (lock bit %llu)",
+		     skel->arena->bit_word / 2, total, skel->arena->bit_word & AK_BIT_LOCK);
+	cr_expect_not(ak_lock_is_locked(&skel->arena->counter_lock));
+	printf("lock: %d CPUs x %d rounds: none lost under either lock (%llu -EBUSY tried "
+	       "again); without a lock %llu of %llu updates were lost\n", cpus, ROUNDS, busy,
+	       total - skel->arena->unlocked, total);
+	lock__destroy(skel);
+}
