@@ -24,12 +24,9 @@ struct worker {
 static void *churn_on_cpu(void *arg)
 {
 	struct worker *w = arg;
-	cpu_set_t set;
 	int i, retval;
 
-	CPU_ZERO(&set);
-	CPU_SET(w->cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
+	if (guest_pin_to_cpu(w->cpu))
 		w->failed_runs = -1;
 	for (i = 0; i < ROUNDS; i++)
 		if (arenakit_run(w->skel->progs.churn, &retval) || retval)

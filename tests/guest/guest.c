@@ -1,8 +1,32 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
+#include <bpf/bpf.h>
 
 #include "guest/guest.h"
+
+int guest_pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+int guest_run_on_cpu(const struct bpf_program *prog, int cpu, void *ctx, size_t ctx_size)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = ctx, .ctx_size_in = ctx_size);
+	int err = guest_pin_to_cpu(cpu);
+
+	if (err)
+		return err;
+	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &opts))
+		return -errno;
+	return opts.retval;
+}
 
 struct bpf_program *guest_load_one(const void *elf, size_t size, const char *object,
 				   const char *program, struct bpf_object **obj)

@@ -3,13 +3,9 @@
  * lock.h's two locks on every CPU of the VM at once: no update made under
  * them is lost, and the same updates made without them are.
  */
-#define _GNU_SOURCE
-#include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <unistd.h>
-#include <bpf/bpf.h>
 
 #include "guest/guest.h"
 #include <arenakit/lock.h>
@@ -26,17 +22,8 @@ struct counter_thread {
 static void *count(void *arg)
 {
 	struct counter_thread *t = arg;
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &t->args, .ctx_size_in = sizeof(t->args));
-	cpu_set_t set;
 
-	CPU_ZERO(&set);
-	CPU_SET(t->cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		t->err = -errno;
-	else if (bpf_prog_test_run_opts(bpf_program__fd(t->skel->progs.lock_count), &opts))
-		t->err = -errno;
-	else
-		t->err = opts.retval;
+	t->err = guest_run_on_cpu(t->skel->progs.lock_count, t->cpu, &t->args, sizeof(t->args));
 	return NULL;
 }
 
