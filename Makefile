@@ -49,7 +49,7 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -Ibpf -I$(LIBBPF_INC
 	-I$(KDIR)/src/tools/include/uapi
 LDLIBS := $(LIBBPF_A) -lelf -lz
 
-LOADER_OBJS := $(BUILD)/user/loader.o
+LOADER_OBJS := $(BUILD)/user/loader.o $(BUILD)/user/kernel_features.o
 TOOL_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(wildcard user/*.c))
 HOST_TEST_OBJS := $(patsubst tests/host/%.c,$(BUILD)/tests/host/%.o,$(wildcard tests/host/*.c))
 GUEST_TEST_OBJS := $(patsubst tests/guest/%.c,$(BUILD)/tests/guest/%.o,\

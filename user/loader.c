@@ -169,6 +169,22 @@ int arenakit_load_object(struct bpf_object *obj)
 	return err ? err : load_end(bpf_object__name(obj), bpf_object__load(obj));
 }
 
+int arenakit_load_insns(const char *name, const struct bpf_insn *insns, size_t count,
+			char *log, size_t log_size)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = log, .log_size = log_size,
+		    .log_level = log ? 1 : 0, .prog_flags = BPF_F_SLEEPABLE);
+	int err = refuse_unless_ours();
+	int fd;
+
+	if (err)
+		return err;
+	if (log && log_size)
+		log[0] = 0;
+	fd = bpf_prog_load(BPF_PROG_TYPE_SYSCALL, name, "GPL", insns, count, &opts);
+	return fd < 0 ? -errno : fd;
+}
+
 int arenakit_run(const struct bpf_program *prog, int *retval)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts);

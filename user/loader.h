@@ -30,6 +30,16 @@ int arenakit_load_skeleton(struct bpf_object_skeleton *skeleton);
 int arenakit_load_object(struct bpf_object *obj);
 
 /*
+ * Load a program made of raw instructions (the kernel feature probes and
+ * their tests), after the kernel check: a sleepable syscall program, GPL.
+ * Returns its
+ * fd, or a negative errno with the verifier's log in @log (may be NULL).
+ */
+struct bpf_insn;
+int arenakit_load_insns(const char *name, const struct bpf_insn *insns, size_t count,
+			char *log, size_t log_size);
+
+/*
  * libbpf's messages from the most recent load, verifier log included;
  * valid until the next load. Never NULL.
  */

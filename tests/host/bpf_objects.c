@@ -3,7 +3,8 @@
  * Checks on the compiled BPF objects, without loading them: stock 6.12
  * rejects `may_goto +0`, which clang-19 emits when it fully unrolls a small
  * constant loop around can_loop/cond_break. No object of ours may contain
- * one, so everything loads on the stock kernel as well as on ours.
+ * one, so everything loads on the stock kernel as well as on ours, but the
+ * test of kernel patch 1 (tests/guest/may_goto_zero.bpf.c), which must.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -56,8 +57,12 @@ Test(bpf_objects, have_may_goto_and_no_may_goto_zero)
 		int any = count_in_disassembly(obj, "may_goto");
 
 		cr_expect_geq(zero, 0, "cannot disassemble %s", obj);
-		cr_expect_eq(zero, 0, "%s has %d 'may_goto +0' (stock 6.12 rejects them)",
-			     obj, zero);
+		if (strstr(obj, "/may_goto_zero.bpf.o"))
+			cr_expect_gt(zero, 0, "%s tests may_goto +0 but has none: clang "
+				     "unrolled its loop differently", obj);
+		else
+			cr_expect_eq(zero, 0, "%s has %d 'may_goto +0' (stock 6.12 rejects them)",
+				     obj, zero);
 		with_may_goto += any > 0;
 	}
 	/* The check above means something only if may_goto shows in the listing. */

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * Kernel patch 1: the verifier takes "may_goto +0" as the nop it is and
+ * drops it before the JIT. On a kernel without it (KERNEL=stock) these
+ * tests skip, naming the feature.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/bpf.h>
+#include <bpf/bpf.h>
+
+#include "guest/guest.h"
+#include "kernel_features.h"
+#include "may_goto_zero.skel.h"
+
+#define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), \
+	.src_reg = (s), .off = (o), .imm = (i) })
+#define MOV0(imm) INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, imm)
+#define ADD0(imm) INSN(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_0, 0, 0, imm)
+#define MAY_GOTO(off) INSN(BPF_JMP | BPF_JCOND, 0, BPF_MAY_GOTO, off, 0)
+#define EXIT INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+
+static void require_may_goto_zero(void)
+{
+	int has = arenakit_feature_probe(ARENAKIT_MAY_GOTO_ZERO);
+
+	cr_assert_geq(has, 0, "the probe failed: %s", strerror(-has));
+	if (!has)
+		cr_skip_test("this kernel lacks %s (kernel/patches/0001)",
+			     arenakit_feature_name(ARENAKIT_MAY_GOTO_ZERO));
+}
+
+/* The instructions the verifier left for the JIT. */
+static unsigned int xlated_count(int fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	cr_assert_eq(bpf_prog_get_info_by_fd(fd, &info, &len), 0);
+	return info.xlated_prog_len / sizeof(struct bpf_insn);
+}
+
+Test(may_goto_zero, hand_assembled_loads_runs_and_is_dropped, .timeout = GUEST_TEST_TIMEOUT)
+{
+	/* r0 = 40; may_goto +0; r0 += 2; may_goto +0; exit */
+	const struct bpf_insn insns[] = { MOV0(40), MAY_GOTO(0), ADD0(2), MAY_GOTO(0), EXIT };
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	char log[4096];
+	int fd;
+
+	require_may_goto_zero();
+	fd = arenakit_load_insns("mg0_raw", insns, 5, log, sizeof(log));
+	cr_assert_geq(fd, 0, "refused: %s\n%s", strerror(-fd), log);
+	cr_assert_eq(bpf_prog_test_run_opts(fd, &opts), 0);
+	cr_expect_eq(opts.retval, 42);
+	cr_expect_eq(xlated_count(fd), 3, "the may_goto +0s were not dropped before the JIT");
+	close(fd);
+}
+
+/* Nested in a real may_goto loop: still a nop, the loop still ends. */
+Test(may_goto_zero, inside_a_bounded_loop, .timeout = GUEST_TEST_TIMEOUT)
+{
+	/* r0 = 0; loop: may_goto +3; may_goto +0; r0 += 1; goto loop; exit */
+	const struct bpf_insn insns[] = {
+		MOV0(0), MAY_GOTO(3), MAY_GOTO(0), ADD0(1),
+		INSN(BPF_JMP | BPF_JA, 0, 0, -4, 0), EXIT,
+	};
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	char log[4096];
+	int fd;
+
+	require_may_goto_zero();
+	fd = arenakit_load_insns("mg0_loop", insns, 6, log, sizeof(log));
+	cr_assert_geq(fd, 0, "refused: %s\n%s", strerror(-fd), log);
+	cr_assert_eq(bpf_prog_test_run_opts(fd, &opts), 0);
+	cr_expect_gt(opts.retval, 0, "the loop never ran");
+	close(fd);
+}
+
+/* A loop with only may_goto +0 is unbounded: still refused. */
+Test(may_goto_zero, is_no_bound_on_its_own, .timeout = GUEST_TEST_TIMEOUT)
+{
+	/* r0 = 0; loop: may_goto +0; if r0 != 0 goto out; goto loop; out: exit */
+	const struct bpf_insn insns[] = {
+		MOV0(0), MAY_GOTO(0), INSN(BPF_JMP | BPF_JNE | BPF_K, BPF_REG_0, 0, 1, 0),
+		INSN(BPF_JMP | BPF_JA, 0, 0, -3, 0), EXIT,
+	};
+	char log[65536];
+	int fd;
+
+	require_may_goto_zero();
+	fd = arenakit_load_insns("mg0_endless", insns, 5, log, sizeof(log));
+	cr_expect_lt(fd, 0, "an endless loop was taken");
+	if (fd >= 0)
+		close(fd);
+	cr_expect(strstr(log, "infinite loop detected"), "the log says:\n%s", log);
+}
+
+/* What clang-19 makes of an unrolled loop around cond_break. */
+Test(may_goto_zero, unrolled_c_loop_loads, .timeout = GUEST_TEST_TIMEOUT)
+{
+	struct may_goto_zero *skel;
+	int retval;
+
+	require_may_goto_zero();
+	skel = may_goto_zero__open();
+	cr_assert(skel);
+	cr_assert_eq(arenakit_load_skeleton(skel->skeleton), 0);
+	cr_assert_eq(arenakit_run(skel->progs.unrolled_cond_break, &retval), 0);
+	cr_expect_eq(retval, 10);
+	may_goto_zero__destroy(skel);
+}

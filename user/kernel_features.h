@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * What the running kernel offers beyond stock 6.12: the three changes of
+ * kernel/patches/, each probed by loading (and for the time bound, running)
+ * a few raw instructions, never by reading the release string. Probes load
+ * BPF, so they run only on the arenakit kernel (the loader's check).
+ */
+#ifndef ARENAKIT_KERNEL_FEATURES_H
+#define ARENAKIT_KERNEL_FEATURES_H
+
+enum arenakit_feature {
+	ARENAKIT_MAY_GOTO_ZERO,		/* the verifier takes may_goto +0 as a nop */
+	ARENAKIT_TIMED_MAY_GOTO,	/* may_goto ends loops by time, not by count */
+	ARENAKIT_CAN_LOOP_KFUNC,	/* the bpf_can_loop() kfunc */
+	ARENAKIT_FEATURES
+};
+
+/* A line's worth: what the feature is, e.g. for a skipped test's message. */
+const char *arenakit_feature_name(enum arenakit_feature feature);
+
+/* 1 if the running kernel has @feature, 0 if not, or a negative errno. */
+int arenakit_feature_probe(enum arenakit_feature feature);
+
+#endif
