@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "commands.h"
+#include "kernel_features.h"
 #include "loader.h"
 #include "info.skel.h"
 
@@ -68,6 +69,29 @@ out:
 	return err;
 }
 
+/* The kernel changes of kernel/patches/, each probed by loading a program. */
+static int print_features(void)
+{
+	static const char *const labels[ARENAKIT_FEATURES] = {
+		[ARENAKIT_MAY_GOTO_ZERO] = "may_goto +0:",
+		[ARENAKIT_TIMED_MAY_GOTO] = "timed may_goto:",
+		[ARENAKIT_CAN_LOOP_KFUNC] = "bpf_can_loop():",
+	};
+	int f, has, err = 0;
+
+	for (f = 0; f < ARENAKIT_FEATURES; f++) {
+		has = arenakit_feature_probe(f);
+		if (has < 0) {
+			fprintf(stderr, "arenakit info: probing for %s failed: %s\n",
+				arenakit_feature_name(f), strerror(-has));
+			err = has;
+			continue;
+		}
+		printf("%-18s%s (%s)\n", labels[f], has ? "yes" : "no", arenakit_feature_name(f));
+	}
+	return err;
+}
+
 int cmd_info(int argc, char **argv)
 {
 	const char *accel = getenv("ARENAKIT_ACCEL");
@@ -79,8 +103,11 @@ int cmd_info(int argc, char **argv)
 	if (wants_help(argc, argv)) {
 		printf("usage: arenakit info\n\n"
 		       "Print the kernel release, whether BTF, arena maps and may_goto are\n"
-		       "available, the may_goto loop budget in force (measured), the CPUs and\n"
-		       "the QEMU accelerator. Loads BPF: runs only on the arenakit kernel.\n");
+		       "available, which of the arenakit kernel changes it has (may_goto +0,\n"
+		       "may_goto bounded by time, the bpf_can_loop() kfunc; each probed by\n"
+		       "loading a program), the may_goto loop budget in force (measured), the\n"
+		       "CPUs and the QEMU accelerator. Loads BPF: runs only on the arenakit\n"
+		       "kernel.\n");
 		return 0;
 	}
 	if (argc > 1) {
@@ -98,5 +125,7 @@ int cmd_info(int argc, char **argv)
 	}
 	arena = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_ARENA, NULL);
 	printf("arena maps:       %s\n", arena == 1 ? "yes" : arena == 0 ? "no" : strerror(-arena));
+	if (print_features())
+		return 1;
 	return probe_budget() ? 1 : 0;
 }

@@ -49,80 +49,94 @@ static struct key16 key16(__u32 i)
 	return k;
 }
 
-/*
- * ps per op of a loop, from the clock around it: @body runs `reps` times
- * (at least about 512k operations in all, well over the clock's steps under
- * TCG), inserts once.
- */
-#define TIMED(field, body)						\
-	({								\
-		__u64 ___start = bpf_ktime_get_ns();			\
-		unsigned int ___r;					\
-									\
-		for (___r = zero; ___r < reps && can_loop; ___r++) {	\
-			body;						\
-		}							\
-		result.field = (bpf_ktime_get_ns() - ___start) * 1000 / (entries * reps); \
-	})
-
-#define TIMED_ONCE(field, body)						\
-	({								\
-		__u64 ___start = bpf_ktime_get_ns();			\
-		body;							\
-		result.field = (bpf_ktime_get_ns() - ___start) * 1000 / entries; \
-	})
+enum perf_op {
+	ARENA_INSERT, MAP_INSERT, ARENA_UPDATE, MAP_UPDATE,
+	ARENA_HIT, MAP_HIT, ARENA_MISS, MAP_MISS,
+};
 
 /*
- * One program per key type: the same eight timed loops over the arena
- * table @table and the map @map, keys made by @key_of(i).
+ * Keys [from, to) through one operation. A function of its own (not
+ * inlined), so that each chunk of CHUNK keys gets a loop budget of its own
+ * whatever the kernel's budget is (a count, or time): a whole table in one
+ * frame is cut. A chunk cut all the same is counted in result.errors.
  */
-#define PERF_PROGRAM(name, table, map, key_type, key_of)		\
-SEC("syscall")								\
-int name(void *ctx)							\
+#define CHUNK 16384
+#define PERF_CHUNK(name, table, map, key_type, key_of)			\
+static __noinline int name(enum perf_op op, __u32 from, __u32 to)	\
 {									\
-	__u64 v = 1;							\
+	__u64 v = 1, found = 0;						\
 	__u64 __arena *p;						\
 	key_type k;							\
 	__u32 i;							\
 	int err = 0;							\
 									\
-	if (ak_htab_init(&table, sizeof(k), sizeof(__u64), entries * 4 / 3 + 1)) \
+	for (i = from; i < to && can_loop; i++) {			\
+		k = key_of(i);						\
+		switch (op) {						\
+		case ARENA_INSERT:					\
+			err |= ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST); \
+			break;						\
+		case MAP_INSERT:					\
+			err |= bpf_map_update_elem(&map, &k, &v, BPF_NOEXIST); \
+			break;						\
+		case ARENA_UPDATE:					\
+			err |= ak_htab_update(&table, &k, &v, AK_HTAB_EXIST); \
+			break;						\
+		case MAP_UPDATE:					\
+			err |= bpf_map_update_elem(&map, &k, &v, BPF_EXIST); \
+			break;						\
+		case ARENA_HIT:						\
+		case ARENA_MISS:					\
+			p = ak_htab_lookup(&table, &k, 0);		\
+			found += p != 0;				\
+			break;						\
+		default:						\
+			found += bpf_map_lookup_elem(&map, &k) != 0;	\
+			break;						\
+		}							\
+	}								\
+	result.found += found;						\
+	if (err || i < to)						\
+		result.errors++;					\
+	return 0;							\
+}
+
+/*
+ * ps per op of @op over the table's keys (a miss looks up the keys above
+ * them), from the clock around the whole loop: `reps` times (at least
+ * about 512k operations in all, well over the clock's steps under TCG),
+ * inserts once.
+ */
+#define TIMED(chunk, field, op, times)					\
+	({								\
+		__u64 ___start = bpf_ktime_get_ns();			\
+		__u32 ___base = (op) == ARENA_MISS || (op) == MAP_MISS ? entries : 0; \
+		__u32 ___r, ___c, ___end;				\
+									\
+		for (___r = zero; ___r < (times) && can_loop; ___r++)	\
+			for (___c = zero; ___c < entries && can_loop; ___c += CHUNK) { \
+				___end = ___c + CHUNK < entries ? ___c + CHUNK : entries; \
+				chunk((op), ___base + ___c, ___base + ___end); \
+			}						\
+		result.field = (bpf_ktime_get_ns() - ___start) * 1000 / (entries * (times)); \
+	})
+
+/* One program per key type: the same eight timed loops, arena and map. */
+#define PERF_PROGRAM(name, table, map, key_type, key_of)		\
+PERF_CHUNK(name##_chunk, table, map, key_type, key_of)			\
+SEC("syscall")								\
+int name(void *ctx)							\
+{									\
+	if (ak_htab_init(&table, sizeof(key_type), sizeof(__u64), entries * 4 / 3 + 1)) \
 		return -ENOMEM;						\
-	TIMED_ONCE(arena_insert, for (i = zero; i < entries && can_loop; i++) { \
-		k = key_of(i);						\
-		err |= ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST);	\
-	});								\
-	TIMED_ONCE(map_insert, for (i = zero; i < entries && can_loop; i++) { \
-		k = key_of(i);						\
-		err |= bpf_map_update_elem(&map, &k, &v, BPF_NOEXIST);	\
-	});								\
-	TIMED(arena_update, for (i = zero; i < entries && can_loop; i++) { \
-		k = key_of(i);						\
-		err |= ak_htab_update(&table, &k, &v, AK_HTAB_EXIST);	\
-	});								\
-	TIMED(map_update, for (i = zero; i < entries && can_loop; i++) { \
-		k = key_of(i);						\
-		err |= bpf_map_update_elem(&map, &k, &v, BPF_EXIST);	\
-	});								\
-	TIMED(arena_hit, for (i = zero; i < entries && can_loop; i++) { \
-		k = key_of(i);						\
-		p = ak_htab_lookup(&table, &k, 0);			\
-		result.found += p != 0;					\
-	});								\
-	TIMED(map_hit, for (i = zero; i < entries && can_loop; i++) {	\
-		k = key_of(i);						\
-		result.found += bpf_map_lookup_elem(&map, &k) != 0;	\
-	});								\
-	TIMED(arena_miss, for (i = zero; i < entries && can_loop; i++) { \
-		k = key_of(i + entries);				\
-		p = ak_htab_lookup(&table, &k, 0);			\
-		result.found += p != 0;					\
-	});								\
-	TIMED(map_miss, for (i = zero; i < entries && can_loop; i++) { \
-		k = key_of(i + entries);				\
-		result.found += bpf_map_lookup_elem(&map, &k) != 0;	\
-	});								\
-	result.errors = err != 0;					\
+	TIMED(name##_chunk, arena_insert, ARENA_INSERT, 1);		\
+	TIMED(name##_chunk, map_insert, MAP_INSERT, 1);			\
+	TIMED(name##_chunk, arena_update, ARENA_UPDATE, reps);		\
+	TIMED(name##_chunk, map_update, MAP_UPDATE, reps);		\
+	TIMED(name##_chunk, arena_hit, ARENA_HIT, reps);		\
+	TIMED(name##_chunk, map_hit, MAP_HIT, reps);			\
+	TIMED(name##_chunk, arena_miss, ARENA_MISS, reps);		\
+	TIMED(name##_chunk, map_miss, MAP_MISS, reps);			\
 	return 0;							\
 }
 

@@ -12,7 +12,7 @@ struct htab_perf_result {
 	unsigned long long arena_hit, map_hit;
 	unsigned long long arena_miss, map_miss;
 	unsigned long long found;	/* lookups that found something: the hits, x2 */
-	unsigned long long errors;
+	unsigned long long errors;	/* chunks with an error or cut short */
 };
 
 #endif

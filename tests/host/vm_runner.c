@@ -76,3 +76,48 @@ Test(vm_runner, hung_guest_is_killed, .timeout = 120)
 	cr_expect_eq(r.status, 124, "status %d", r.status);
 	cr_expect(strstr(r.err, "did not finish within 8 s"), "stderr: %s", r.err);
 }
+
+/* Is a patch whose file name starts with @prefix in kernel/patches/series? */
+static int in_series(const char *prefix)
+{
+	char line[256];
+	FILE *series = fopen("kernel/patches/series", "r");
+	int found = 0;
+
+	cr_assert(series, "kernel/patches/series is missing");
+	while (fgets(line, sizeof(line), series))
+		found |= !strncmp(line, prefix, strlen(prefix));
+	fclose(series);
+	return found;
+}
+
+/*
+ * arenakit info probes each kernel change by loading a program: the
+ * default kernel has every patch of the series, KERNEL=stock none.
+ */
+Test(vm_runner, info_names_the_kernel_changes, .timeout = 120)
+{
+	static const struct {
+		const char *label, *patch;
+	} changes[] = {
+		{ "may_goto +0:", "0001-" },
+		{ "timed may_goto:", "0002-" },
+		{ "bpf_can_loop():", "0003-" },
+	};
+	const char *kernel = getenv("KERNEL");
+	int stock = kernel && !strcmp(kernel, "stock");
+	struct vm_result r;
+	char want[64];
+	size_t i;
+
+	run_vm("", "build/arenakit info", &r);
+	cr_assert_eq(r.status, 0, "arenakit info failed: %s", r.err);
+	for (i = 0; i < sizeof(changes) / sizeof(changes[0]); i++) {
+		const char *line = strstr(r.out, changes[i].label);
+		int has = !stock && in_series(changes[i].patch);
+
+		cr_assert(line, "no \"%s\" line:\n%s", changes[i].label, r.out);
+		snprintf(want, sizeof(want), "%-18s%s", changes[i].label, has ? "yes" : "no");
+		cr_expect(!strncmp(line, want, strlen(want)), "want \"%s\", got:\n%s", want, r.out);
+	}
+}

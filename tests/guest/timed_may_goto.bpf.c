@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel patch 2 (may_goto bounded by time): loops that only may_goto ends,
+ * timed from inside the program; tests/guest/timed_may_goto.c runs them.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <arenakit/loop.h>
+
+__u64 zero;
+__u64 steps, elapsed_ns;
+__u64 target;			/* counted(): iterations wanted */
+__u64 level_steps[4];		/* nested(): per depth, 1..3 */
+__u64 level_ns[4];		/* time in the frame, callees included */
+
+SEC("syscall")
+int endless(void *ctx)
+{
+	__u64 start = bpf_ktime_get_ns(), n = zero;
+
+	for (;;) {
+		cond_break;
+		n++;
+	}
+	elapsed_ns = bpf_ktime_get_ns() - start;
+	steps = n;
+	return 0;
+}
+
+SEC("syscall")
+int counted(void *ctx)
+{
+	__u64 start = bpf_ktime_get_ns(), n;
+
+	for (n = zero; n < target && can_loop; n++)
+		ak_barrier_var(n);
+	elapsed_ns = bpf_ktime_get_ns() - start;
+	steps = n;
+	return 0;
+}
+
+/*
+ * Three frames deep: each level starts the next one once, then loops until
+ * its own frame's budget ends it. Not inlined, so each is a frame.
+ */
+#define LEVEL(depth, call_next)						\
+	static __noinline int level##depth(void)			\
+	{								\
+		__u64 start = bpf_ktime_get_ns(), n = zero;		\
+									\
+		call_next;						\
+		for (;;) {						\
+			cond_break;					\
+			n++;						\
+		}							\
+		level_steps[depth] = n;					\
+		level_ns[depth] = bpf_ktime_get_ns() - start;		\
+		return 0;						\
+	}
+
+LEVEL(3, (void)0)
+LEVEL(2, level3())
+LEVEL(1, level2())
+
+SEC("syscall")
+int nested(void *ctx)
+{
+	return level1();
+}
+
+char _license[] SEC("license") = "GPL";
