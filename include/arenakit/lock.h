@@ -11,7 +11,8 @@
  * Waiting is bounded twice: by AK_LOCK_SPINS attempts, then -EBUSY; and by
  * the may_goto budget (each attempt is one step), then -AK_EBUDGET. So a
  * busy lock costs a caller at most AK_LOCK_SPINS steps of its frame's
- * 8,388,608, never the whole budget, and never hangs.
+ * budget (8,388,608 steps on stock 6.12, 250 ms on the arenakit kernel),
+ * never the whole of it, and never hangs.
  *
  * Not fair: whoever's compare-and-swap lands first wins. Hold it for a few
  * instructions only, and never across a call that may sleep (the arena page

@@ -4,10 +4,12 @@
  * the one budget contract every arenakit header keeps.
  *
  * The may_goto instruction (Linux 6.9+) lets the verifier accept a loop it
- * cannot prove finite: the kernel keeps a hidden per-stack-frame counter and
- * takes the branch once the counter's budget is spent (8,388,608 steps on
- * 6.12, shared by every loop of one function; a call to a non-inlined
- * function starts with a fresh budget). Expiry is silent, so arenakit
+ * cannot prove finite: the kernel keeps a hidden per-stack-frame budget and
+ * takes the branch once it is spent. The budget is shared by every loop of
+ * one function, and a call to a non-inlined function starts with a fresh
+ * one. On stock 6.12 it is 8,388,608 steps; on the arenakit kernel (x86-64,
+ * JIT: kernel/patches/0002) it is 250 ms of the frame's looping, so how
+ * many steps fit depends on the machine. Expiry is silent, so arenakit
  * reports it.
  *
  *   ak_can_loop                expression: true while budget remains; for
