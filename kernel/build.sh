@@ -103,7 +103,9 @@ stage_config() {
 
 	log "configuring: tinyconfig + kernel/config"
 	cp "$here/config" "$fragment"
-	[ "$variant" = stock ] && echo 'CONFIG_LOCALVERSION="-arenakit-stock"' >> "$fragment"
+	# The stock kernel says so in its release (still "-arenakit": the loader's check).
+	[ "$variant" = stock ] &&
+		sed -i 's/^CONFIG_LOCALVERSION=.*/CONFIG_LOCALVERSION="-arenakit-stock"/' "$fragment"
 	make -C "$src" -s tinyconfig >&2
 	(cd "$src" && scripts/kconfig/merge_config.sh -m .config "$fragment" > /dev/null)
 	make -C "$src" -s olddefconfig >&2

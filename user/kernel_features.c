@@ -25,11 +25,10 @@ const char *arenakit_feature_name(enum arenakit_feature feature)
 	return feature < ARENAKIT_FEATURES ? names[feature] : "an unknown feature";
 }
 
-#define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), \
-	.src_reg = (s), .off = (o), .imm = (i) })
-#define MOV0(imm) INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, imm)
-#define MAY_GOTO(off) INSN(BPF_JMP | BPF_JCOND, 0, BPF_MAY_GOTO, off, 0)
-#define EXIT INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+#define INSN ARENAKIT_INSN
+#define MOV0 ARENAKIT_MOV0
+#define MAY_GOTO ARENAKIT_MAY_GOTO
+#define EXIT ARENAKIT_EXIT
 
 /* Load @insns: 1 if the verifier takes them, 0 if it refuses them (-EINVAL). */
 static int loads(const char *name, const struct bpf_insn *insns, size_t count, int *fdp)
@@ -72,7 +71,7 @@ static int probe_timed_may_goto(void)
 		MOV0(0),
 		MAY_GOTO(2),
 		INSN(BPF_ALU | BPF_ADD | BPF_K, BPF_REG_0, 0, 0, 1),
-		INSN(BPF_JMP | BPF_JA, 0, 0, -3, 0),
+		ARENAKIT_JA(-3),
 		EXIT,
 	};
 	LIBBPF_OPTS(bpf_test_run_opts, opts);

@@ -16,12 +16,7 @@
 
 static void require_can_loop(void)
 {
-	int has = arenakit_feature_probe(ARENAKIT_CAN_LOOP_KFUNC);
-
-	cr_assert_geq(has, 0, "the probe failed: %s", strerror(-has));
-	if (!has)
-		cr_skip_test("this kernel lacks %s (kernel/patches/0003)",
-			     arenakit_feature_name(ARENAKIT_CAN_LOOP_KFUNC));
+	guest_require_feature(ARENAKIT_CAN_LOOP_KFUNC, "kernel/patches/0003");
 }
 
 /* Open the object with only @program to load. */

@@ -6,6 +6,17 @@
 #include <bpf/bpf.h>
 
 #include "guest/guest.h"
+#include "kernel_features.h"
+
+void guest_require_feature(int feature, const char *patch)
+{
+	int has = arenakit_feature_probe(feature);
+
+	cr_assert_geq(has, 0, "the probe for %s failed: %s", arenakit_feature_name(feature),
+		      strerror(-has));
+	if (!has)
+		cr_skip_test("this kernel lacks %s (%s)", arenakit_feature_name(feature), patch);
+}
 
 int guest_pin_to_cpu(int cpu)
 {

@@ -40,6 +40,12 @@ int guest_pin_to_cpu(int cpu);
  */
 int guest_run_on_cpu(const struct bpf_program *prog, int cpu, void *ctx, size_t ctx_size);
 
+/*
+ * Skip the calling test, naming the feature and @patch, unless the running
+ * kernel has @feature (enum arenakit_feature, kernel_features.h).
+ */
+void guest_require_feature(int feature, const char *patch);
+
 /* Seconds before Criterion gives up on one guest test: a hang fails it. */
 #define GUEST_TEST_TIMEOUT 120
 

@@ -14,21 +14,15 @@
 #include "kernel_features.h"
 #include "may_goto_zero.skel.h"
 
-#define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), \
-	.src_reg = (s), .off = (o), .imm = (i) })
-#define MOV0(imm) INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, imm)
-#define ADD0(imm) INSN(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_0, 0, 0, imm)
-#define MAY_GOTO(off) INSN(BPF_JMP | BPF_JCOND, 0, BPF_MAY_GOTO, off, 0)
-#define EXIT INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+#define MOV0 ARENAKIT_MOV0
+#define ADD0 ARENAKIT_ADD0
+#define MAY_GOTO ARENAKIT_MAY_GOTO
+#define JA ARENAKIT_JA
+#define EXIT ARENAKIT_EXIT
 
 static void require_may_goto_zero(void)
 {
-	int has = arenakit_feature_probe(ARENAKIT_MAY_GOTO_ZERO);
-
-	cr_assert_geq(has, 0, "the probe failed: %s", strerror(-has));
-	if (!has)
-		cr_skip_test("this kernel lacks %s (kernel/patches/0001)",
-			     arenakit_feature_name(ARENAKIT_MAY_GOTO_ZERO));
+	guest_require_feature(ARENAKIT_MAY_GOTO_ZERO, "kernel/patches/0001");
 }
 
 /* The instructions the verifier left for the JIT. */
@@ -41,19 +35,30 @@ static unsigned int xlated_count(int fd)
 	return info.xlated_prog_len / sizeof(struct bpf_insn);
 }
 
-Test(may_goto_zero, hand_assembled_loads_runs_and_is_dropped, .timeout = GUEST_TEST_TIMEOUT)
+/* Load @insns (which must load) and run them: their fd; *@retval the result. */
+static int load_and_run(const char *name, const struct bpf_insn *insns, size_t count,
+			unsigned int *retval)
 {
-	/* r0 = 40; may_goto +0; r0 += 2; may_goto +0; exit */
-	const struct bpf_insn insns[] = { MOV0(40), MAY_GOTO(0), ADD0(2), MAY_GOTO(0), EXIT };
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
 	char log[4096];
 	int fd;
 
 	require_may_goto_zero();
-	fd = arenakit_load_insns("mg0_raw", insns, 5, log, sizeof(log));
-	cr_assert_geq(fd, 0, "refused: %s\n%s", strerror(-fd), log);
+	fd = arenakit_load_insns(name, insns, count, log, sizeof(log));
+	cr_assert_geq(fd, 0, "%s refused: %s\n%s", name, strerror(-fd), log);
 	cr_assert_eq(bpf_prog_test_run_opts(fd, &opts), 0);
-	cr_expect_eq(opts.retval, 42);
+	*retval = opts.retval;
+	return fd;
+}
+
+Test(may_goto_zero, hand_assembled_loads_runs_and_is_dropped, .timeout = GUEST_TEST_TIMEOUT)
+{
+	/* r0 = 40; may_goto +0; r0 += 2; may_goto +0; exit */
+	const struct bpf_insn insns[] = { MOV0(40), MAY_GOTO(0), ADD0(2), MAY_GOTO(0), EXIT };
+	unsigned int retval;
+	int fd = load_and_run("mg0_raw", insns, 5, &retval);
+
+	cr_expect_eq(retval, 42);
 	cr_expect_eq(xlated_count(fd), 3, "the may_goto +0s were not dropped before the JIT");
 	close(fd);
 }
@@ -63,19 +68,12 @@ Test(may_goto_zero, inside_a_bounded_loop, .timeout = GUEST_TEST_TIMEOUT)
 {
 	/* r0 = 0; loop: may_goto +3; may_goto +0; r0 += 1; goto loop; exit */
 	const struct bpf_insn insns[] = {
-		MOV0(0), MAY_GOTO(3), MAY_GOTO(0), ADD0(1),
-		INSN(BPF_JMP | BPF_JA, 0, 0, -4, 0), EXIT,
+		MOV0(0), MAY_GOTO(3), MAY_GOTO(0), ADD0(1), JA(-4), EXIT,
 	};
-	LIBBPF_OPTS(bpf_test_run_opts, opts);
-	char log[4096];
-	int fd;
+	unsigned int retval;
 
-	require_may_goto_zero();
-	fd = arenakit_load_insns("mg0_loop", insns, 6, log, sizeof(log));
-	cr_assert_geq(fd, 0, "refused: %s\n%s", strerror(-fd), log);
-	cr_assert_eq(bpf_prog_test_run_opts(fd, &opts), 0);
-	cr_expect_gt(opts.retval, 0, "the loop never ran");
-	close(fd);
+	close(load_and_run("mg0_loop", insns, 6, &retval));
+	cr_expect_gt(retval, 0, "the loop never ran");
 }
 
 /* A loop with only may_goto +0 is unbounded: still refused. */
@@ -83,8 +81,8 @@ Test(may_goto_zero, is_no_bound_on_its_own, .timeout = GUEST_TEST_TIMEOUT)
 {
 	/* r0 = 0; loop: may_goto +0; if r0 != 0 goto out; goto loop; out: exit */
 	const struct bpf_insn insns[] = {
-		MOV0(0), MAY_GOTO(0), INSN(BPF_JMP | BPF_JNE | BPF_K, BPF_REG_0, 0, 1, 0),
-		INSN(BPF_JMP | BPF_JA, 0, 0, -3, 0), EXIT,
+		MOV0(0), MAY_GOTO(0), ARENAKIT_INSN(BPF_JMP | BPF_JNE | BPF_K, BPF_REG_0, 0, 1, 0),
+		JA(-3), EXIT,
 	};
 	char log[65536];
 	int fd;

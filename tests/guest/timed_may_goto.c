@@ -20,13 +20,9 @@
 
 static struct timed_may_goto *load(void)
 {
-	int has = arenakit_feature_probe(ARENAKIT_TIMED_MAY_GOTO);
 	struct timed_may_goto *skel;
 
-	cr_assert_geq(has, 0, "the probe failed: %s", strerror(-has));
-	if (!has)
-		cr_skip_test("this kernel lacks %s (kernel/patches/0002)",
-			     arenakit_feature_name(ARENAKIT_TIMED_MAY_GOTO));
+	guest_require_feature(ARENAKIT_TIMED_MAY_GOTO, "kernel/patches/0002");
 	skel = timed_may_goto__open_and_load();
 	cr_assert(skel, "cannot load: %s", strerror(errno));
 	return skel;
