@@ -171,7 +171,7 @@ _test: _all
 	echo '== host tests'; \
 	$(HOST_TEST_ENV) $(HOST_TESTS) $(TEST_ARGS) 2>&1 | tee $(BUILD)/host-tests.log || rc=1; \
 	echo '== guest tests (QEMU)'; \
-	SMP=$(GUEST_SMP) kernel/vm '$(GUEST_TESTS) $(TEST_ARGS) 2>&1' 2>&1 | tee $(BUILD)/guest-tests.log || rc=1; \
+	SMP=$(GUEST_SMP) kernel/vm '$(GUEST_TESTS) --verbose $(TEST_ARGS) 2>&1' 2>&1 | tee $(BUILD)/guest-tests.log || rc=1; \
 	tests/summary.sh $(BUILD)/host-tests.log $(BUILD)/guest-tests.log || rc=1; \
 	exit $$rc
 

@@ -19,5 +19,15 @@ for log in "$@"; do
 	failed=$((failed + fail + crash))
 done
 [ $failed = 0 ] || rc=1
-echo "tests: $passed passed, $failed failed"
+# Tests that skipped themselves (a kernel without a feature), with why;
+# Criterion prints them with --verbose. "Test is disabled" is a filter's doing.
+skips=$(sed 's/\x1b\[[0-9;]*m//g' "$@" | grep -a '\[SKIP\]' | grep -v 'Test is disabled' | sed 's/^.*\[SKIP\] *//')
+skipped=0
+[ -z "$skips" ] || skipped=$(wc -l <<< "$skips")
+if [ "$skipped" -gt 0 ]; then
+	echo "tests: $passed passed, $failed failed, $skipped skipped:"
+	sed 's/^/  /' <<< "$skips"
+else
+	echo "tests: $passed passed, $failed failed"
+fi
 exit $rc
