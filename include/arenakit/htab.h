@@ -253,10 +253,10 @@ static inline struct ak_htab_node __arena *__ak_htab_node_of(unsigned long long 
  * NULL), or -AK_EBUDGET. *@link gets the word that points at the node
  * found (for unlinking), when @link is given.
  */
-static inline int __ak_htab_chain_find(const struct ak_htab __arena *h, unsigned long long __arena *bucket,
-				       unsigned long long hash, const struct __ak_htab_key *key,
-				       struct ak_htab_node __arena **found,
-				       unsigned long long __arena **link)
+static __ak_always_inline int __ak_htab_chain_find(const struct ak_htab __arena *h, unsigned long long __arena *bucket,
+					       unsigned long long hash, const struct __ak_htab_key *key,
+					       struct ak_htab_node __arena **found,
+					       unsigned long long __arena **link)
 {
 	struct ak_htab_node __arena *node = __ak_htab_node_of(*bucket);
 	unsigned long long __arena *at = bucket;
@@ -737,13 +737,50 @@ struct __ak_htab_update {
  * value to write (the caller writes it before __ak_htab_update_end links a
  * fresh node), or NULL with @u->err set.
  */
+/*
+ * Lock the home bucket of @key and find its node there: 0 with the bucket
+ * locked (*@node NULL if absent and the flags allow adding it), or an error
+ * with nothing held.
+ */
+static __ak_always_inline int __ak_htab_lock_find_for(struct ak_htab __arena *h,
+						      const struct __ak_htab_key *key,
+						      unsigned long long hash,
+						      unsigned long long flags, int sleepable,
+						      unsigned long long __arena **bucket,
+						      struct ak_htab_node __arena **node)
+{
+	int err = __ak_htab_lock_home(h, hash, sleepable, bucket);
+
+	if (err)
+		return err;
+	err = __ak_htab_chain_find(h, *bucket, hash, key, node, 0);
+	if (!err && *node && flags == AK_HTAB_NOEXIST)
+		err = -EEXIST;
+	if (!err && !*node && flags == AK_HTAB_EXIST)
+		err = -ENOENT;
+	if (err)
+		ak_bit_lock_release(*bucket);
+	return err;
+}
+
+/*
+ * Find or make the node for @key under its bucket's lock. Returns the
+ * value to write (the caller writes it before __ak_htab_update_end links a
+ * fresh node), or NULL with @u->err set.
+ *
+ * A new node is allocated with no lock held, then the bucket is looked at
+ * again: a sleepable allocation may sleep in the page kfunc, and a holder
+ * that sleeps would leave every writer of the bucket spinning, on CPUs the
+ * sleeper may need (with no preemption in the kernel, until the soft
+ * lockup detector fires: seen with four writers while the table grew).
+ */
 static __ak_always_inline void __arena *
 __ak_htab_update_begin(struct ak_htab __arena *h, const struct __ak_htab_key *key,
 		       unsigned long long flags, int sleepable, struct __ak_htab_update *u)
 {
 	unsigned long long hash = __ak_htab_hash(h, key);
+	struct ak_htab_node __arena *node, *spare;
 	unsigned long long __arena *bucket;
-	struct ak_htab_node __arena *node;
 	unsigned int i;
 	int err;
 
@@ -757,28 +794,30 @@ __ak_htab_update_begin(struct ak_htab __arena *h, const struct __ak_htab_key *ke
 		if (err)
 			goto fail;
 	}
-	err = __ak_htab_lock_home(h, hash, sleepable, &bucket);
+	err = __ak_htab_lock_find_for(h, key, hash, flags, sleepable, &bucket, &node);
 	if (err)
 		goto fail;
-	err = __ak_htab_chain_find(h, bucket, hash, key, &node, 0);
-	if (err || (node && flags == AK_HTAB_NOEXIST) || (!node && flags == AK_HTAB_EXIST)) {
-		ak_bit_lock_release(bucket);
-		err = err ? err : node ? -EEXIST : -ENOENT;
-		goto fail;
-	}
 	if (!node) {
-		node = sleepable ? ak_alloc_err(h->node_size, &err) :
-				   ak_alloc_nosleep_err(h->node_size, &err);
-		if (!node) {
-			ak_bit_lock_release(bucket);
+		ak_bit_lock_release(bucket);
+		spare = sleepable ? ak_alloc_err(h->node_size, &err) :
+				    ak_alloc_nosleep_err(h->node_size, &err);
+		if (!spare)
 			goto fail;
-		}
-		node->hash = hash;
+		spare->hash = hash;
 		__AK_UNROLL
 		for (i = 0; i < AK_HTAB_MAX_KEY / 8; i++)
 			if (i < h->key_words)
-				node->data[i] = key->w[i];
-		u->fresh = 1;
+				spare->data[i] = key->w[i];
+		err = __ak_htab_lock_find_for(h, key, hash, flags, sleepable, &bucket, &node);
+		if (err || node) {
+			/* Added by someone else meanwhile; this free never waits. */
+			ak_free_nosleep(spare);
+			if (err)
+				goto fail;
+		} else {
+			node = spare;
+			u->fresh = 1;
+		}
 	}
 	u->node = node;
 	u->bucket = bucket;

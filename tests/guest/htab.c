@@ -295,6 +295,13 @@ static void *rw_run(void *arg)
 	struct rw_thread *t = arg;
 	unsigned int round, j, k;
 
+	if (t->prog == t->skel->progs.rw_reader) {
+		/* Each run reads until its loop budget ends: run it until the writers are done. */
+		do
+			t->err = guest_run_on_cpu(t->prog, t->cpu, &t->args, sizeof(t->args));
+		while (!t->err && !__atomic_load_n(&t->skel->bss->rw_stop, __ATOMIC_ACQUIRE));
+		return NULL;
+	}
 	if (t->prog) {
 		t->err = guest_run_on_cpu(t->prog, t->cpu, &t->args, sizeof(t->args));
 		return NULL;
