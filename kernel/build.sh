@@ -10,6 +10,9 @@
 # Environment:
 #   KERNEL=patched|stock   patched applies kernel/patches/series (default);
 #                          stock applies nothing (its own cache entry)
+#   SELFTESTS=1            configure for the tree's BPF selftests too
+#                          (tools/testing/selftests/bpf/config*): a larger
+#                          kernel, its own cache entry, for make kernel-selftests
 #   ARENAKIT_CACHE         cache root (default $HOME/.cache/arenakit)
 #   JOBS                   parallel make jobs (default: number of CPUs)
 #
@@ -20,6 +23,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 variant=${KERNEL:-patched}
+selftests=${SELFTESTS:-0}
 cache=${ARENAKIT_CACHE:-$HOME/.cache/arenakit}
 jobs=${JOBS:-$(nproc)}
 tarball=/usr/src/linux-source-6.12.tar.xz
@@ -46,13 +50,16 @@ fi
 
 key=$({
 	echo "$pkgver $variant"
+	[ "$selftests" = 1 ] && echo selftests
 	cat "$here/config" "$here/build.sh"
 	for p in "${patches[@]}"; do
 		echo "== $p"
 		cat "$here/patches/$p" 2>/dev/null || echo "missing"
 	done
 } | sha256sum | cut -c1-12)
-dir=$cache/linux-$pkgver-$variant-$key
+suffix=
+[ "$selftests" = 1 ] && suffix=-selftests
+dir=$cache/linux-$pkgver-$variant$suffix-$key
 
 if [ "${1:-}" = --dir ]; then
 	echo "$dir"
@@ -99,15 +106,23 @@ stage_extract() {
 }
 
 stage_config() {
-	local fragment=$dir/config.fragment bad=0 line want name got
+	local fragment=$dir/config.fragment bad=0 line want name got selftests_fragment=
 
 	log "configuring: tinyconfig + kernel/config"
 	cp "$here/config" "$fragment"
 	# The stock kernel says so in its release (still "-arenakit": the loader's check).
 	[ "$variant" = stock ] &&
 		sed -i 's/^CONFIG_LOCALVERSION=.*/CONFIG_LOCALVERSION="-arenakit-stock"/' "$fragment"
+	if [ "$selftests" = 1 ]; then
+		# What the selftests need wins over what the small kernel leaves out.
+		sed -i '/^# CONFIG_.* is not set$/d' "$fragment"
+		selftests_fragment=$dir/selftests.fragment
+		cat "$src/tools/testing/selftests/bpf/config" \
+			"$src/tools/testing/selftests/bpf/config.x86_64" > "$selftests_fragment"
+	fi
 	make -C "$src" -s tinyconfig >&2
-	(cd "$src" && scripts/kconfig/merge_config.sh -m .config "$fragment" > /dev/null)
+	(cd "$src" && scripts/kconfig/merge_config.sh -m .config "$fragment" \
+		${selftests_fragment:-} > /dev/null)
 	make -C "$src" -s olddefconfig >&2
 
 	# merge_config only warns; a fragment option that did not stick is an error.
@@ -118,6 +133,8 @@ stage_config() {
 		esac
 		name=${want#\# }
 		name=${name%%[= ]*}
+		# The selftests' own choice (e.g. of DWARF version) may replace ours.
+		[ -n "$selftests_fragment" ] && grep -q "^$name=" "$selftests_fragment" && continue
 		got=$(grep -E "^(# )?$name[= ]" "$src/.config" || echo "# $name is not set")
 		if [ "$got" != "$want" ]; then
 			log "config: wanted '$want', got '$got'"
