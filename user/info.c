@@ -33,8 +33,11 @@ static double now_seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Load and run the budget probe; 0 on success. */
-static int probe_budget(void)
+/*
+ * Load and run the budget probe; 0 on success. @timed: the kernel bounds
+ * a frame's loops by time, so the steps measured are what fit in it here.
+ */
+static int probe_budget(int timed)
 {
 	struct info *skel = info__open();
 	double start, seconds;
@@ -59,7 +62,8 @@ static int probe_budget(void)
 		goto out;
 	}
 	printf("may_goto:         yes\n");
-	printf("loop budget:      %llu steps in a program's frame, %llu in a called function's\n",
+	printf("loop budget:      %s%llu steps in a program's frame, %llu in a called function's\n",
+	       timed ? "250 ms per frame, here " : "",
 	       (unsigned long long)skel->bss->main_steps,
 	       (unsigned long long)skel->bss->subprog_steps);
 	printf("budget spent in:  %.1f ms for both (%.2f ns per step)\n", seconds * 1e3,
@@ -127,5 +131,5 @@ int cmd_info(int argc, char **argv)
 	printf("arena maps:       %s\n", arena == 1 ? "yes" : arena == 0 ? "no" : strerror(-arena));
 	if (print_features())
 		return 1;
-	return probe_budget() ? 1 : 0;
+	return probe_budget(arenakit_feature_probe(ARENAKIT_TIMED_MAY_GOTO) == 1) ? 1 : 0;
 }
