@@ -19,7 +19,11 @@
  * kfuncs): a sleepable holder that is preempted leaves the other CPUs
  * failing with -EBUSY until it runs again, and a program interrupted on its
  * own CPU by one that wants the same lock makes that one fail with -EBUSY,
- * not deadlock.
+ * not deadlock. Treat -EBUSY as "later", not "again at once": a program
+ * that keeps retrying within one run keeps its CPU, which the holder (a
+ * sleeper, or a user-space thread holding a lock through the mmap) may be
+ * waiting for; with no preemption in the kernel that ends in soft lockups.
+ * Return, and let user space or the next event try again.
  */
 #ifndef __ARENAKIT_LOCK_H
 #define __ARENAKIT_LOCK_H
