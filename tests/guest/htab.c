@@ -161,7 +161,10 @@ static void *churn(void *arg)
 {
 	struct churner *c = arg;
 
-	c->err = guest_run_on_cpu(c->skel->progs.cpu_churn, c->cpu, &c->args, sizeof(c->args));
+	/* 1: a write stayed busy or the run was cut; let the holder run, then go on. */
+	while ((c->err = guest_run_on_cpu(c->skel->progs.cpu_churn, c->cpu, &c->args,
+					  sizeof(c->args))) == 1)
+		sched_yield();
 	return NULL;
 }
 
@@ -180,7 +183,8 @@ Test(htab, cpus_insert_and_delete_at_once, .timeout = 300)
 	if (cpus > 8)
 		cpus = 8;
 	for (i = 0; i < cpus; i++) {
-		c[i] = (struct churner){ skel, i, { i * PER_CPU, PER_CPU, 0, 0, 0 }, 0 };
+		c[i] = (struct churner){ .skel = skel, .cpu = i,
+					 .args = { .first = i * PER_CPU, .count = PER_CPU } };
 		cr_assert_eq(pthread_create(&t[i], NULL, churn, &c[i]), 0);
 	}
 	for (i = 0; i < cpus; i++)
@@ -303,7 +307,10 @@ static void *rw_run(void *arg)
 		return NULL;
 	}
 	if (t->prog) {
-		t->err = guest_run_on_cpu(t->prog, t->cpu, &t->args, sizeof(t->args));
+		/* A writer returns 1 when it should be run again (see rw_writer). */
+		while ((t->err = guest_run_on_cpu(t->prog, t->cpu, &t->args,
+						  sizeof(t->args))) == 1)
+			sched_yield();
 		return NULL;
 	}
 	t->err = guest_pin_to_cpu(t->cpu);

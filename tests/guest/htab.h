@@ -19,6 +19,7 @@ struct htab_churn_args {
 	unsigned int errors;	/* other than -EBUSY */
 	int last_error;
 	unsigned int busy;	/* -EBUSY answers, each tried again */
+	unsigned int done;	/* steps done: the next run resumes here */
 };
 
 /*
@@ -49,6 +50,7 @@ struct htab_rw_args {
 	unsigned int busy;	/* -EBUSY answers, each tried again */
 	unsigned int errors;	/* other errors */
 	int last_error;
+	unsigned int done;	/* a writer's steps done: the next run resumes here */
 };
 
 #endif
