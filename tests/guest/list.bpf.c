@@ -51,6 +51,19 @@ static struct item __arena *item(int i)
 	return items[i & 255];	/* a bound the verifier can see */
 }
 
+/* The items, and list_a holding the first @n of them in order. */
+static int items_in_list_a(int n)
+{
+	int i, err = make_items();
+
+	if (err)
+		return err;
+	ak_list_init(&list_a);
+	for (i = zero; i < n && can_loop; i++)
+		ak_list_add_tail(&list_a, &item(i)->node);
+	return 0;
+}
+
 /* The values in order, their sum as a checksum, and a sound list. */
 static int expect_list(struct ak_list __arena *l, long long count, __u64 sum)
 {
@@ -115,14 +128,11 @@ int test_list_build_and_edit(void *ctx)
 SEC("syscall")
 int test_list_del_unlinks(void *ctx)
 {
-	int i, err;
+	int err;
 
-	err = make_items();
+	err = items_in_list_a(3);
 	if (err)
 		return err;
-	ak_list_init(&list_a);
-	for (i = zero; i < 3 && can_loop; i++)
-		ak_list_add_tail(&list_a, &item(i)->node);
 	ak_list_del(&list_a, &item(1)->node);
 	ak_expect(item(0)->node.next == &item(2)->node);
 	ak_expect(item(2)->node.prev == &item(0)->node);
@@ -140,14 +150,11 @@ int test_list_find(void *ctx)
 {
 	const long offset = ak_list_key_offset(struct item, node, value);
 	struct ak_list_node __arena *found = 0;
-	int i, err;
+	int err;
 
-	err = make_items();
+	err = items_in_list_a(NODES);
 	if (err)
 		return err;
-	ak_list_init(&list_a);
-	for (i = zero; i < NODES && can_loop; i++)
-		ak_list_add_tail(&list_a, &item(i)->node);
 	ak_expect_eq(ak_list_find(&list_a, offset, 150, NULL, &found), 0);
 	ak_expect(found == &item(150)->node);
 	ak_expect_eq(ak_list_find(&list_a, offset, NODES + 7, NULL, &found), 0);
@@ -160,14 +167,11 @@ SEC("syscall")
 int test_list_check_finds_broken_link(void *ctx)
 {
 	struct ak_list_node __arena *bad = 0;
-	int i, err;
+	int err;
 
-	err = make_items();
+	err = items_in_list_a(10);
 	if (err)
 		return err;
-	ak_list_init(&list_a);
-	for (i = zero; i < 10 && can_loop; i++)
-		ak_list_add_tail(&list_a, &item(i)->node);
 	item(6)->node.prev = &item(2)->node;
 	ak_expect_eq(ak_list_check(&list_a, NULL, &bad), -EINVAL);
 	ak_expect(bad == &item(6)->node);
@@ -192,15 +196,12 @@ SEC("syscall")
 int test_list_stale_cursors(void *ctx)
 {
 	struct ak_list_node __arena *found;
-	int i, err;
+	int err;
 
-	err = make_items();
+	err = items_in_list_a(20);
 	if (err)
 		return err;
-	ak_list_init(&list_a);
 	ak_list_init(&list_b);
-	for (i = zero; i < 20 && can_loop; i++)
-		ak_list_add_tail(&list_a, &item(i)->node);
 	save_at(10);
 	ak_expect_eq(ak_list_count(&list_a, &cursor), 20);	/* an unchanged list */
 	save_at(10);
