@@ -35,7 +35,8 @@ struct glob_case {
 	char *err;
 };
 
-static void write_file(const char *dir, const char *name, const void *data, size_t len)
+/* Create @name in @dir for writing (the test fails if it cannot). */
+static FILE *create_in(const char *dir, const char *name)
 {
 	char path[256];
 	FILE *f;
@@ -43,6 +44,13 @@ static void write_file(const char *dir, const char *name, const void *data, size
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	f = fopen(path, "w");
 	cr_assert(f, "cannot write %s", path);
+	return f;
+}
+
+static void write_file(const char *dir, const char *name, const void *data, size_t len)
+{
+	FILE *f = create_in(dir, name);
+
 	cr_assert_eq(fwrite(data, 1, len, f), len);
 	cr_assert_eq(fclose(f), 0);
 }
@@ -290,15 +298,9 @@ static char random_patterns[RANDOM_PATTERNS][GLOB_PAIRS_MAX_LEN + 1];
 static void write_random(const char *dir)
 {
 	unsigned int seed = GLOB_PAIRS_SEED + 2;
-	FILE *lines, *pats;
-	char path[256];
+	FILE *lines = create_in(dir, "rand.txt"), *pats = create_in(dir, "rand.pat");
 	int i;
 
-	snprintf(path, sizeof(path), "%s/rand.txt", dir);
-	lines = fopen(path, "w");
-	snprintf(path, sizeof(path), "%s/rand.pat", dir);
-	pats = fopen(path, "w");
-	cr_assert(lines && pats);
 	for (i = 0; i < RANDOM_LINES; i++) {
 		glob_random_string(random_lines[i], GLOB_PAIRS_MAX_LEN, "ab.-/", &seed);
 		fprintf(lines, "%s\n", random_lines[i]);
@@ -316,15 +318,9 @@ static void write_random(const char *dir)
 /* Pattern k is the literal "lineK": lines 0..1099 of 1200 match, each one pattern. */
 static void write_literals(const char *dir)
 {
-	FILE *lines, *pats;
-	char path[256];
+	FILE *lines = create_in(dir, "literal.txt"), *pats = create_in(dir, "literal.pat");
 	int i;
 
-	snprintf(path, sizeof(path), "%s/literal.txt", dir);
-	lines = fopen(path, "w");
-	snprintf(path, sizeof(path), "%s/literal.pat", dir);
-	pats = fopen(path, "w");
-	cr_assert(lines && pats);
 	for (i = LITERAL_PATTERNS - 1; i >= 0; i--)
 		fprintf(pats, "line%04d\n", i);
 	for (i = 0; i < LITERAL_PATTERNS + 100; i++)
