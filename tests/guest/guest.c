@@ -39,6 +39,16 @@ int guest_run_on_cpu(const struct bpf_program *prog, int cpu, void *ctx, size_t 
 	return opts.retval;
 }
 
+int guest_run_on_cpu_until_done(const struct bpf_program *prog, int cpu, void *ctx,
+				size_t ctx_size)
+{
+	int ret;
+
+	while ((ret = guest_run_on_cpu(prog, cpu, ctx, ctx_size)) == 1)
+		sched_yield();
+	return ret;
+}
+
 struct bpf_program *guest_load_one(const void *elf, size_t size, const char *object,
 				   const char *program, struct bpf_object **obj)
 {

@@ -41,6 +41,15 @@ int guest_pin_to_cpu(int cpu);
 int guest_run_on_cpu(const struct bpf_program *prog, int cpu, void *ctx, size_t ctx_size);
 
 /*
+ * guest_run_on_cpu() again while @prog returns 1 ("run me again": a lock
+ * stayed busy, or its loop budget ended), yielding the CPU between runs so
+ * that a lock holder can go on; @ctx carries its progress. The last return
+ * value, or -errno.
+ */
+int guest_run_on_cpu_until_done(const struct bpf_program *prog, int cpu, void *ctx,
+				size_t ctx_size);
+
+/*
  * Skip the calling test, naming the feature and @patch, unless the running
  * kernel has @feature (enum arenakit_feature, kernel_features.h).
  */

@@ -161,10 +161,8 @@ static void *churn(void *arg)
 {
 	struct churner *c = arg;
 
-	/* 1: a write stayed busy or the run was cut; let the holder run, then go on. */
-	while ((c->err = guest_run_on_cpu(c->skel->progs.cpu_churn, c->cpu, &c->args,
-					  sizeof(c->args))) == 1)
-		sched_yield();
+	c->err = guest_run_on_cpu_until_done(c->skel->progs.cpu_churn, c->cpu, &c->args,
+					     sizeof(c->args));
 	return NULL;
 }
 
@@ -299,18 +297,8 @@ static void *rw_run(void *arg)
 	struct rw_thread *t = arg;
 	unsigned int round, j, k;
 
-	if (t->prog == t->skel->progs.rw_reader) {
-		/* Each run reads until its loop budget ends: run it until the writers are done. */
-		do
-			t->err = guest_run_on_cpu(t->prog, t->cpu, &t->args, sizeof(t->args));
-		while (!t->err && !__atomic_load_n(&t->skel->bss->rw_stop, __ATOMIC_ACQUIRE));
-		return NULL;
-	}
 	if (t->prog) {
-		/* A writer returns 1 when it should be run again (see rw_writer). */
-		while ((t->err = guest_run_on_cpu(t->prog, t->cpu, &t->args,
-						  sizeof(t->args))) == 1)
-			sched_yield();
+		t->err = guest_run_on_cpu_until_done(t->prog, t->cpu, &t->args, sizeof(t->args));
 		return NULL;
 	}
 	t->err = guest_pin_to_cpu(t->cpu);
