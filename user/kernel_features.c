@@ -104,7 +104,7 @@ static int probe_can_loop_kfunc(void)
 	return loads("ak_probe_canloop", insns, 3, NULL);
 }
 
-int arenakit_feature_probe(enum arenakit_feature feature)
+static int probe(enum arenakit_feature feature)
 {
 	switch (feature) {
 	case ARENAKIT_MAY_GOTO_ZERO:
@@ -116,4 +116,20 @@ int arenakit_feature_probe(enum arenakit_feature feature)
 	default:
 		return -EINVAL;
 	}
+}
+
+int arenakit_feature_probe(enum arenakit_feature feature)
+{
+	/* A kernel keeps its features: probe each once (the time probe runs 250 ms). */
+	static int known[ARENAKIT_FEATURES] = { -1, -1, -1 };
+	int has;
+
+	if ((int)feature < 0 || feature >= ARENAKIT_FEATURES)
+		return -EINVAL;
+	if (known[feature] >= 0)
+		return known[feature];
+	has = probe(feature);
+	if (has >= 0)
+		known[feature] = has;
+	return has;
 }

@@ -29,7 +29,8 @@ enum arenakit_feature {
 /* A line's worth: what the feature is, e.g. for a skipped test's message. */
 const char *arenakit_feature_name(enum arenakit_feature feature);
 
-/* 1 if the running kernel has @feature, 0 if not, or a negative errno. */
+/* 1 if the running kernel has @feature, 0 if not, or a negative errno; each
+ * feature is probed once per process. */
 int arenakit_feature_probe(enum arenakit_feature feature);
 
 #endif
