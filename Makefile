@@ -18,6 +18,9 @@ PACKAGES := linux-source-6.12 xz-utils make gcc libc6-dev bc bison flex \
 	libelf-dev libssl-dev zlib1g-dev pahole clang-19 llvm-19 \
 	qemu-system-x86 busybox-static libcriterion-dev
 
+# ... and what the tree's BPF selftests need besides (make kernel-selftests).
+SELFTESTS_PACKAGES := lld-19 rsync
+
 BUILD := build
 CLANG := clang-19
 LLVM_OBJDUMP := llvm-objdump-19
@@ -67,7 +70,7 @@ GUEST_SMP ?= 4
 # Criterion options: FILTER='suite/test' selects tests, CRITERION_ARGS adds more.
 TEST_ARGS := --color=never $(if $(FILTER),--filter='$(FILTER)') $(CRITERION_ARGS)
 
-.PHONY: all test run vm deps help clean kernel-clean
+.PHONY: all test run vm deps help clean kernel-clean kernel-selftests
 .PHONY: _all _test _run _vm kernel bpf tool tests host-test guest-test
 
 help:
@@ -80,6 +83,8 @@ help:
 	@echo "make vm CMD='...'  boot the VM and run a shell command in it"
 	@echo '                  SMP=2 MEM=2G ACCEL=auto|tcg|kvm VM_TIMEOUT=900'
 	@echo 'make deps       install the Debian packages only'
+	@echo "make kernel-selftests  the tree's BPF selftests on the stock and patched"
+	@echo '                  kernels, side by side (long the first time)'
 	@echo 'make clean      remove build/; make kernel-clean removes the cached kernel'
 
 # Public targets: install packages first, then re-enter make so that KDIR,
@@ -92,6 +97,10 @@ run: deps
 	@$(MAKE) --no-print-directory _run
 vm: deps
 	@$(MAKE) --no-print-directory _vm
+
+kernel-selftests:
+	@$(MAKE) --no-print-directory deps PACKAGES='$(PACKAGES) $(SELFTESTS_PACKAGES)'
+	kernel/selftests.sh
 
 deps:
 	@missing=$$(for p in $(PACKAGES); do \

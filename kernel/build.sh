@@ -50,7 +50,7 @@ fi
 
 key=$({
 	echo "$pkgver $variant"
-	[ "$selftests" = 1 ] && echo selftests
+	[ "$selftests" = 1 ] && echo selftests && cat "$here/config.selftests"
 	cat "$here/config" "$here/build.sh"
 	for p in "${patches[@]}"; do
 		echo "== $p"
@@ -106,26 +106,28 @@ stage_extract() {
 }
 
 stage_config() {
-	local fragment=$dir/config.fragment bad=0 line want name got selftests_fragment=
+	local fragment=$dir/config.fragment tree=() bad=0 line want name got
 
-	log "configuring: tinyconfig + kernel/config"
 	cp "$here/config" "$fragment"
 	# The stock kernel says so in its release (still "-arenakit": the loader's check).
 	[ "$variant" = stock ] &&
 		sed -i 's/^CONFIG_LOCALVERSION=.*/CONFIG_LOCALVERSION="-arenakit-stock"/' "$fragment"
 	if [ "$selftests" = 1 ]; then
-		# What the selftests need wins over what the small kernel leaves out.
-		sed -i '/^# CONFIG_.* is not set$/d' "$fragment"
-		selftests_fragment=$dir/selftests.fragment
-		cat "$src/tools/testing/selftests/bpf/config" \
-			"$src/tools/testing/selftests/bpf/config.x86_64" > "$selftests_fragment"
+		# What the selftests need wins over what the small kernel leaves
+		# out, and their choice of DWARF version over ours.
+		sed -i -e '/^# CONFIG_.* is not set$/d' -e '/DEBUG_INFO_DWARF/d' "$fragment"
+		cat "$here/config.selftests" >> "$fragment"
+		tree=("$src/tools/testing/selftests/bpf/config"
+		      "$src/tools/testing/selftests/bpf/config.x86_64")
 	fi
+	log "configuring: tinyconfig + kernel/config${tree:+ + kernel/config.selftests + the selftests config}"
 	make -C "$src" -s tinyconfig >&2
-	(cd "$src" && scripts/kconfig/merge_config.sh -m .config "$fragment" \
-		${selftests_fragment:-} > /dev/null)
+	(cd "$src" && scripts/kconfig/merge_config.sh -m .config "$fragment" "${tree[@]}" \
+		> /dev/null 2>&1)
 	make -C "$src" -s olddefconfig >&2
 
-	# merge_config only warns; a fragment option that did not stick is an error.
+	# merge_config only warns; an option of ours that did not stick is an
+	# error (the selftests' own fragments disagree with each other on DWARF).
 	while read -r line; do
 		case $line in
 		CONFIG_*=*|"# CONFIG_"*" is not set") want=$line ;;
@@ -133,8 +135,6 @@ stage_config() {
 		esac
 		name=${want#\# }
 		name=${name%%[= ]*}
-		# The selftests' own choice (e.g. of DWARF version) may replace ours.
-		[ -n "$selftests_fragment" ] && grep -q "^$name=" "$selftests_fragment" && continue
 		got=$(grep -E "^(# )?$name[= ]" "$src/.config" || echo "# $name is not set")
 		if [ "$got" != "$want" ]; then
 			log "config: wanted '$want', got '$got'"
@@ -142,6 +142,10 @@ stage_config() {
 		fi
 	done < "$fragment"
 	[ $bad = 0 ] || die "the config fragment does not apply cleanly"
+	[ ${#tree[@]} = 0 ] || cat "${tree[@]}" | while read -r line; do
+		case $line in CONFIG_*=*) ;; *) continue ;; esac
+		grep -qx -- "$line" "$src/.config" || log "config (selftests): wanted '$line', which did not stick"
+	done
 }
 
 stage_kernel() {
