@@ -18,8 +18,10 @@ PACKAGES := linux-source-6.12 xz-utils make gcc libc6-dev bc bison flex \
 	libelf-dev libssl-dev zlib1g-dev pahole clang-19 llvm-19 \
 	qemu-system-x86 busybox-static libcriterion-dev
 
-# ... and what the tree's BPF selftests need besides (make kernel-selftests).
+# ... and what the tree's BPF selftests need besides (make kernel-selftests),
+# and the plots of make bench.
 SELFTESTS_PACKAGES := lld-19 rsync
+BENCH_PACKAGES := gnuplot-nox
 
 BUILD := build
 CLANG := clang-19
@@ -38,7 +40,8 @@ BPFTOOL := $(KDIR)/bpftool
 TOOL_BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(wildcard bpf/*.bpf.c))
 TEST_BPF_OBJS := $(patsubst tests/guest/%.bpf.c,$(BUILD)/tests/guest/%.bpf.o,\
 	$(wildcard tests/guest/*.bpf.c))
-BPF_OBJS := $(TOOL_BPF_OBJS) $(TEST_BPF_OBJS)
+BENCH_BPF_OBJS := $(patsubst bench/%.bpf.c,$(BUILD)/bench/%.bpf.o,$(wildcard bench/*.bpf.c))
+BPF_OBJS := $(TOOL_BPF_OBJS) $(TEST_BPF_OBJS) $(BENCH_BPF_OBJS)
 SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
 
 BPF_CFLAGS := --target=bpf -mcpu=v3 -O2 -g -Wall -Werror \
@@ -48,12 +51,13 @@ BPF_CFLAGS := --target=bpf -mcpu=v3 -O2 -g -Wall -Werror \
 CFLAGS ?= -O2 -g
 # The tree's UAPI headers, as libbpf itself builds with (Debian's predate arenas).
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -Ibpf -I$(LIBBPF_INC) -I$(BUILD)/bpf \
-	-I$(BUILD)/tests/guest \
+	-I$(BUILD)/tests/guest -Ibench -I$(BUILD)/bench \
 	-I$(KDIR)/src/tools/include/uapi
 LDLIBS := $(LIBBPF_A) -lelf -lz
 
 LOADER_OBJS := $(BUILD)/user/loader.o $(BUILD)/user/kernel_features.o
-TOOL_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(wildcard user/*.c))
+TOOL_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(wildcard user/*.c)) \
+	$(patsubst bench/%.c,$(BUILD)/bench/%.o,$(filter-out %.bpf.c,$(wildcard bench/*.c)))
 HOST_TEST_OBJS := $(patsubst tests/host/%.c,$(BUILD)/tests/host/%.o,$(wildcard tests/host/*.c))
 GUEST_TEST_OBJS := $(patsubst tests/guest/%.c,$(BUILD)/tests/guest/%.o,\
 	$(filter-out %.bpf.c,$(wildcard tests/guest/*.c))) \
@@ -70,7 +74,7 @@ GUEST_SMP ?= 4
 # Criterion options: FILTER='suite/test' selects tests, CRITERION_ARGS adds more.
 TEST_ARGS := --color=never $(if $(FILTER),--filter='$(FILTER)') $(CRITERION_ARGS)
 
-.PHONY: all test run vm deps help clean kernel-clean kernel-selftests
+.PHONY: all test run vm deps help clean kernel-clean kernel-selftests bench _bench
 .PHONY: _all _test _run _vm kernel bpf tool tests host-test guest-test
 
 help:
@@ -83,6 +87,8 @@ help:
 	@echo "make vm CMD='...'  boot the VM and run a shell command in it"
 	@echo '                  SMP=2 MEM=2G ACCEL=auto|tcg|kvm VM_TIMEOUT=900'
 	@echo 'make deps       install the Debian packages only'
+	@echo 'make bench      measure everything in the VM, side by side: a table, then'
+	@echo '                  build/bench/results.json and plots; BENCH_RUNS=5 BENCH_ARGS=walk'
 	@echo "make kernel-selftests  the tree's BPF selftests on the stock and patched"
 	@echo '                  kernels, side by side (long the first time)'
 	@echo 'make clean      remove build/; make kernel-clean removes the cached kernel'
@@ -97,6 +103,10 @@ run: deps
 	@$(MAKE) --no-print-directory _run
 vm: deps
 	@$(MAKE) --no-print-directory _vm
+
+bench:
+	@$(MAKE) --no-print-directory deps PACKAGES='$(PACKAGES) $(BENCH_PACKAGES)'
+	@$(MAKE) --no-print-directory _bench
 
 kernel-selftests:
 	@$(MAKE) --no-print-directory deps PACKAGES='$(PACKAGES) $(SELFTESTS_PACKAGES)'
@@ -134,17 +144,27 @@ $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(KSTAMP)
 $(BUILD)/tests/guest/%.bpf.o: tests/guest/%.bpf.c $(KSTAMP)
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -Itests -MMD -MP -c $< -o $@
+$(BUILD)/bench/%.bpf.o: bench/%.bpf.c $(KSTAMP)
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
 # Keep the objects the skeletons come from: tests read them (bpf_objects.c).
 .SECONDARY: $(BPF_OBJS)
 
-# This one includes the 6.12 selftests' arena headers beside ours.
-$(BUILD)/tests/guest/combined.bpf.o: BPF_CFLAGS += -I$(KDIR)/src/tools/testing/selftests/bpf
+# These include the 6.12 selftests' arena headers beside ours.
+$(BUILD)/tests/guest/combined.bpf.o $(BUILD)/bench/alloc_vs_frag.bpf.o: \
+	BPF_CFLAGS += -I$(KDIR)/src/tools/testing/selftests/bpf
 
 %.skel.h: %.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(notdir $*) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/user/%.o: user/%.c $(KSTAMP) | $(SKELS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# The JSON names the compiler of the BPF programs it measured.
+$(BUILD)/bench/bench.o: CFLAGS += -DBENCH_BPF_CC='"$(shell $(CLANG) --version | head -1)"'
+$(BUILD)/bench/%.o: bench/%.c $(KSTAMP) | $(SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
@@ -207,6 +227,12 @@ else
 _run: _all
 	kernel/vm '$(TOOL) $(ARGS)'
 endif
+
+# Every figure of one run, the environment and the plots go to build/bench/.
+BENCH_RUNS ?= 5
+_bench: _all $(KERNEL_FILES)
+	bench/run.sh $(BUILD)/bench --runs $(BENCH_RUNS) --glob-input $(KERNEL_FILES) \
+		--objects $(BUILD)/tests/guest $(BENCH_ARGS)
 
 _vm: _all
 	@test -n "$(CMD)" || { echo "make vm: give a command: make vm CMD='...'"; exit 2; }

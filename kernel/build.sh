@@ -127,7 +127,8 @@ stage_config() {
 	make -C "$src" -s olddefconfig >&2
 
 	# merge_config only warns; an option of ours that did not stick is an
-	# error (the selftests' own fragments disagree with each other on DWARF).
+	# error (the selftests' own fragments disagree with each other on DWARF,
+	# so theirs are only reported).
 	while read -r line; do
 		case $line in
 		CONFIG_*=*|"# CONFIG_"*" is not set") want=$line ;;
@@ -135,6 +136,8 @@ stage_config() {
 		esac
 		name=${want#\# }
 		name=${name%%[= ]*}
+		# The selftests' own value (e.g. NR_CPUS) wins over ours.
+		[ ${#tree[@]} = 0 ] || ! grep -q "^$name=" "${tree[@]}" || continue
 		got=$(grep -E "^(# )?$name[= ]" "$src/.config" || echo "# $name is not set")
 		if [ "$got" != "$want" ]; then
 			log "config: wanted '$want', got '$got'"

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* What bench/alloc_vs_frag.bpf.c and its driver bench/alloc_vs_frag.c share. */
+#ifndef ARENAKIT_BENCH_ALLOC_H
+#define ARENAKIT_BENCH_ALLOC_H
+
+#define ALLOC_BENCH_SLOTS (1 << 20)	/* live objects at most, all CPUs */
+#define ALLOC_BENCH_CPUS 2
+
+enum alloc_kind { ALLOC_OURS, ALLOC_PAGE_FRAG, ALLOC_KINDS };
+
+/* One CPU's run: @count objects of @size into slots [first, first + count). */
+struct alloc_bench_args {
+	unsigned int kind;
+	unsigned int size;
+	unsigned int first;
+	unsigned int count;
+	unsigned int keep;		/* leave the objects allocated (pages count) */
+	unsigned int pad;
+	unsigned long long alloc_ns;	/* out: the allocation loop */
+	unsigned long long free_ns;	/* out: the freeing loop */
+	unsigned long long failed;	/* out: allocations that returned NULL */
+};
+
+#endif

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The arena hash table against BPF_MAP_TYPE_HASH, side by side in one
+ * program run: inserts into a pre-sized table, updates of present keys,
+ * lookups that hit and lookups that miss, deletes of every key, each
+ * timed inside BPF with bpf_ktime_get_ns() around its loop. A run leaves
+ * both empty and the table destroyed, so runs repeat. The counts let the
+ * driver (bench/htab_vs_map.c) check that every hit was found and no miss was.
+ */
+#define AK_ARENA_PAGES 262144
+#include <arenakit/htab.h>
+#include "htab_vs_map.h"
+
+struct key16 {
+	__u64 a, b;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, HTAB_BENCH_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} map4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, HTAB_BENCH_MAX);
+	__type(key, struct key16);
+	__type(value, __u64);
+} map16 SEC(".maps");
+
+struct ak_htab __arena_global table4;
+struct ak_htab __arena_global table16;
+
+struct htab_bench_result result;
+unsigned int entries;	/* set by user space */
+unsigned int reps;	/* update and lookup loops run this many times */
+int zero;
+
+static __u32 key4(__u32 i)
+{
+	return i * 2654435761u;
+}
+
+static struct key16 key16(__u32 i)
+{
+	struct key16 k = { (__u64)i * 0x9e3779b97f4a7c15ULL, i };
+
+	return k;
+}
+
+/*
+ * Keys [from, to) through one operation on the table (map == 0) or the
+ * map. A function of its own (not inlined), so that each chunk of CHUNK
+ * keys gets a loop budget of its own whatever the kernel's budget is (a
+ * count, or time). A chunk cut all the same is counted in result.errors.
+ */
+#define CHUNK 16384
+#define BENCH_CHUNK(name, table, hmap, key_type, key_of)		\
+static __noinline int name(enum htab_op op, int map, __u32 from, __u32 to) \
+{									\
+	__u64 v = 1, found = 0;						\
+	key_type k;							\
+	__u32 i;							\
+	int err = 0;							\
+									\
+	for (i = from; i < to && can_loop; i++) {			\
+		k = key_of(i);						\
+		switch (op * 2 + map) {					\
+		case HTAB_INSERT * 2:					\
+			err |= ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST); \
+			break;						\
+		case HTAB_INSERT * 2 + 1:				\
+			err |= bpf_map_update_elem(&hmap, &k, &v, BPF_NOEXIST); \
+			break;						\
+		case HTAB_UPDATE * 2:					\
+			err |= ak_htab_update(&table, &k, &v, AK_HTAB_EXIST); \
+			break;						\
+		case HTAB_UPDATE * 2 + 1:				\
+			err |= bpf_map_update_elem(&hmap, &k, &v, BPF_EXIST); \
+			break;						\
+		case HTAB_DELETE * 2:					\
+			err |= ak_htab_delete(&table, &k);		\
+			break;						\
+		case HTAB_DELETE * 2 + 1:				\
+			err |= bpf_map_delete_elem(&hmap, &k);		\
+			break;						\
+		case HTAB_HIT * 2:					\
+		case HTAB_MISS * 2:					\
+			found += ak_htab_lookup(&table, &k, 0) != 0;	\
+			break;						\
+		default:						\
+			found += bpf_map_lookup_elem(&hmap, &k) != 0;	\
+			break;						\
+		}							\
+	}								\
+	result.found += found;						\
+	if (err || i < to)						\
+		result.errors++;					\
+	return 0;							\
+}
+
+/*
+ * ps per op of @op over the keys (a miss looks up the keys above them),
+ * from the clock around the whole loop, run @times times.
+ */
+#define TIMED(chunk, op, map, times)					\
+	({								\
+		__u64 ___start = bpf_ktime_get_ns();			\
+		__u32 ___base = (op) == HTAB_MISS ? entries : 0;	\
+		__u32 ___r, ___c, ___end;				\
+									\
+		for (___r = zero; ___r < (times) && can_loop; ___r++)	\
+			for (___c = zero; ___c < entries && can_loop; ___c += CHUNK) { \
+				___end = ___c + CHUNK < entries ? ___c + CHUNK : entries; \
+				chunk((op), (map), ___base + ___c, ___base + ___end); \
+			}						\
+		result.ps[op][map] = (bpf_ktime_get_ns() - ___start) * 1000 / \
+				     (entries * (times));		\
+	})
+
+/* Arena and map, one after the other, for each operation. */
+#define TIMED_BOTH(chunk, op, times)					\
+	({								\
+		TIMED(chunk, op, 0, times);				\
+		TIMED(chunk, op, 1, times);				\
+	})
+
+/* One program per key type. */
+#define BENCH_PROGRAM(name, table, hmap, key_type, key_of)		\
+BENCH_CHUNK(name##_chunk, table, hmap, key_type, key_of)		\
+SEC("syscall")								\
+int name(void *ctx)							\
+{									\
+	int err, i;							\
+									\
+	__builtin_memset(&result, 0, sizeof(result));			\
+	err = ak_htab_init(&table, sizeof(key_type), sizeof(__u64), entries * 4 / 3 + 1); \
+	if (err)							\
+		return err;						\
+	TIMED_BOTH(name##_chunk, HTAB_INSERT, 1);			\
+	TIMED_BOTH(name##_chunk, HTAB_UPDATE, reps);			\
+	TIMED_BOTH(name##_chunk, HTAB_HIT, reps);			\
+	TIMED_BOTH(name##_chunk, HTAB_MISS, reps);			\
+	TIMED_BOTH(name##_chunk, HTAB_DELETE, 1);			\
+	/* Each call of the global function has a budget of its own. */	\
+	for (i = zero; i < 64 && can_loop; i++) {			\
+		err = ak_htab_destroy(&table);				\
+		if (err != -AK_EBUDGET)					\
+			break;						\
+	}								\
+	return err;							\
+}
+
+BENCH_PROGRAM(htab4, table4, map4, __u32, key4)
+BENCH_PROGRAM(htab16, table16, map16, struct key16, key16)
+
+char _license[] SEC("license") = "GPL";

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * Section "htab": ns per operation of the arena hash table and of
+ * BPF_MAP_TYPE_HASH at 1k, 64k and 1M entries, 4- and 16-byte keys, from
+ * the same kind of program, in the same run (bench/htab_vs_map.bpf.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "bench.h"
+#include <arenakit/htab.h>
+#include "htab_vs_map.h"
+#include "htab_vs_map.skel.h"
+#include "loader.h"
+
+static const char *const op_names[HTAB_OPS] = {
+	[HTAB_INSERT] = "insert", [HTAB_UPDATE] = "update", [HTAB_HIT] = "lookup hit",
+	[HTAB_MISS] = "lookup miss", [HTAB_DELETE] = "delete",
+};
+
+static int bench_size(struct bench *b, struct htab_vs_map *skel, unsigned int entries, int wide)
+{
+	const char *variant = wide ? "16-byte keys" : "4-byte keys";
+	struct htab_bench_result *res = &skel->bss->result;
+	unsigned int reps = entries >= (1 << 19) ? 1 : (1 << 19) / entries;
+	struct bench_row *rows[HTAB_OPS][2];
+	unsigned long long want_found;
+	char name[40], what[96];
+	int op, side, r, ret;
+
+	if (b->quick)
+		reps = 1;
+	for (op = 0; op < HTAB_OPS; op++)
+		for (side = 0; side < 2; side++) {
+			snprintf(name, sizeof(name), "%s, %s", op_names[op],
+				 side ? "BPF hash map" : "arena htab");
+			rows[op][side] = bench_row(b, "htab", name, entries, variant, "ns/op",
+						   BENCH_CLOCK_BPF);
+		}
+	skel->bss->entries = entries;
+	skel->bss->reps = reps;
+	want_found = 2ULL * entries * reps;	/* the hits, arena and map */
+	for (r = 0; r < b->runs; r++) {
+		ret = bench_run(wide ? skel->progs.htab16 : skel->progs.htab4);
+		if (ret)
+			return ret < 0 ? ret : -EPROTO;
+		if (res->errors || res->found != want_found) {
+			bench_wrong(b, "htab %u entries, %s: %llu lookups found, want %llu; "
+				    "%llu chunks failed", entries, variant, res->found,
+				    want_found, res->errors);
+			continue;
+		}
+		for (op = 0; op < HTAB_OPS; op++)
+			for (side = 0; side < 2; side++)
+				bench_sample(rows[op][side], res->ps[op][side] / 1e3);
+	}
+	for (op = 0; op < HTAB_OPS; op++) {
+		int goal = op == HTAB_HIT && entries == 1 << 16 && !wide;
+
+		snprintf(what, sizeof(what), "htab, %u entries, %s, %s: hash map / arena htab",
+			 entries, variant, op_names[op]);
+		bench_ratio(b, what, rows[op][1], rows[op][0],
+			    goal ? BENCH_AT_LEAST : BENCH_NO_GOAL, 1.5);
+	}
+	return 0;
+}
+
+int bench_htab(struct bench *b)
+{
+	static const unsigned int sizes[] = { 1 << 10, 1 << 16, 1 << 20 };
+	struct htab_vs_map *skel = htab_vs_map__open();
+	size_t i;
+	int err;
+
+	if (!skel)
+		return -errno;
+	err = arenakit_load_skeleton(skel->skeleton);
+	for (i = 0; !err && i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		if (b->quick && sizes[i] > 1 << 10)
+			break;
+		err = bench_size(b, skel, sizes[i], 0);
+		if (!err)
+			err = bench_size(b, skel, sizes[i], 1);
+	}
+	htab_vs_map__destroy(skel);
+	return err;
+}
