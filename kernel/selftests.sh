@@ -1,59 +1,85 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #
-# The kernel series' regression check: build the tree's own BPF selftests
-# runner (tools/testing/selftests/bpf, test_progs) in a kernel configured
-# for it (SELFTESTS=1 kernel/build.sh: its own cache entry), run the tests
-# the series could change in the VM, and compare stock with patched.
+# The kernel series' regression check: the tree's own BPF selftests runner
+# (tools/testing/selftests/bpf, test_progs) on the stock kernel and on the
+# same kernel with kernel/patches/series applied, side by side.
 #
-#   kernel/selftests.sh [stock|patched ...]    default: stock patched
+#   kernel/selftests.sh        (make kernel-selftests)
 #
-# Each kernel's log goes to build/selftests-VARIANT.log; with both, the
-# tests whose result differs are listed, and the exit status is non-zero
-# if a test that passes on stock does not pass on the patched kernel.
+# 1. SELFTESTS=1 KERNEL=stock kernel/build.sh: the stock kernel configured
+#    for the selftests too (its own cache entry), its modules and test_progs.
+# 2. A copy of that tree with the series applied, rebuilt incrementally (its
+#    own cache entry, named after the stock one and the series' hash). It
+#    keeps the stock release string, so the selftests' test module, built
+#    once, loads into both kernels: both runs use the very same test_progs
+#    and BPF objects, and only the kernel differs.
+# 3. The tests the series could change run on each kernel in the VM; the
+#    logs go to build/selftests-{stock,patched}.log, the tests whose result
+#    differs to build/selftests-diff.txt. The exit status is non-zero if a
+#    test that passes on stock does not pass with the series.
 #
-# `make kernel-selftests` runs it (after installing lld and rsync, which
-# the selftests' build needs). Not part of make test: each variant's kernel
-# and test_progs take a long build the first time.
+# The first run builds a kernel and test_progs (about an hour on 2 CPUs);
+# later runs reuse both. Not part of make test.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(dirname "$here")
 tests=${SELFTESTS_TESTS:-verifier_iterating_callbacks,verifier_arena,verifier_arena_large,arena_list,arena_htab,iters,verifier_bpf_fastcall}
-variants=("$@")
-[ ${#variants[@]} -gt 0 ] || variants=(stock patched)
+jobs=${JOBS:-$(nproc)}
 
 log() { echo "kernel/selftests.sh: $*" >&2; }
 
+stock=$(SELFTESTS=1 KERNEL=stock "$here/build.sh")
+sel=$stock/src/tools/testing/selftests/bpf
+if [ ! -e "$stock/.stage-modules" ]; then
+	# The selftests' test module links against the kernel's exported symbols.
+	log "building the stock kernel's modules (Module.symvers)"
+	make -C "$stock/src" -s -j"$jobs" modules >&2
+	touch "$stock/.stage-modules"
+fi
+if [ ! -e "$stock/.stage-test_progs" ]; then
+	log "building test_progs (long)"
+	# clang, ld.lld and llvm-strip without version suffixes, as the Makefile calls them.
+	PATH=/usr/lib/llvm-19/bin:$PATH make -C "$sel" -s -j"$jobs" \
+		VMLINUX_BTF="$stock/vmlinux" test_progs >&2
+	touch "$stock/.stage-test_progs"
+fi
+
+series_key=$(for p in $(sed 's/#.*//' "$here/patches/series"); do
+	echo "== $p"; cat "$here/patches/$p"; done | sha256sum | cut -c1-12)
+patched=$stock+series-$series_key
+if [ ! -e "$patched/.done" ]; then
+	log "copying the stock tree to $patched and applying the series"
+	rm -rf "$patched"
+	mkdir -p "$patched"
+	cp -a "$stock/src" "$patched/src"
+	for p in $(sed 's/#.*//' "$here/patches/series"); do
+		patch -d "$patched/src" -p1 --forward --batch --quiet < "$here/patches/$p"
+	done
+	log "rebuilding it (incremental)"
+	make -C "$patched/src" -s -j"$jobs" bzImage >&2
+	cp "$patched/src/arch/x86/boot/bzImage" "$patched/src/vmlinux" "$patched/"
+	make -C "$patched/src" -s kernelrelease > "$patched/release"
+	touch "$patched/.done"
+fi
+
 mkdir -p "$repo/build"
-for variant in "${variants[@]}"; do
-	dir=$(SELFTESTS=1 KERNEL=$variant "$here/build.sh")
-	sel=$dir/src/tools/testing/selftests/bpf
-	if [ ! -e "$dir/src/Module.symvers" ]; then
-		# The selftests' test module links against the kernel's exported symbols.
-		log "building the $variant kernel's modules (Module.symvers)"
-		make -C "$dir/src" -s -j"$(nproc)" modules >&2
-	fi
-	if [ ! -e "$dir/.stage-test_progs" ]; then
-		log "building test_progs for the $variant kernel (long)"
-		# clang, ld.lld and llvm-strip without version suffixes, as the Makefile calls them.
-		PATH=/usr/lib/llvm-19/bin:$PATH make -C "$sel" -s -j"$(nproc)" \
-			VMLINUX_BTF="$dir/vmlinux" test_progs >&2
-		touch "$dir/.stage-test_progs"
-	fi
+for variant in stock patched; do
+	dir=${!variant}
 	log "running $tests on the $variant kernel"
-	"$here/vm" -k "$dir" "mount -t debugfs none /sys/kernel/debug; mount -t tracefs none /sys/kernel/tracing;
-		cd $sel && ./test_progs -t $tests" \
+	MEM=${MEM:-2G} "$here/vm" -k "$dir" \
+		"mount -t debugfs none /sys/kernel/debug; mount -t tracefs none /sys/kernel/tracing;
+		 cd $sel && ./test_progs -t $tests" \
 		> "$repo/build/selftests-$variant.log" 2>&1 || true
 	grep -a '^Summary:' "$repo/build/selftests-$variant.log" >&2 ||
 		log "no summary in build/selftests-$variant.log: the run did not finish"
 done
 
-[ -e "$repo/build/selftests-stock.log" ] && [ -e "$repo/build/selftests-patched.log" ] || exit 0
-
 # "#12/3    name/sub:OK" lines, as test name and result.
 results() { sed -n 's/^#[0-9/]*[[:space:]]*\([^:]*\):\([A-Z]*\).*/\1 \2/p' "$1" | sort; }
 log "differences (test, stock, patched):"
 join -a1 -a2 -e none -o 0,1.2,2.2 <(results "$repo/build/selftests-stock.log") \
-	<(results "$repo/build/selftests-patched.log") | awk '$2 != $3' | tee "$repo/build/selftests-diff.txt" >&2
+	<(results "$repo/build/selftests-patched.log") | awk '$2 != $3' |
+	tee "$repo/build/selftests-diff.txt" >&2
 ! awk '$2 == "OK" && $3 != "OK"' "$repo/build/selftests-diff.txt" | grep -q .
