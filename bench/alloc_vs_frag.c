@@ -141,7 +141,7 @@ int bench_alloc(struct bench *b)
 							  variant, "ns/alloc+free",
 							  BENCH_CLOCK_BPF);
 			}
-	for (r = 0; r < b->runs; r++)
+	for (r = BENCH_WARMUP; r < b->runs; r++)
 		for (s = 0; s < 4; s++) {
 			unsigned int count = b->quick ? 1024 : sizes[s] >= 4096 ? 8192 : 65536;
 
@@ -152,7 +152,8 @@ int bench_alloc(struct bench *b)
 					err = run_cpus(b, skel, c + 1, k, sizes[s], count, &v);
 					if (err)
 						goto out;
-					bench_sample(rows[s][k][c], v);
+					if (r >= 0)
+						bench_sample(rows[s][k][c], v);
 				}
 		}
 	for (k = 0; k < ALLOC_KINDS; k++) {

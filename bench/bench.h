@@ -13,6 +13,11 @@
 #include <bpf/libbpf.h>
 
 #define BENCH_MAX_RUNS 64
+/*
+ * Every section first runs each case once unrecorded: the first run of a
+ * program pays for cold caches and, under TCG, for translating its code.
+ */
+#define BENCH_WARMUP -1
 
 struct bench_row {
 	char section[16];

@@ -40,7 +40,7 @@ static int bench_size(struct bench *b, struct htab_vs_map *skel, unsigned int en
 	skel->bss->entries = entries;
 	skel->bss->reps = reps;
 	want_found = 2ULL * entries * reps;	/* the hits, arena and map */
-	for (r = 0; r < b->runs; r++) {
+	for (r = BENCH_WARMUP; r < b->runs; r++) {
 		ret = bench_run(wide ? skel->progs.htab16 : skel->progs.htab4);
 		if (ret)
 			return ret < 0 ? ret : -EPROTO;
@@ -50,7 +50,7 @@ static int bench_size(struct bench *b, struct htab_vs_map *skel, unsigned int en
 				    want_found, res->errors);
 			continue;
 		}
-		for (op = 0; op < HTAB_OPS; op++)
+		for (op = 0; op < HTAB_OPS && r >= 0; op++)
 			for (side = 0; side < 2; side++)
 				bench_sample(rows[op][side], res->ps[op][side] / 1e3);
 	}

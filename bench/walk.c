@@ -47,7 +47,7 @@ static int has_kfunc(void)
 
 /* One timed BPF case: ns per step, or a negative errno / wrong count. */
 static int run_case(struct bench *b, struct walk *skel, const struct bpf_program *prog,
-		    int case_id, long long steps, struct bench_row *row)
+		    int case_id, long long steps, struct bench_row *row, int run)
 {
 	int ret;
 
@@ -60,7 +60,8 @@ static int run_case(struct bench *b, struct walk *skel, const struct bpf_program
 			    skel->bss->result_count, steps);
 		return 0;
 	}
-	bench_sample(row, (double)skel->bss->result_ns / steps);
+	if (run >= 0)	/* not the warm-up */
+		bench_sample(row, (double)skel->bss->result_ns / steps);
 	return 0;
 }
 
@@ -75,13 +76,13 @@ static int bench_loops(struct bench *b, struct walk *skel)
 			rows[c] = bench_row(b, "loop", loop_names[c], n, "empty body", "ns/iter",
 					    BENCH_CLOCK_BPF);
 	skel->bss->iterations = n;
-	for (r = 0; r < b->runs; r++)
+	for (r = BENCH_WARMUP; r < b->runs; r++)
 		for (c = 0; c < LOOP_CASES; c++) {
 			if (!rows[c])
 				continue;
 			err = run_case(b, skel, c == LOOP_CAN_LOOP_KFUNC ?
 				       skel->progs.loop_can_loop_kfunc : skel->progs.loop,
-				       c, n, rows[c]);
+				       c, n, rows[c], r);
 			if (err)
 				return err;
 		}
@@ -164,10 +165,11 @@ static int bench_walk_list(struct bench *b, struct walk *skel, long long n, int 
 		if (c != WALK_CAN_LOOP_KFUNC || has_kfunc())
 			rows[c] = bench_row(b, "walk", walk_names[c], n, variant, "ns/node",
 					    BENCH_CLOCK_BPF);
-	for (r = 0; r < b->runs; r++) {
+	for (r = BENCH_WARMUP; r < b->runs; r++) {
 		start = bench_now_ns();
 		got = native_walk(&skel->arena->walk_list);
-		bench_sample(native, (double)(bench_now_ns() - start) / n);
+		if (r >= 0)
+			bench_sample(native, (double)(bench_now_ns() - start) / n);
 		if (got != n)
 			bench_wrong(b, "native walk: %lld nodes, want %lld", got, n);
 		for (c = 0; c < WALK_CASES; c++) {
@@ -175,7 +177,7 @@ static int bench_walk_list(struct bench *b, struct walk *skel, long long n, int 
 				continue;
 			err = run_case(b, skel, c == WALK_CAN_LOOP_KFUNC ?
 				       skel->progs.walk_can_loop_kfunc : skel->progs.walk,
-				       c, n, rows[c]);
+				       c, n, rows[c], r);
 			if (err)
 				return err;
 		}

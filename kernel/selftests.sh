@@ -66,6 +66,9 @@ if [ ! -e "$patched/.done" ]; then
 	for p in $(sed 's/#.*//' "$here/patches/series"); do
 		patch -d "$patched/src" -p1 --forward --batch --quiet < "$here/patches/$p"
 	done
+	# The selftests' dependency files name the stock tree's paths: their
+	# test objects would not see the series' changes to the selftests.
+	rm -f "$patched$sel_in_tree"/*.test.o "$patched$sel_in_tree/test_progs"
 	log "rebuilding it, its modules and test_progs (incremental)"
 	make -C "$patched/src" -s -j"$jobs" bzImage modules >&2
 	# The test module's BTF is built on the kernel's: it must be this one's.
