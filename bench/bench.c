@@ -179,15 +179,21 @@ static int section_seen(const struct bench *b, int i)
 	return 0;
 }
 
+/* A section's header names the clock of its last row; rows timed otherwise are marked. */
 static void print_table(struct bench *b)
 {
+	const char *clock, *other;
 	char size[24];
 	int i, j;
 
 	for (i = 0; i < b->n_rows; i++) {
 		if (section_seen(b, i))
 			continue;
-		printf("\n== %s (%s)\n", b->rows[i]->section, b->rows[i]->clock);
+		clock = other = NULL;
+		for (j = i; j < b->n_rows; j++)
+			if (!strcmp(b->rows[j]->section, b->rows[i]->section))
+				clock = b->rows[j]->clock;
+		printf("\n== %s (%s)\n", b->rows[i]->section, clock);
 		printf("%-36s %6s %-16s %11s %11s %11s  %s\n", "case", "size", "variant",
 		       "median", "min", "max", "unit");
 		for (j = i; j < b->n_rows; j++) {
@@ -195,11 +201,15 @@ static void print_table(struct bench *b)
 
 			if (strcmp(r->section, b->rows[i]->section))
 				continue;
+			if (strcmp(r->clock, clock))
+				other = r->clock;
 			bench_median(r);
-			printf("%-36s %6s %-16s %11.2f %11.2f %11.2f  %s\n", r->name,
+			printf("%-36s %6s %-16s %11.2f %11.2f %11.2f  %s%s\n", r->name,
 			       size_text(r->size, size, sizeof(size)), r->variant, r->median,
-			       r->min, r->max, r->unit);
+			       r->min, r->max, r->unit, strcmp(r->clock, clock) ? " *" : "");
 		}
+		if (other)
+			printf("* timed by %s\n", other);
 	}
 	if (!b->n_ratios)
 		return;

@@ -88,6 +88,49 @@ static int expect_pages_accounted(void)
 	return 0;
 }
 
+/* A size known only at run time (ak_alloc of a size user space chose). */
+unsigned int runtime_size = 32;
+
+/* Two live objects of @size never overlap; both go back. */
+static int expect_apart_and_free(char __arena *a, char __arena *b, unsigned int size)
+{
+	ak_expect(a && b);
+	ak_expect(b >= a + size || a >= b + size);
+	ak_expect_eq(ak_free(a), 0);
+	ak_expect_eq(ak_free(b), 0);
+	return 0;
+}
+
+SEC("syscall")
+int test_alloc_runtime_size_gets_a_block_that_fits(void *ctx)
+{
+	unsigned int size = runtime_size;
+
+	return expect_apart_and_free(ak_alloc(size), ak_alloc(size), size);
+}
+
+/* What a caller does with -EBUSY: try again, a bounded number of times. */
+static __always_inline void __arena *alloc_retrying(unsigned int size)
+{
+	void __arena *p = 0;
+	int err = 0, i;
+
+	for (i = zero; i < 64 && can_loop; i++) {
+		p = ak_alloc_err(size, &err);
+		if (p || err != -EBUSY)
+			break;
+	}
+	return p;
+}
+
+SEC("syscall")
+int test_alloc_retried_runtime_size_gets_a_block_that_fits(void *ctx)
+{
+	unsigned int size = runtime_size;
+
+	return expect_apart_and_free(alloc_retrying(size), alloc_retrying(size), size);
+}
+
 SEC("syscall")
 int test_alloc_reuses_freed_blocks(void *ctx)
 {
