@@ -5,7 +5,7 @@ set terminal pngcairo size 1000,640 noenhanced
 set datafile separator whitespace
 set key autotitle columnhead outside right
 set logscale x 2
-set format x "2^{%L}"
+set format x "2^%L"
 set xlabel "list length (nodes)"
 set ylabel "ns per node (median)"
 set grid

@@ -16,7 +16,8 @@
 #include <arenakit/list.h>
 #include "walk.h"
 
-extern long bpf_can_loop(void *ptr__ign) __ksym;
+/* Weak: on a kernel without it the programs that call it are not loaded. */
+extern long bpf_can_loop(void *ptr__ign) __ksym __weak;
 
 struct ak_list __arena_global walk_list;
 struct walk_item __arena *__arena_global walk_items;

@@ -109,28 +109,6 @@ int test_alloc_runtime_size_gets_a_block_that_fits(void *ctx)
 	return expect_apart_and_free(ak_alloc(size), ak_alloc(size), size);
 }
 
-/* What a caller does with -EBUSY: try again, a bounded number of times. */
-static __always_inline void __arena *alloc_retrying(unsigned int size)
-{
-	void __arena *p = 0;
-	int err = 0, i;
-
-	for (i = zero; i < 64 && can_loop; i++) {
-		p = ak_alloc_err(size, &err);
-		if (p || err != -EBUSY)
-			break;
-	}
-	return p;
-}
-
-SEC("syscall")
-int test_alloc_retried_runtime_size_gets_a_block_that_fits(void *ctx)
-{
-	unsigned int size = runtime_size;
-
-	return expect_apart_and_free(alloc_retrying(size), alloc_retrying(size), size);
-}
-
 SEC("syscall")
 int test_alloc_reuses_freed_blocks(void *ctx)
 {
