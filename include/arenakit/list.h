@@ -503,6 +503,18 @@ fault:
 		__ak_list_entry_or_null(___from, pos, member);		\
 	})
 
+/*
+ * The outer loop of the _resume walks: it starts the walk, runs the inner
+ * loop once, and then (however the inner loop ended, break included)
+ * stores the count of entries passed in @cursor. The count lives in a
+ * local meanwhile: one write to the cursor per walk, not one per entry.
+ */
+#define __ak_list_counting(pos, list, member, cursor)			\
+	for (unsigned long long ___ak_seen =				\
+		((pos = __ak_list_resume_entry(list, cursor, pos, member)), (cursor)->seen), \
+		___ak_once = 1;						\
+	     ___ak_once; ___ak_once = 0, (cursor)->seen = ___ak_seen)
+
 /**
  * ak_list_for_each_entry_resume - iterate from where a cut walk stopped
  * @pos: a pointer to the entry type, the loop cursor
@@ -515,10 +527,10 @@ fault:
  * The body must not change @list.
  */
 #define ak_list_for_each_entry_resume(pos, list, member, cursor)	\
-	for (pos = __ak_list_resume_entry(list, cursor, pos, member);	\
-	     (pos) && &(pos)->member != &(list)->head && ak_can_loop;	\
-	     pos = __ak_list_entry_or_null((pos)->member.next, pos, member), \
-	     (cursor)->seen++)
+	__ak_list_counting(pos, list, member, cursor)			\
+		for (; (pos) && &(pos)->member != &(list)->head && ak_can_loop; \
+		     pos = __ak_list_entry_or_null((pos)->member.next, pos, member), \
+		     ___ak_seen++)
 
 /**
  * ak_list_for_each_entry_resume_safe - a resumable walk that may delete
@@ -541,10 +553,10 @@ fault:
  *	return ak_list_walk_save(ev, &events, node, &cur);
  */
 #define ak_list_for_each_entry_resume_safe(pos, tmp, list, member, cursor) \
-	for (pos = __ak_list_resume_entry(list, cursor, pos, member);	\
-	     (pos) && &(pos)->member != &(list)->head && ak_can_loop &&	\
-	     ((tmp = __ak_list_entry_or_null((pos)->member.next, pos, member)), 1); \
-	     pos = tmp, (cursor)->seen++)
+	__ak_list_counting(pos, list, member, cursor)			\
+		for (; (pos) && &(pos)->member != &(list)->head && ak_can_loop && \
+		     ((tmp = __ak_list_entry_or_null((pos)->member.next, pos, member)), 1); \
+		     pos = tmp, ___ak_seen++)
 
 /* Did the loop above reach the end of the list? */
 #define ak_list_walk_done(pos, list, member) ((pos) && &(pos)->member == &(list)->head)
