@@ -25,21 +25,21 @@ static const char *const kind_names[ALLOC_KINDS] = {
 };
 
 struct cpu_run {
-	int prog_fd, cpu, err;
+	const struct bpf_program *prog;
+	int cpu, err;
 	struct alloc_bench_args args;
 };
 
 static void *run_on_cpu(void *arg)
 {
 	struct cpu_run *run = arg;
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &run->args,
-		    .ctx_size_in = sizeof(run->args));
+	int retval;
 
-	run->err = bench_pin(run->cpu);
-	if (!run->err && bpf_prog_test_run_opts(run->prog_fd, &opts))
-		run->err = -errno;
+	run->err = arenakit_pin_to_cpu(run->cpu);
 	if (!run->err)
-		run->err = opts.retval;
+		run->err = arenakit_run_ctx(run->prog, &run->args, sizeof(run->args), &retval);
+	if (!run->err)
+		run->err = retval;
 	return NULL;
 }
 
@@ -53,7 +53,7 @@ static int run_cpus(struct bench *b, struct alloc_vs_frag *skel, int cpus, unsig
 	int i, err = 0;
 
 	for (i = 0; i < cpus; i++) {
-		runs[i].prog_fd = bpf_program__fd(skel->progs.alloc_free);
+		runs[i].prog = skel->progs.alloc_free;
 		runs[i].cpu = i;
 		runs[i].args = (struct alloc_bench_args){
 			.kind = kind, .size = size, .first = i * count, .count = count,
@@ -86,7 +86,7 @@ static int run_cpus(struct bench *b, struct alloc_vs_frag *skel, int cpus, unsig
 static int pages_for(struct bench *b, struct alloc_vs_frag *skel, unsigned int kind, unsigned int size,
 		     unsigned int count, double *pages)
 {
-	struct cpu_run run = { .prog_fd = bpf_program__fd(skel->progs.alloc_free) };
+	struct cpu_run run = { .prog = skel->progs.alloc_free };
 	unsigned long long *seen, page, base, n = 0;
 	size_t words = (1ULL << 30) / 4096 / 64;	/* one bit per arena page */
 	unsigned int i;
@@ -114,7 +114,7 @@ static int pages_for(struct bench *b, struct alloc_vs_frag *skel, unsigned int k
 	}
 	free(seen);
 	*pages = n;
-	run.prog_fd = bpf_program__fd(skel->progs.free_kept);
+	run.prog = skel->progs.free_kept;
 	run_on_cpu(&run);
 	err = run.err;
 	return err;

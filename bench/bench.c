@@ -5,9 +5,7 @@
  * and writes every figure with the environment as JSON (and the series the
  * plots draw as gnuplot data) to an output directory.
  */
-#define _GNU_SOURCE
 #include <errno.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,15 +133,6 @@ unsigned long long bench_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-int bench_pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
 }
 
 int bench_run(const struct bpf_program *prog)
@@ -320,7 +309,6 @@ static int write_plot_data(struct bench *b)
 		char name[128], *p;
 		FILE *f;
 		long long size = -1;
-		int first = 1;
 
 		if (!r->size)
 			continue;
@@ -353,8 +341,7 @@ static int write_plot_data(struct bench *b)
 			    c->size == size)
 				continue;
 			size = c->size;
-			fprintf(f, "%s%lld", first ? "\n" : "\n", size);
-			first = 0;
+			fprintf(f, "\n%lld", size);
 			for (k = j; k < b->n_rows; k++) {
 				struct bench_row *d = b->rows[k];
 

@@ -76,8 +76,6 @@ void bench_wrong(struct bench *b, const char *fmt, ...) __attribute__((format(pr
 
 /* Nanoseconds of CLOCK_MONOTONIC. */
 unsigned long long bench_now_ns(void);
-/* Pin the calling thread to @cpu; 0 or a negative errno. */
-int bench_pin(int cpu);
 /* Run a SEC("syscall") program once; its return value, or a negative errno. */
 int bench_run(const struct bpf_program *prog);
 

@@ -54,7 +54,8 @@ if [ ! -e "$stock/.stage-test_progs" ]; then
 	touch "$stock/.stage-test_progs"
 fi
 
-series_key=$(for p in $(sed 's/#.*//' "$here/patches/series"); do
+series=$(sed 's/#.*//' "$here/patches/series")
+series_key=$(for p in $series; do
 	echo "== $p"; cat "$here/patches/$p"; done | sha256sum | cut -c1-12)
 patched=$stock+series-$series_key
 sel_in_tree=/src/tools/testing/selftests/bpf
@@ -63,7 +64,7 @@ if [ ! -e "$patched/.done" ]; then
 	rm -rf "$patched"
 	mkdir -p "$patched"
 	cp -a "$stock/src" "$patched/src"
-	for p in $(sed 's/#.*//' "$here/patches/series"); do
+	for p in $series; do
 		patch -d "$patched/src" -p1 --forward --batch --quiet < "$here/patches/$p"
 	done
 	# The selftests' dependency files name the stock tree's paths: their

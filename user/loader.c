@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#define _GNU_SOURCE	/* sched_setaffinity */
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,7 +189,12 @@ int arenakit_load_insns(const char *name, const struct bpf_insn *insns, size_t c
 
 int arenakit_run(const struct bpf_program *prog, int *retval)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	return arenakit_run_ctx(prog, NULL, 0, retval);
+}
+
+int arenakit_run_ctx(const struct bpf_program *prog, void *ctx, size_t ctx_size, int *retval)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = ctx, .ctx_size_in = ctx_size);
 	int fd = bpf_program__fd(prog);
 	int err;
 
@@ -198,6 +205,15 @@ int arenakit_run(const struct bpf_program *prog, int *retval)
 		return -errno;
 	*retval = (int)opts.retval;
 	return 0;
+}
+
+int arenakit_pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
 }
 
 int arenakit_run_until_done(const struct bpf_program *prog, unsigned int max_runs,

@@ -58,6 +58,18 @@ void arenakit_set_report_stream(FILE *stream);
 int arenakit_run(const struct bpf_program *prog, int *retval);
 
 /*
+ * Run @prog once with @ctx (@ctx_size bytes) as its context; a syscall
+ * program's changes to it are copied back. @retval as arenakit_run().
+ */
+int arenakit_run_ctx(const struct bpf_program *prog, void *ctx, size_t ctx_size, int *retval);
+
+/*
+ * Pin the calling thread to @cpu: a syscall program's test run takes no CPU
+ * and runs where its caller does. 0 or -errno.
+ */
+int arenakit_pin_to_cpu(int cpu);
+
+/*
  * The budget contract's user side (include/arenakit/loop.h): run @prog
  * again while it returns -AK_EBUDGET (its work was cut and it resumes from
  * a cursor it keeps), at most @max_runs times. @retval gets the last run's

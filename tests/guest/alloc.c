@@ -26,7 +26,7 @@ static void *churn_on_cpu(void *arg)
 	struct worker *w = arg;
 	int i, retval;
 
-	if (guest_pin_to_cpu(w->cpu))
+	if (arenakit_pin_to_cpu(w->cpu))
 		w->failed_runs = -1;
 	for (i = 0; i < ROUNDS; i++)
 		if (arenakit_run(w->skel->progs.churn, &retval) || retval)

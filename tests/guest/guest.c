@@ -18,25 +18,13 @@ void guest_require_feature(int feature, const char *patch)
 		cr_skip_test("this kernel lacks %s (%s)", arenakit_feature_name(feature), patch);
 }
 
-int guest_pin_to_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
-}
-
 int guest_run_on_cpu(const struct bpf_program *prog, int cpu, void *ctx, size_t ctx_size)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = ctx, .ctx_size_in = ctx_size);
-	int err = guest_pin_to_cpu(cpu);
+	int err = arenakit_pin_to_cpu(cpu), retval;
 
-	if (err)
-		return err;
-	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &opts))
-		return -errno;
-	return opts.retval;
+	if (!err)
+		err = arenakit_run_ctx(prog, ctx, ctx_size, &retval);
+	return err ? err : retval;
 }
 
 int guest_run_on_cpu_until_done(const struct bpf_program *prog, int cpu, void *ctx,

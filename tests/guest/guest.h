@@ -30,9 +30,6 @@ const char *guest_failure_report(struct bpf_object *obj, int retval);
 void guest_run_test_program(const void *elf, size_t size, const char *object,
 			    const char *program);
 
-/* Pin the calling thread to @cpu: 0 or -errno. */
-int guest_pin_to_cpu(int cpu);
-
 /*
  * Run @prog once from a thread pinned to @cpu, with @ctx as its context (a
  * syscall program's changes to it are copied back): its return value, or

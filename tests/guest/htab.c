@@ -301,7 +301,7 @@ static void *rw_run(void *arg)
 		t->err = guest_run_on_cpu_until_done(t->prog, t->cpu, &t->args, sizeof(t->args));
 		return NULL;
 	}
-	t->err = guest_pin_to_cpu(t->cpu);
+	t->err = arenakit_pin_to_cpu(t->cpu);
 	if (t->err)
 		return NULL;
 	for (round = 0; !__atomic_load_n(&t->skel->bss->rw_stop, __ATOMIC_ACQUIRE); round++) {
