@@ -158,12 +158,12 @@ struct ak_allocator {
 #ifdef __BPF__
 struct ak_allocator __arena_global ak_allocator;
 
-static inline void __arena *__ak_pages_get(unsigned int pages)
+static __ak_always_inline void __arena *__ak_pages_get(unsigned int pages)
 {
 	return bpf_arena_alloc_pages(&AK_ALLOC_MAP, 0, pages, -1 /* NUMA_NO_NODE */, 0);
 }
 
-static inline void __ak_pages_put(void __arena *ptr, unsigned int pages)
+static __ak_always_inline void __ak_pages_put(void __arena *ptr, unsigned int pages)
 {
 	bpf_arena_free_pages(&AK_ALLOC_MAP, ptr, pages);
 }
@@ -178,7 +178,7 @@ void ak_user_pages_put(void *ptr, unsigned int pages);
 
 #define __ak_stat_add(field, n) __sync_fetch_and_add(&ak_allocator.stats.field, (n))
 
-static inline unsigned int __ak_block_size(unsigned int class)
+static __ak_always_inline unsigned int __ak_block_size(unsigned int class)
 {
 	switch (class) {
 	case 0: return 16;
@@ -197,7 +197,7 @@ static inline unsigned int __ak_block_size(unsigned int class)
  * object is compared with each block's room, not size + header with the
  * block: that sum wraps for sizes near 2^64.
  */
-static inline int __ak_alloc_class(unsigned long long size)
+static __ak_always_inline int __ak_alloc_class(unsigned long long size)
 {
 	int class;
 
@@ -207,13 +207,13 @@ static inline int __ak_alloc_class(unsigned long long size)
 	return -1;
 }
 
-static inline unsigned int __ak_blocks_per_page(unsigned int class)
+static __ak_always_inline unsigned int __ak_blocks_per_page(unsigned int class)
 {
 	return __AK_PAGE_DATA / __ak_block_size(class);
 }
 
 /* Count a failed allocation by its reason; give the reason to the caller. */
-static inline void __arena *__ak_alloc_fail(int err, int *errp)
+static __ak_always_inline void __arena *__ak_alloc_fail(int err, int *errp)
 {
 	if (err == -ENOMEM)
 		__ak_stat_add(fail_nomem, 1);
@@ -228,7 +228,7 @@ static inline void __arena *__ak_alloc_fail(int err, int *errp)
 	return 0;
 }
 
-static inline void __ak_page_push(struct __ak_page __arena *__arena *head,
+static __ak_always_inline void __ak_page_push(struct __ak_page __arena *__arena *head,
 				  struct __ak_page __arena *page, unsigned char list)
 {
 	page->list = list;
@@ -240,7 +240,7 @@ static inline void __ak_page_push(struct __ak_page __arena *__arena *head,
 	*head = page;
 }
 
-static inline void __ak_page_unlink(struct __ak_class __arena *cls, struct __ak_page __arena *page)
+static __ak_always_inline void __ak_page_unlink(struct __ak_class __arena *cls, struct __ak_page __arena *page)
 {
 	struct __ak_page __arena *__arena *head =
 		page->list == __AK_ON_EMPTY ? &cls->empty : &cls->partial;
@@ -259,7 +259,7 @@ static inline void __ak_page_unlink(struct __ak_class __arena *cls, struct __ak_
 }
 
 /* Write a live block header at @block (@offset into its page), count it. */
-static inline void __arena *__ak_hand_out(char __arena *block, unsigned int offset,
+static __ak_always_inline void __arena *__ak_hand_out(char __arena *block, unsigned int offset,
 					  unsigned int class, unsigned long long bytes)
 {
 	struct __ak_block __arena *hdr = (struct __ak_block __arena *)block;
@@ -274,7 +274,7 @@ static inline void __arena *__ak_hand_out(char __arena *block, unsigned int offs
 }
 
 /* Take a block from @page (on a list, with a free block). Under the lock. */
-static inline void __arena *__ak_take_block(struct __ak_class __arena *cls,
+static __ak_always_inline void __arena *__ak_take_block(struct __ak_class __arena *cls,
 					    struct __ak_page __arena *page, unsigned int class)
 {
 	unsigned int size = __ak_block_size(class), offset;
@@ -300,7 +300,7 @@ static inline void __arena *__ak_take_block(struct __ak_class __arena *cls,
 }
 
 /* Initialise a fresh page of @class; it is nobody else's yet. */
-static inline void __ak_page_init(struct __ak_page __arena *page, unsigned int class)
+static __ak_always_inline void __ak_page_init(struct __ak_page __arena *page, unsigned int class)
 {
 	page->magic = __AK_PAGE_MAGIC;
 	page->class = class;
@@ -316,7 +316,7 @@ static inline void __ak_page_init(struct __ak_page __arena *page, unsigned int c
  * CPU can take every block of the page first and leave the caller a
  * spurious -ENOMEM (seen with four threads allocating at once).
  */
-static inline int __ak_add_page(unsigned int class, void __arena **obj)
+static __ak_always_inline int __ak_add_page(unsigned int class, void __arena **obj)
 {
 	struct __ak_class __arena *cls = &ak_allocator.classes[class & (AK_ALLOC_CLASSES - 1)];
 	struct __ak_page __arena *page = __ak_pages_get(1);
@@ -350,7 +350,7 @@ static inline int __ak_add_page(unsigned int class, void __arena **obj)
 	return 0;
 }
 
-static inline void __arena *__ak_alloc_large(unsigned long long size, int *errp)
+static __ak_always_inline void __arena *__ak_alloc_large(unsigned long long size, int *errp)
 {
 	unsigned int pages = (size + __AK_PAGE_HDR + AK_PAGE_SIZE - 1) / AK_PAGE_SIZE;
 	struct __ak_page __arena *page = __ak_pages_get(pages);
@@ -367,10 +367,10 @@ static inline void __arena *__ak_alloc_large(unsigned long long size, int *errp)
 			     (unsigned long long)pages * AK_PAGE_SIZE);
 }
 
-static inline unsigned int __ak_drain_queued(unsigned int max);
+static __ak_always_inline unsigned int __ak_drain_queued(unsigned int max);
 
 /* A block of @class from the pages already taken, or NULL; 0 or -EBUSY. */
-static inline int __ak_alloc_small(int class, void __arena **obj)
+static __ak_always_inline int __ak_alloc_small(int class, void __arena **obj)
 {
 	struct __ak_class __arena *cls = &ak_allocator.classes[class & (AK_ALLOC_CLASSES - 1)];
 	struct __ak_page __arena *page;
@@ -386,7 +386,7 @@ static inline int __ak_alloc_small(int class, void __arena **obj)
 	return 0;
 }
 
-static inline void __arena *__ak_alloc(unsigned long long size, int sleepable, int *errp)
+static __ak_always_inline void __arena *__ak_alloc(unsigned long long size, int sleepable, int *errp)
 {
 	void __arena *obj = 0;
 	int class, err;
@@ -407,6 +407,27 @@ static inline void __arena *__ak_alloc(unsigned long long size, int sleepable, i
 	return obj;
 }
 
+/*
+ * The entry points run out of line in BPF (__ak_global, arena.h): inlined,
+ * the allocator made up most of the instructions the verifier processed
+ * in a program that allocates in a few places. A sleepable and a
+ * non-sleepable function each: a global function is verified with no
+ * knowledge of its arguments, so one that could reach the page kfuncs
+ * would be refused in a non-sleepable program. They return the object as
+ * an integer (a global function returns a scalar).
+ */
+__ak_global unsigned long long __ak_alloc_sleepable(unsigned long long size,
+						    int *err __ak_nonnull)
+{
+	return (unsigned long long)__ak_alloc(size, 1, err);
+}
+
+__ak_global unsigned long long __ak_alloc_nosleep(unsigned long long size,
+						  int *err __ak_nonnull)
+{
+	return (unsigned long long)__ak_alloc(size, 0, err);
+}
+
 /**
  * ak_alloc_err - allocate @size bytes, saying why when it cannot (sleepable)
  * @size: bytes wanted, 1..AK_ALLOC_MAX
@@ -416,9 +437,14 @@ static inline void __arena *__ak_alloc(unsigned long long size, int sleepable, i
  *
  * Return: the object, or NULL (see *@err).
  */
-static inline void __arena *ak_alloc_err(unsigned long long size, int *err)
+static __ak_always_inline void __arena *ak_alloc_err(unsigned long long size, int *err)
 {
-	return __ak_alloc(size, 1, err);
+	int e = 0;
+	void __arena *obj = (void __arena *)__ak_alloc_sleepable(size, &e);
+
+	if (!obj && err)
+		*err = e;
+	return obj;
 }
 
 /**
@@ -427,9 +453,9 @@ static inline void __arena *ak_alloc_err(unsigned long long size, int *err)
  *
  * Return: the object, or NULL (ak_alloc_err says why; so do the stats).
  */
-static inline void __arena *ak_alloc(unsigned long long size)
+static __ak_always_inline void __arena *ak_alloc(unsigned long long size)
 {
-	return __ak_alloc(size, 1, 0);
+	return ak_alloc_err(size, 0);
 }
 
 /**
@@ -438,9 +464,14 @@ static inline void __arena *ak_alloc(unsigned long long size)
  * @err: as for ak_alloc_err; -ENOMEM means the pool is empty (fill it with
  *	ak_alloc_reserve) and -E2BIG a size above AK_ALLOC_MAX_SMALL
  */
-static inline void __arena *ak_alloc_nosleep_err(unsigned long long size, int *err)
+static __ak_always_inline void __arena *ak_alloc_nosleep_err(unsigned long long size, int *err)
 {
-	return __ak_alloc(size, 0, err);
+	int e = 0;
+	void __arena *obj = (void __arena *)__ak_alloc_nosleep(size, &e);
+
+	if (!obj && err)
+		*err = e;
+	return obj;
 }
 
 /**
@@ -449,13 +480,13 @@ static inline void __arena *ak_alloc_nosleep_err(unsigned long long size, int *e
  *
  * Return: the object, or NULL.
  */
-static inline void __arena *ak_alloc_nosleep(unsigned long long size)
+static __ak_always_inline void __arena *ak_alloc_nosleep(unsigned long long size)
 {
-	return __ak_alloc(size, 0, 0);
+	return ak_alloc_nosleep_err(size, 0);
 }
 
 /* The block header as one word, as it reads in memory (little-endian). */
-static inline unsigned long long __ak_block_word(unsigned int state, unsigned int class,
+static __ak_always_inline unsigned long long __ak_block_word(unsigned int state, unsigned int class,
 						 unsigned int offset)
 {
 	return __AK_BLOCK_MAGIC | (unsigned long long)state << 16 |
@@ -472,7 +503,7 @@ static inline unsigned long long __ak_block_word(unsigned int state, unsigned in
  * Returns its page, header, class and offset, or -EINVAL, counted as a
  * double or a bad free.
  */
-static inline int __ak_free_check(void __arena *ptr, struct __ak_page __arena **pagep,
+static __ak_always_inline int __ak_free_check(void __arena *ptr, struct __ak_page __arena **pagep,
 				  struct __ak_block __arena **blockp, unsigned int *classp,
 				  unsigned int *offsetp)
 {
@@ -517,7 +548,7 @@ bad:
  * Move a live block to @state with a compare-and-swap, so that of two
  * frees racing for it exactly one wins; the other is a double free.
  */
-static inline int __ak_claim(struct __ak_block __arena *block, unsigned int class,
+static __ak_always_inline int __ak_claim(struct __ak_block __arena *block, unsigned int class,
 			     unsigned int offset, unsigned int state)
 {
 	unsigned long long live = __ak_block_word(__AK_BLOCK_LIVE, class, offset);
@@ -535,7 +566,7 @@ static inline int __ak_claim(struct __ak_block __arena *block, unsigned int clas
  * never meets a block that left and came back (no ABA). -EBUSY if the top
  * kept changing for AK_LOCK_SPINS attempts.
  */
-static inline int __ak_queue_push(unsigned long long __arena *top,
+static __ak_always_inline int __ak_queue_push(unsigned long long __arena *top,
 				  struct __ak_block __arena *block)
 {
 	unsigned long long old;
@@ -554,7 +585,7 @@ spent:
 }
 
 /* Pop one block off a queue; the lock must be held. NULL if it is empty. */
-static inline struct __ak_block __arena *__ak_queue_pop(unsigned long long __arena *top)
+static __ak_always_inline struct __ak_block __arena *__ak_queue_pop(unsigned long long __arena *top)
 {
 	unsigned long long old;
 	unsigned int spins;
@@ -574,7 +605,7 @@ spent:
 }
 
 /* Give the pages of a large object back; the lock is not held. */
-static inline void __ak_put_large(struct __ak_page __arena *page)
+static __ak_always_inline void __ak_put_large(struct __ak_page __arena *page)
 {
 	unsigned int pages = page->pages;
 
@@ -585,7 +616,7 @@ static inline void __ak_put_large(struct __ak_page __arena *page)
 	__ak_stat_add(pages_returned, pages);
 }
 
-static inline void __ak_put_slab(struct __ak_page __arena *page)
+static __ak_always_inline void __ak_put_slab(struct __ak_page __arena *page)
 {
 	page->magic = 0;
 	__ak_pages_put(page, 1);
@@ -599,7 +630,7 @@ static inline void __ak_put_slab(struct __ak_page __arena *page)
  * page if it is now empty and may go back to the kernel (the caller does
  * that once the lock is released), NULL otherwise.
  */
-static inline struct __ak_page __arena *__ak_free_block(struct __ak_block __arena *block,
+static __ak_always_inline struct __ak_page __arena *__ak_free_block(struct __ak_block __arena *block,
 							int may_return_page)
 {
 	unsigned int offset = block->offset;
@@ -631,7 +662,7 @@ static inline struct __ak_page __arena *__ak_free_block(struct __ak_block __aren
  * busy) on their free lists. Pages they empty stay for reuse or trim.
  * Returns how many were done.
  */
-static inline unsigned int __ak_drain_queued(unsigned int max)
+static __ak_always_inline unsigned int __ak_drain_queued(unsigned int max)
 {
 	struct __ak_block __arena *block;
 	unsigned int done;
@@ -646,7 +677,7 @@ static inline unsigned int __ak_drain_queued(unsigned int max)
 }
 
 /* Return the pages of large objects that ak_free_nosleep queued. */
-static inline int __ak_drain_deferred(void)
+static __ak_always_inline int __ak_drain_deferred(void)
 {
 	struct __ak_block __arena *block;
 	int err;
@@ -668,7 +699,7 @@ cut:
 	return -AK_EBUDGET;
 }
 
-static inline int __ak_free(void __arena *ptr, int sleepable)
+static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 {
 	struct __ak_page __arena *page, *empty = 0;
 	struct __ak_block __arena *block;
@@ -729,7 +760,7 @@ static inline int __ak_free(void __arena *ptr, int sleepable)
  * queued); only a queue whose top kept changing for AK_LOCK_SPINS attempts
  * gives -EBUSY (or -AK_EBUDGET), and the object is then still allocated.
  */
-static inline int ak_free(void __arena *ptr)
+__ak_global int ak_free(void __arena *ptr __arg_arena)
 {
 	int err = __ak_free(ptr, 1);
 
@@ -743,7 +774,7 @@ static inline int ak_free(void __arena *ptr)
  *
  * Return: as ak_free. Emptied pages stay for reuse or ak_alloc_trim.
  */
-static inline int ak_free_nosleep(void __arena *ptr)
+__ak_global int ak_free_nosleep(void __arena *ptr __arg_arena)
 {
 	return __ak_free(ptr, 0);
 }
@@ -759,7 +790,7 @@ static inline int ak_free_nosleep(void __arena *ptr)
  * arena is full; -EBUSY if the lock stayed busy; -AK_EBUDGET if the loop
  * budget ran out first (call again: the pages taken so far stay).
  */
-static inline int ak_alloc_reserve(unsigned long long size, unsigned long long count)
+__ak_global int ak_alloc_reserve(unsigned long long size, unsigned long long count)
 {
 	int class = __ak_alloc_class(size), err;
 	struct __ak_class __arena *cls;
@@ -792,7 +823,7 @@ cut:
  *
  * Return: 0; -EBUSY; -AK_EBUDGET if the loop budget ran out (call again).
  */
-static inline int ak_alloc_trim(void)
+__ak_global int ak_alloc_trim(void)
 {
 	struct __ak_class __arena *cls;
 	struct __ak_page __arena *page;

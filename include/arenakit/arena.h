@@ -89,6 +89,31 @@ void bpf_arena_free_pages(void *map, void __arena *ptr, __u32 page_cnt) __ksym _
  */
 #define ak_arena_store_barrier() asm volatile("" ::: "memory")
 
+/*
+ * __ak_global marks the library's out-of-line operations: global functions
+ * in BPF, so the verifier checks each once, on its own, instead of once per
+ * call site with every state of the caller (inlined, a program with a few
+ * calls passes the 1M-instruction limit), and each call starts with a fresh
+ * loop budget (loop.h). __weak, as several objects of one program may
+ * include the header. In user space they are plain inline functions.
+ * __ak_nonnull tags a global function's pointer argument the caller
+ * guarantees (Linux 6.8+).
+ */
+#ifdef __BPF__
+#define __ak_global __weak __noinline
+#define __ak_nonnull __attribute((btf_decl_tag("arg:nonnull")))
+#else
+#define __ak_global static inline
+#define __ak_nonnull
+#endif
+
+/*
+ * For the helpers of one operation: a static function clang leaves out of
+ * line is a call frame of its own (a program has at most 8, and 512 bytes
+ * of stack across them) and verified again at each call site anyway.
+ */
+#define __ak_always_inline inline __attribute__((always_inline))
+
 #define ak_container_of(ptr, type, member)				\
 	((type __arena *)((char __arena *)(ptr) - __builtin_offsetof(type, member)))
 

@@ -133,24 +133,6 @@ struct __ak_htab_key {
 #else
 #define __AK_UNROLL
 #endif
-#define __ak_always_inline inline __attribute__((always_inline))
-
-/*
- * The operations are global functions in BPF: the verifier checks each
- * once, on its own, instead of once per call site with every state of the
- * caller (inlined, a program with a few calls exceeded the 1M-instruction
- * limit), and each call starts with a fresh loop budget. __weak, as
- * several objects may include this header. In user space they are inline.
- */
-#ifdef __BPF__
-#define __AK_HTAB_GLOBAL __weak __noinline
-/* A global function's pointer argument the caller guarantees (Linux 6.8+). */
-#define __ak_nonnull __attribute((btf_decl_tag("arg:nonnull")))
-#else
-#define __AK_HTAB_GLOBAL static inline
-#define __ak_nonnull
-#endif
-
 static inline unsigned long long __ak_rotl(unsigned long long x, int b)
 {
 	return (x << b) | (x >> (64 - b));
@@ -278,7 +260,7 @@ cut:
 	return -AK_EBUDGET;
 }
 
-static inline struct __ak_htab_table __arena *__ak_htab_table_new(unsigned long long nbuckets,
+static __ak_always_inline struct __ak_htab_table __arena *__ak_htab_table_new(unsigned long long nbuckets,
 								  int sleepable, int *err)
 {
 	unsigned long long bytes = sizeof(struct __ak_htab_table) + nbuckets * 8, i;
@@ -366,7 +348,7 @@ static inline unsigned long long __arena *__ak_htab_bucket(struct ak_htab __aren
  * Move old bucket @i into the new array. Returns 1 if this call moved it,
  * 0 if it was moved already, or an error (-EBUSY, -AK_EBUDGET).
  */
-__AK_HTAB_GLOBAL int __ak_htab_move_bucket(struct ak_htab __arena *h __arg_arena,
+__ak_global int __ak_htab_move_bucket(struct ak_htab __arena *h __arg_arena,
 					    struct __ak_htab_table __arena *old __arg_arena,
 					    struct __ak_htab_table __arena *cur __arg_arena,
 					    unsigned long long i)
@@ -497,13 +479,13 @@ out:
 	return ret;
 }
 
-__AK_HTAB_GLOBAL int __ak_htab_migrate_sleepable(struct ak_htab __arena *h __arg_arena,
+__ak_global int __ak_htab_migrate_sleepable(struct ak_htab __arena *h __arg_arena,
 						 unsigned long long hash)
 {
 	return __ak_htab_migrate_impl(h, hash, AK_HTAB_MIGRATE_STEP, 1);
 }
 
-__AK_HTAB_GLOBAL int __ak_htab_migrate_nosleep(struct ak_htab __arena *h __arg_arena,
+__ak_global int __ak_htab_migrate_nosleep(struct ak_htab __arena *h __arg_arena,
 					       unsigned long long hash)
 {
 	return __ak_htab_migrate_impl(h, hash, AK_HTAB_MIGRATE_STEP, 0);
@@ -523,7 +505,7 @@ static __ak_always_inline int __ak_htab_migrate(struct ak_htab __arena *h, unsig
  * old bucket if the table is growing. Checked again under the lock: growth
  * may have started in between, and the key may still sit in the old array.
  */
-static inline int __ak_htab_lock_home(struct ak_htab __arena *h, unsigned long long hash,
+static __ak_always_inline int __ak_htab_lock_home(struct ak_htab __arena *h, unsigned long long hash,
 				      int sleepable, unsigned long long __arena **bucketp)
 {
 	struct __ak_htab_table __arena *table, *old;
@@ -594,7 +576,7 @@ static inline int __ak_htab_grow(struct ak_htab __arena *h)
  * so the bucket's array outlives the lock. Returns 0 with *@bucketp locked
  * and *@nodep the entry, or an error (-ENOENT: absent) with nothing held.
  */
-static inline int __ak_htab_lock_find(struct ak_htab __arena *h, unsigned long long hash,
+static __ak_always_inline int __ak_htab_lock_find(struct ak_htab __arena *h, unsigned long long hash,
 				      const struct __ak_htab_key *key,
 				      unsigned long long __arena **bucketp,
 				      struct ak_htab_node __arena **nodep)
@@ -683,7 +665,7 @@ fail:
 }
 
 /* The value's address, or 0 with *@err set. */
-__AK_HTAB_GLOBAL unsigned long long __ak_htab_lookup(struct ak_htab __arena *h __arg_arena,
+__ak_global unsigned long long __ak_htab_lookup(struct ak_htab __arena *h __arg_arena,
 						    const struct __ak_htab_key *key __ak_nonnull,
 						    int *err __ak_nonnull)
 {
@@ -828,7 +810,7 @@ fail:
 }
 
 /* Two globals: a non-sleepable program must not see the page kfuncs. */
-__AK_HTAB_GLOBAL unsigned long long __ak_htab_begin_sleepable(struct ak_htab __arena *h __arg_arena,
+__ak_global unsigned long long __ak_htab_begin_sleepable(struct ak_htab __arena *h __arg_arena,
 							     const struct __ak_htab_key *key __ak_nonnull,
 							     unsigned long long flags,
 							     struct __ak_htab_update *u __ak_nonnull)
@@ -836,7 +818,7 @@ __AK_HTAB_GLOBAL unsigned long long __ak_htab_begin_sleepable(struct ak_htab __a
 	return (unsigned long long)__ak_htab_update_begin(h, key, flags, 1, u);
 }
 
-__AK_HTAB_GLOBAL unsigned long long __ak_htab_begin_nosleep(struct ak_htab __arena *h __arg_arena,
+__ak_global unsigned long long __ak_htab_begin_nosleep(struct ak_htab __arena *h __arg_arena,
 							   const struct __ak_htab_key *key __ak_nonnull,
 							   unsigned long long flags,
 							   struct __ak_htab_update *u __ak_nonnull)
@@ -905,7 +887,7 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
  * Unlink the node of @key under its bucket's lock; the caller owns it then
  * (reads its value, frees it). 0 with *@nodep set, or an error.
  */
-static inline int __ak_htab_unlink(struct ak_htab __arena *h, const struct __ak_htab_key *key,
+static __ak_always_inline int __ak_htab_unlink(struct ak_htab __arena *h, const struct __ak_htab_key *key,
 				   int sleepable, struct ak_htab_node __arena **nodep)
 {
 	unsigned long long hash = __ak_htab_hash(h, key);
@@ -933,7 +915,7 @@ static inline int __ak_htab_unlink(struct ak_htab __arena *h, const struct __ak_
 	return err;
 }
 
-__AK_HTAB_GLOBAL int __ak_htab_delete_sleepable(struct ak_htab __arena *h __arg_arena,
+__ak_global int __ak_htab_delete_sleepable(struct ak_htab __arena *h __arg_arena,
 						const struct __ak_htab_key *key __ak_nonnull)
 {
 	struct ak_htab_node __arena *node;
@@ -942,7 +924,7 @@ __AK_HTAB_GLOBAL int __ak_htab_delete_sleepable(struct ak_htab __arena *h __arg_
 	return err ? err : ak_free(node);
 }
 
-__AK_HTAB_GLOBAL int __ak_htab_delete_nosleep(struct ak_htab __arena *h __arg_arena,
+__ak_global int __ak_htab_delete_nosleep(struct ak_htab __arena *h __arg_arena,
 					      const struct __ak_htab_key *key __ak_nonnull)
 {
 	struct ak_htab_node __arena *node;
@@ -952,7 +934,7 @@ __AK_HTAB_GLOBAL int __ak_htab_delete_nosleep(struct ak_htab __arena *h __arg_ar
 }
 
 /* Unlink only: *@node gets the node's address, which the caller frees. */
-__AK_HTAB_GLOBAL int __ak_htab_unlink_nosleep(struct ak_htab __arena *h __arg_arena,
+__ak_global int __ak_htab_unlink_nosleep(struct ak_htab __arena *h __arg_arena,
 					      const struct __ak_htab_key *key __ak_nonnull,
 					      unsigned long long *node __ak_nonnull)
 {
@@ -963,7 +945,7 @@ __AK_HTAB_GLOBAL int __ak_htab_unlink_nosleep(struct ak_htab __arena *h __arg_ar
 	return err;
 }
 
-__AK_HTAB_GLOBAL int __ak_htab_free_nosleep(void __arena *node __arg_arena)
+__ak_global int __ak_htab_free_nosleep(void __arena *node __arg_arena)
 {
 	return ak_free_nosleep(node);
 }
@@ -1039,7 +1021,7 @@ struct __ak_htab_locked {
  * The value's address with its bucket locked and the caller counted in as
  * a mover (__ak_htab_unlock ends both), or 0 with @l->err set.
  */
-__AK_HTAB_GLOBAL unsigned long long __ak_htab_lookup_lock(struct ak_htab __arena *h __arg_arena,
+__ak_global unsigned long long __ak_htab_lookup_lock(struct ak_htab __arena *h __arg_arena,
 							const struct __ak_htab_key *key __ak_nonnull,
 							struct __ak_htab_locked *l __ak_nonnull)
 {
@@ -1128,7 +1110,7 @@ static inline int ak_htab_reserve(struct ak_htab __arena *h, unsigned long long 
  * rest, so lookups stop reading two arrays and the old one is freed.
  * Return: 0; -EBUSY; -AK_EBUDGET (call again: moved buckets stay moved).
  */
-__AK_HTAB_GLOBAL int ak_htab_maintain(struct ak_htab __arena *h __arg_arena)
+__ak_global int ak_htab_maintain(struct ak_htab __arena *h __arg_arena)
 {
 	struct __ak_htab_table __arena *old, *cur;
 	unsigned long long i;
@@ -1175,7 +1157,7 @@ static inline void __ak_htab_cursor_reset(struct ak_htab_cursor *c)
  * the last call (the cursor is reset; ak_htab_delete_current is the change
  * a walk may make); -EBUSY.
  */
-__AK_HTAB_GLOBAL int ak_htab_next(struct ak_htab __arena *h __arg_arena, struct ak_htab_cursor *c __ak_nonnull,
+__ak_global int ak_htab_next(struct ak_htab __arena *h __arg_arena, struct ak_htab_cursor *c __ak_nonnull,
 			       void __arena **key __ak_nonnull,
 			       void __arena **value __ak_nonnull)
 {
@@ -1229,7 +1211,7 @@ cut:
  *
  * Return: 0, or as ak_htab_delete (-AK_ESTALE if the cursor is stale).
  */
-__AK_HTAB_GLOBAL int ak_htab_delete_current(struct ak_htab __arena *h __arg_arena, struct ak_htab_cursor *c __ak_nonnull)
+__ak_global int ak_htab_delete_current(struct ak_htab __arena *h __arg_arena, struct ak_htab_cursor *c __ak_nonnull)
 {
 	struct ak_htab_node __arena *node;
 	struct __ak_htab_key key;
@@ -1261,7 +1243,7 @@ __AK_HTAB_GLOBAL int ak_htab_delete_current(struct ak_htab __arena *h __arg_aren
  *
  * Return: 0; -EBUSY; -AK_EBUDGET (call again: what was removed stays so).
  */
-__AK_HTAB_GLOBAL int ak_htab_clear(struct ak_htab __arena *h __arg_arena)
+__ak_global int ak_htab_clear(struct ak_htab __arena *h __arg_arena)
 {
 	struct __ak_htab_table __arena *t;
 	struct ak_htab_node __arena *node;
@@ -1303,7 +1285,7 @@ cut:
  *
  * Return: as ak_htab_clear.
  */
-__AK_HTAB_GLOBAL int ak_htab_destroy(struct ak_htab __arena *h __arg_arena)
+__ak_global int ak_htab_destroy(struct ak_htab __arena *h __arg_arena)
 {
 	int err = ak_htab_clear(h);
 

@@ -51,7 +51,7 @@ struct ak_lock {
  * Return: 0 with the lock held; -EBUSY if it stayed busy for AK_LOCK_SPINS
  * attempts; -AK_EBUDGET if the frame's loop budget ran out while waiting.
  */
-static inline int ak_lock_acquire(struct ak_lock __arena *lock)
+static __ak_always_inline int ak_lock_acquire(struct ak_lock __arena *lock)
 {
 	unsigned int spins;
 
@@ -71,7 +71,7 @@ spent:
  *
  * Return: 0 with the lock held, -EBUSY if someone holds it.
  */
-static inline int ak_lock_try(struct ak_lock __arena *lock)
+static __ak_always_inline int ak_lock_try(struct ak_lock __arena *lock)
 {
 	return __sync_val_compare_and_swap(&lock->locked, 0, 1) ? -EBUSY : 0;
 }
@@ -83,7 +83,7 @@ static inline int ak_lock_try(struct ak_lock __arena *lock)
  * An atomic exchange, so every store made under the lock is visible to the
  * next holder before it sees the lock free.
  */
-static inline void ak_lock_release(struct ak_lock __arena *lock)
+static __ak_always_inline void ak_lock_release(struct ak_lock __arena *lock)
 {
 	__sync_lock_test_and_set(&lock->locked, 0);
 }
@@ -92,7 +92,7 @@ static inline void ak_lock_release(struct ak_lock __arena *lock)
  * ak_lock_is_locked - is @lock held? (a snapshot, for checks and tests)
  * @lock: the lock
  */
-static inline int ak_lock_is_locked(const struct ak_lock __arena *lock)
+static __ak_always_inline int ak_lock_is_locked(const struct ak_lock __arena *lock)
 {
 	return *(const volatile unsigned int __arena *)&lock->locked != 0;
 }
@@ -112,7 +112,7 @@ static inline int ak_lock_is_locked(const struct ak_lock __arena *lock)
  * Return: 0 with the bit set by us; -EBUSY after AK_LOCK_SPINS attempts;
  * -AK_EBUDGET if the frame's loop budget ran out while waiting.
  */
-static inline int ak_bit_lock_acquire(unsigned long long __arena *word)
+static __ak_always_inline int ak_bit_lock_acquire(unsigned long long __arena *word)
 {
 	unsigned long long old;
 	unsigned int spins;
@@ -133,7 +133,7 @@ spent:
  * ak_bit_lock_release - clear bit 0 of *@word, keeping the other bits
  * @word: the word, locked by ak_bit_lock_acquire
  */
-static inline void ak_bit_lock_release(unsigned long long __arena *word)
+static __ak_always_inline void ak_bit_lock_release(unsigned long long __arena *word)
 {
 	__sync_fetch_and_and(word, ~AK_BIT_LOCK);
 }
