@@ -87,11 +87,24 @@ double bench_ratio(struct bench *b, const char *what, struct bench_row *num,
 		   struct bench_row *den, enum bench_goal goal, double limit)
 {
 	double n = bench_median(num), d = bench_median(den);
+	struct bench_row paired = { .n = 0 };
+	int i;
 
 	if (!n || !d)
 		return 0;
-	bench_figure(b, what, n / d, goal, limit);
-	return n / d;
+	if (num->n != den->n) {
+		bench_figure(b, what, n / d, goal, limit);
+		return n / d;
+	}
+	for (i = 0; i < num->n; i++)
+		if (den->samples[i] > 0)
+			bench_sample(&paired, num->samples[i] / den->samples[i]);
+	if (!bench_median(&paired))
+		return 0;
+	bench_figure(b, what, paired.median, goal, limit);
+	b->ratios[b->n_ratios - 1].lo = paired.min;
+	b->ratios[b->n_ratios - 1].hi = paired.max;
+	return paired.median;
 }
 
 void bench_figure(struct bench *b, const char *what, double value, enum bench_goal goal,
@@ -111,6 +124,7 @@ void bench_figure(struct bench *b, const char *what, double value, enum bench_go
 	r = &b->ratios[b->n_ratios++];
 	snprintf(r->what, sizeof(r->what), "%s", what);
 	r->value = value;
+	r->lo = r->hi = value;
 	r->goal = goal;
 	r->limit = limit;
 }
@@ -202,11 +216,14 @@ static void print_table(struct bench *b)
 	}
 	if (!b->n_ratios)
 		return;
-	printf("\n== ratios (medians of this run)\n");
+	printf("\n== ratios (median of the runs' ratios; their range in brackets)\n");
 	for (i = 0; i < b->n_ratios; i++) {
 		struct bench_ratio *r = &b->ratios[i];
+		char range[32] = "";
 
-		printf("%-72s %7.2fx", r->what, r->value);
+		if (r->lo != r->hi)
+			snprintf(range, sizeof(range), "[%.2f-%.2f]", r->lo, r->hi);
+		printf("%-72s %7.2fx %-11s", r->what, r->value, range);
 		if (r->goal != BENCH_NO_GOAL)
 			printf("  target %s %.2fx: %s", r->goal == BENCH_AT_MOST ? "<=" : ">=",
 			       r->limit, (r->goal == BENCH_AT_MOST ? r->value <= r->limit :
@@ -283,7 +300,8 @@ static int write_json(struct bench *b, const char *started)
 	for (i = 0; i < b->n_ratios; i++) {
 		struct bench_ratio *r = &b->ratios[i];
 
-		fprintf(f, "    {\"what\": \"%s\", \"ratio\": %.4f", r->what, r->value);
+		fprintf(f, "    {\"what\": \"%s\", \"ratio\": %.4f, \"min\": %.4f, \"max\": %.4f",
+			r->what, r->value, r->lo, r->hi);
 		if (r->goal != BENCH_NO_GOAL)
 			fprintf(f, ", \"target\": \"%s %.2f\", \"met\": %s",
 				r->goal == BENCH_AT_MOST ? "<=" : ">=", r->limit,

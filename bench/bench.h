@@ -37,6 +37,7 @@ enum bench_goal { BENCH_NO_GOAL, BENCH_AT_MOST, BENCH_AT_LEAST };
 struct bench_ratio {
 	char what[96];
 	double value;
+	double lo, hi;		/* the spread of the per-run ratios (= value: none) */
 	enum bench_goal goal;
 	double limit;
 };
@@ -65,7 +66,12 @@ struct bench_row *bench_row(struct bench *b, const char *section, const char *na
 void bench_sample(struct bench_row *row, double value);
 /* The row's median so far (0 without samples). */
 double bench_median(struct bench_row *row);
-/* Record num's median over den's; returns the ratio (0 if either is missing). */
+/*
+ * Record num over den: the median of the per-run ratios when both rows have
+ * a sample from each run (sections interleave their cases, so a run's
+ * samples share the machine's state of the moment), else num's median over
+ * den's. Returns the ratio (0 if either row is missing).
+ */
 double bench_ratio(struct bench *b, const char *what, struct bench_row *num,
 		   struct bench_row *den, enum bench_goal goal, double limit);
 /* Record a figure that is not a ratio of two rows, against a target. */

@@ -17,7 +17,7 @@ do for [v in "in-order shuffled"] {
 	if (have_file(f)) {
 		set output dir."/walk-".v.".png"
 		set title "Walking one arena list: each mechanism, and native C through the mmap (".v.")"
-		plot for [i=2:12] f using 1:i with linespoints
+		plot for [i=2:*] f using 1:i with linespoints
 	}
 }
 
@@ -29,6 +29,6 @@ do for [k in "4-byte-keys 16-byte-keys"] {
 	if (have_file(f)) {
 		set output dir."/htab-".k.".png"
 		set title "Arena hash table against BPF_MAP_TYPE_HASH (".k.")"
-		plot for [i=2:11] f using 1:i with linespoints
+		plot for [i=2:*] f using 1:i with linespoints
 	}
 }

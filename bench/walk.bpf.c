@@ -197,6 +197,22 @@ __noinline long long walk_can_loop(void)
 	return n;
 }
 
+/* The bare walk with ak_list_find's work per node: a key loaded and compared. */
+__noinline long long walk_bare_find(void)
+{
+	struct ak_list_node __arena *pos = walk_pos;
+	long long n = zero;
+
+	while (pos != &walk_list.head && can_loop) {
+		if (ak_container_of(pos, struct walk_item, node)->key == ~0ULL)
+			break;
+		n++;
+		pos = pos->next;
+	}
+	walk_pos = pos;
+	return n;
+}
+
 __noinline long long walk_cond_break(void)
 {
 	struct ak_list_node __arena *pos = walk_pos;
@@ -323,6 +339,9 @@ int walk(void *ctx)
 		break;
 	case WALK_BPF_LOOP:
 		got = WALK_FRAMES(walk_bpf_loop);
+		break;
+	case WALK_BARE_FIND:
+		got = WALK_FRAMES(walk_bare_find);
 		break;
 	case WALK_LIB_COUNT:
 		got = LIB_FRAMES(walk_lib_count);
