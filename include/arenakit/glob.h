@@ -82,15 +82,20 @@ static inline int __ak_glob_match(const char __arena *pat, const char __arena *s
 				  unsigned long long len)
 {
 	const char __arena *star_pat = 0, *next;
-	/* Indexes into str, started opaque so the verifier does not track them. */
-	unsigned long long at = ak_opaque_zero(), star_at = at;
+	/*
+	 * Where in str, as pointers (one register fewer than str and an
+	 * index: the loop kept spilling to the stack); end is opaque so the
+	 * verifier does not track the comparisons.
+	 */
+	const char __arena *at = str, *star_at = str;
+	const char __arena *end = str + len + ak_opaque_zero();
 	unsigned int c;	/* a byte of str, or __AK_GLOB_END past its end */
 	unsigned char p;
 	int in_class;
 
 	for (;;) {
 		cond_break_label(cut);
-		c = at < len ? str[at] : __AK_GLOB_END;
+		c = at < end ? (unsigned char)*at : __AK_GLOB_END;
 		p = *pat++;
 		at++;
 		switch (p) {

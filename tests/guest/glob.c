@@ -106,6 +106,29 @@ Test(glob, kernel_globtest_vectors, .timeout = 120)
 	glob__destroy(b.skel);
 }
 
+Test(glob, bytes_above_0x7f_are_bytes, .timeout = 120)
+{
+	static const struct { const char *pat, *str; int want; } cases[] = {
+		{ "caf\xc3\xa9", "caf\xc3\xa9", 1 },
+		{ "*\xc3\xa9", "caf\xc3\xa9", 1 },
+		{ "caf\xc3\xa9", "caf\xc3\xa8", 0 },
+		{ "[\x80-\xff]", "\xc3", 1 },
+		{ "[!a-z]", "\xc3", 1 },
+		{ "\\\xc3", "\xc3", 1 },
+	};
+	struct batch b;
+	size_t i;
+
+	load(&b);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		batch_add(&b, cases[i].pat, cases[i].str);
+	batch_run(&b);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_eq(b.skel->arena->glob_result[i], cases[i].want, "\"%s\" vs \"%s\"",
+			     cases[i].pat, cases[i].str);
+	glob__destroy(b.skel);
+}
+
 Test(glob, agrees_with_fnmatch, .timeout = 300)
 {
 	char pat[GLOB_PAIRS_MAX_LEN + 1], str[GLOB_PAIRS_MAX_LEN + 1];

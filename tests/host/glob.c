@@ -59,6 +59,20 @@ Test(glob_host, kernel_specific_corners)
 	cr_expect_eq(ak_glob_match("[z-a]", "m"), 0, "a reversed range matches nothing");
 }
 
+Test(glob_host, bytes_above_0x7f_are_bytes)
+{
+	/* lib/glob.c reads both sides as unsigned char: UTF-8 matches bytewise. */
+	cr_expect_eq(ak_glob_match("caf\xc3\xa9", "caf\xc3\xa9"), 1);
+	cr_expect_eq(ak_glob_match("*\xc3\xa9", "caf\xc3\xa9"), 1);
+	cr_expect_eq(ak_glob_match("caf\xc3\xa9", "caf\xc3\xa8"), 0);
+	cr_expect_eq(ak_glob_match("caf??", "caf\xc3\xa9"), 1);
+	cr_expect_eq(ak_glob_match("[\x80-\xff]", "\xc3"), 1, "a range of high bytes");
+	cr_expect_eq(ak_glob_match("[a-z]", "\xc3"), 0);
+	cr_expect_eq(ak_glob_match("[!a-z]", "\xc3"), 1);
+	cr_expect_eq(ak_glob_match("\\\xc3", "\xc3"), 1, "an escaped high byte");
+	cr_expect_eq(ak_glob_match_len("\xff*", "\xff\0\xff", 3), 1);
+}
+
 Test(glob_host, agrees_with_fnmatch)
 {
 	unsigned int seed = GLOB_PAIRS_SEED;
