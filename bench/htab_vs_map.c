@@ -2,7 +2,8 @@
 /*
  * Section "htab": ns per operation of the arena hash table and of
  * BPF_MAP_TYPE_HASH at 1k, 64k and 1M entries, 4- and 16-byte keys, from
- * the same kind of program, in the same run (bench/htab_vs_map.bpf.c).
+ * the same kind of program, in the same run (bench/htab_vs_map.bpf.c);
+ * insert and delete of the table also without a reserved pool.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,41 +19,72 @@ static const char *const op_names[HTAB_OPS] = {
 	[HTAB_MISS] = "lookup miss", [HTAB_DELETE] = "delete",
 };
 
+/* One run of the program; 0 with the figures in res, or an error. */
+static int run_once(struct bench *b, struct htab_vs_map *skel, int wide, int pool,
+		    unsigned long long want_found)
+{
+	struct htab_bench_result *res = &skel->bss->result;
+	int ret;
+
+	skel->bss->pool = pool;
+	ret = bench_run(wide ? skel->progs.htab16 : skel->progs.htab4);
+	if (ret)
+		return ret < 0 ? ret : -EPROTO;
+	if (res->errors || res->found != want_found) {
+		bench_wrong(b, "htab %u entries, %d-byte keys%s: %llu lookups found, want %llu; "
+			    "%llu chunks failed", skel->bss->entries, wide ? 16 : 4,
+			    pool ? "" : ", no pool", res->found, want_found, res->errors);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The arena table with a pool reserved for every entry (the hash map
+ * preallocates its elements), and without one: inserts then take pages
+ * from the kernel and deletes give them back. Each run does both.
+ */
 static int bench_size(struct bench *b, struct htab_vs_map *skel, unsigned int entries, int wide)
 {
 	const char *variant = wide ? "16-byte keys" : "4-byte keys";
 	struct htab_bench_result *res = &skel->bss->result;
 	unsigned int reps = entries >= (1 << 19) ? 1 : (1 << 19) / entries;
-	struct bench_row *rows[HTAB_OPS][2];
+	struct bench_row *rows[HTAB_OPS][2], *no_pool[HTAB_OPS] = {};
 	unsigned long long want_found;
 	char name[40], what[96];
 	int op, side, r, ret;
 
 	if (b->quick)
 		reps = 1;
-	for (op = 0; op < HTAB_OPS; op++)
+	for (op = 0; op < HTAB_OPS; op++) {
 		for (side = 0; side < 2; side++) {
 			snprintf(name, sizeof(name), "%s, %s", op_names[op],
 				 side ? "BPF hash map" : "arena htab");
 			rows[op][side] = bench_row(b, "htab", name, entries, variant, "ns/op",
 						   BENCH_CLOCK_BPF);
 		}
+		if (op == HTAB_INSERT || op == HTAB_DELETE) {
+			snprintf(name, sizeof(name), "%s, arena htab, no pool", op_names[op]);
+			no_pool[op] = bench_row(b, "htab", name, entries, variant, "ns/op",
+						BENCH_CLOCK_BPF);
+		}
+	}
 	skel->bss->entries = entries;
 	skel->bss->reps = reps;
 	want_found = 2ULL * entries * reps;	/* the hits, arena and map */
 	for (r = BENCH_WARMUP; r < b->runs; r++) {
-		ret = bench_run(wide ? skel->progs.htab16 : skel->progs.htab4);
-		if (ret)
-			return ret < 0 ? ret : -EPROTO;
-		if (res->errors || res->found != want_found) {
-			bench_wrong(b, "htab %u entries, %s: %llu lookups found, want %llu; "
-				    "%llu chunks failed", entries, variant, res->found,
-				    want_found, res->errors);
-			continue;
-		}
-		for (op = 0; op < HTAB_OPS && r >= 0; op++)
+		ret = run_once(b, skel, wide, 1, want_found);
+		if (ret < 0)
+			return ret;
+		for (op = 0; op < HTAB_OPS && r >= 0 && !ret; op++)
 			for (side = 0; side < 2; side++)
 				bench_sample(rows[op][side], res->ps[op][side] / 1e3);
+		ret = run_once(b, skel, wide, 0, want_found);
+		if (ret < 0)
+			return ret;
+		for (op = 0; op < HTAB_OPS && r >= 0 && !ret; op++)
+			if (no_pool[op])
+				bench_sample(no_pool[op], res->ps[op][0] / 1e3);
 	}
 	for (op = 0; op < HTAB_OPS; op++) {
 		int goal = op == HTAB_HIT && entries == 1 << 16 && !wide;
@@ -61,6 +93,11 @@ static int bench_size(struct bench *b, struct htab_vs_map *skel, unsigned int en
 			 entries, variant, op_names[op]);
 		bench_ratio(b, what, rows[op][1], rows[op][0],
 			    goal ? BENCH_AT_LEAST : BENCH_NO_GOAL, 1.5);
+		if (!no_pool[op])
+			continue;
+		snprintf(what, sizeof(what), "htab, %u entries, %s, %s: hash map / arena, no pool",
+			 entries, variant, op_names[op]);
+		bench_ratio(b, what, rows[op][1], no_pool[op], BENCH_NO_GOAL, 0);
 	}
 	return 0;
 }
