@@ -41,6 +41,7 @@ unsigned int reps;	/* update and lookup loops run this many times */
  * that empties a page gives the page back to the kernel.
  */
 unsigned int pool;
+unsigned int wide;	/* the table fill_pool and teardown work on: 16-byte keys */
 int zero;
 
 static __u32 key4(__u32 i)
@@ -132,41 +133,54 @@ static __noinline int name(enum htab_op op, int map, __u32 from, __u32 to) \
 		TIMED(chunk, op, 1, times);				\
 	})
 
+/*
+ * Before and after each run of a timed program, programs of their own
+ * (the verifier's count is per program): the pool before the inserts; the
+ * table and the pool's pages gone after, so that each run starts alike.
+ */
+SEC("syscall")
+int fill_pool(void *ctx)
+{
+	struct ak_htab __arena *table = wide ? &table16 : &table4;
+	int err, i;
+
+	err = ak_htab_init(table, wide ? sizeof(struct key16) : sizeof(__u32), sizeof(__u64),
+			   entries * 4 / 3 + 1);
+	for (i = zero; i < 64 && !err && pool && can_loop; i++) {
+		err = ak_htab_reserve(table, entries);
+		if (err != -AK_EBUDGET)
+			break;
+	}
+	return err;
+}
+
+SEC("syscall")
+int teardown(void *ctx)
+{
+	struct ak_htab __arena *table = wide ? &table16 : &table4;
+	int err = -AK_EBUDGET, i;
+
+	for (i = zero; i < 64 && err == -AK_EBUDGET && can_loop; i++)
+		err = ak_htab_destroy(table);
+	for (i = zero; i < 64 && can_loop; i++)
+		if (ak_alloc_trim() != -AK_EBUDGET)
+			break;
+	return err;
+}
+
 /* One program per key type. */
 #define BENCH_PROGRAM(name, table, hmap, key_type, key_of)		\
 BENCH_CHUNK(name##_chunk, table, hmap, key_type, key_of)		\
 SEC("syscall")								\
 int name(void *ctx)							\
 {									\
-	int err, i;							\
-									\
 	__builtin_memset(&result, 0, sizeof(result));			\
-	err = ak_htab_init(&table, sizeof(key_type), sizeof(__u64), entries * 4 / 3 + 1); \
-	if (err)							\
-		return err;						\
-	for (i = zero; i < 64 && pool && can_loop; i++) {		\
-		err = ak_htab_reserve(&table, entries);			\
-		if (err != -AK_EBUDGET)					\
-			break;						\
-	}								\
-	if (err)							\
-		return err;						\
 	TIMED_BOTH(name##_chunk, HTAB_INSERT, 1);			\
 	TIMED_BOTH(name##_chunk, HTAB_UPDATE, reps);			\
 	TIMED_BOTH(name##_chunk, HTAB_HIT, reps);			\
 	TIMED_BOTH(name##_chunk, HTAB_MISS, reps);			\
 	TIMED_BOTH(name##_chunk, HTAB_DELETE, 1);			\
-	/* Each call of the global function has a budget of its own. */	\
-	for (i = zero; i < 64 && can_loop; i++) {			\
-		err = ak_htab_destroy(&table);				\
-		if (err != -AK_EBUDGET)					\
-			break;						\
-	}								\
-	/* The pool's pages back to the kernel: each run starts alike. */ \
-	for (i = zero; i < 64 && can_loop; i++)			\
-		if (ak_alloc_trim() != -AK_EBUDGET)			\
-			break;						\
-	return err;							\
+	return 0;							\
 }
 
 BENCH_PROGRAM(htab4, table4, map4, __u32, key4)

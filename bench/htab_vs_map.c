@@ -27,7 +27,12 @@ static int run_once(struct bench *b, struct htab_vs_map *skel, int wide, int poo
 	int ret;
 
 	skel->bss->pool = pool;
-	ret = bench_run(wide ? skel->progs.htab16 : skel->progs.htab4);
+	skel->bss->wide = wide;
+	ret = bench_run(skel->progs.fill_pool);
+	if (!ret)
+		ret = bench_run(wide ? skel->progs.htab16 : skel->progs.htab4);
+	if (!ret)
+		ret = bench_run(skel->progs.teardown);
 	if (ret)
 		return ret < 0 ? ret : -EPROTO;
 	if (res->errors || res->found != want_found) {

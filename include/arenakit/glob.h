@@ -89,13 +89,20 @@ static inline int __ak_glob_match(const char __arena *pat, const char __arena *s
 	 */
 	const char __arena *at = str, *star_at = str;
 	const char __arena *end = str + len + ak_opaque_zero();
-	unsigned int c;	/* a byte of str, or __AK_GLOB_END past its end */
-	unsigned char p;
+	/*
+	 * A byte of str, or __AK_GLOB_END past its end; c and p are chars
+	 * converted alike, so they are equal exactly when the bytes are (a
+	 * class compares them as unsigned, as lib/glob.c does). Converting c
+	 * to unsigned char instead gave the verifier ranges to track: 5x the
+	 * instructions processed.
+	 */
+	int c;
+	char p;
 	int in_class;
 
 	for (;;) {
 		cond_break_label(cut);
-		c = at < end ? (unsigned char)*at : __AK_GLOB_END;
+		c = at < end ? *at : __AK_GLOB_END;
 		p = *pat++;
 		at++;
 		switch (p) {
