@@ -171,9 +171,12 @@ stage_bpftool() {
 	log "building bpftool"
 	rm -rf "$dir/bpftool-build"
 	mkdir -p "$dir/bpftool-build"
-	make -C "$src/tools/bpf/bpftool" -s -j"$jobs" \
-		OUTPUT="$dir/bpftool-build/" bootstrap >&2
-	cp "$dir/bpftool-build/bootstrap/bpftool" "$dir/bpftool"
+	# The full bpftool (prog, map, link... for users in the VM), with its
+	# skeletons built against our vmlinux; no disassembler (no LLVM, no
+	# libbfd), so no 'prog dump jited'.
+	make -C "$src/tools/bpf/bpftool" -s -j"$jobs" feature-llvm=0 \
+		VMLINUX_BTF="$dir/vmlinux" OUTPUT="$dir/bpftool-build/" >&2
+	cp "$dir/bpftool-build/bpftool" "$dir/bpftool"
 	"$dir/bpftool" btf dump file "$dir/vmlinux" format c > "$dir/vmlinux.h"
 }
 

@@ -78,77 +78,88 @@ cut:
  */
 #define __AK_GLOB_END 256
 
+/*
+ * The matcher's body, for a string in the arena (@at a pointer) or in a
+ * subject buffer (@at an index); @byte_at(at) reads the byte at @at, which
+ * is before @end. The rest is the same code for both.
+ */
+#define __AK_GLOB_MATCH_BODY(pos_type, start, end, byte_at)		\
+	const char __arena *star_pat = 0, *next;			\
+	pos_type at = (start);						\
+	pos_type star_at = at;						\
+	pos_type stop = (end);						\
+	int c, in_class;						\
+	char p;								\
+									\
+	for (;;) {							\
+		cond_break_label(cut);					\
+		c = at < stop ? byte_at(at) : __AK_GLOB_END;		\
+		p = *pat++;						\
+		at++;							\
+		switch (p) {						\
+		case '?':						\
+			if (c == __AK_GLOB_END)				\
+				return 0;				\
+			continue;					\
+		case '*':						\
+			if (!*pat)					\
+				return 1;	/* a trailing '*' takes the rest */ \
+			/* Retry here: the '*' may eat one more character. */ \
+			star_pat = pat;					\
+			star_at = --at;					\
+			continue;					\
+		case '[':						\
+			if (c == __AK_GLOB_END)				\
+				return 0;				\
+			in_class = __ak_glob_class(pat, c, &next);	\
+			if (in_class == -AK_EBUDGET)			\
+				return -AK_EBUDGET;			\
+			if (in_class == 1) {				\
+				pat = next;				\
+				continue;				\
+			}						\
+			if (in_class == 0)				\
+				goto mismatch;				\
+			break;	/* malformed: '[' is a literal */	\
+		case '\\':						\
+			p = *pat++;					\
+			break;						\
+		}							\
+		/* A literal; or the pattern's end, which only the string's end matches. */ \
+		if (!p) {						\
+			if (c == __AK_GLOB_END)				\
+				return 1;				\
+		} else if (c == p) {					\
+			continue;					\
+		}							\
+mismatch:								\
+		if (c == __AK_GLOB_END || !star_pat)			\
+			return 0;					\
+		pat = star_pat;						\
+		at = ++star_at;						\
+	}								\
+cut:									\
+	return -AK_EBUDGET
+
+/*
+ * c, a byte of the string or __AK_GLOB_END past its end, and p are chars
+ * converted alike, so they are equal exactly when the bytes are (a class
+ * compares them as unsigned, as lib/glob.c does). Converting c to unsigned
+ * char instead gave the verifier ranges to track: 5x the instructions
+ * processed.
+ */
+#define __ak_glob_arena_byte(at) (*(at))
+
+/*
+ * A string in the arena, walked with pointers (one register fewer than the
+ * string and an index: the loop kept spilling to the stack); the end is
+ * opaque so the verifier does not track the comparisons.
+ */
 static inline int __ak_glob_match(const char __arena *pat, const char __arena *str,
 				  unsigned long long len)
 {
-	const char __arena *star_pat = 0, *next;
-	/*
-	 * Where in str, as pointers (one register fewer than str and an
-	 * index: the loop kept spilling to the stack); end is opaque so the
-	 * verifier does not track the comparisons.
-	 */
-	const char __arena *at = str, *star_at = str;
-	const char __arena *end = str + len + ak_opaque_zero();
-	/*
-	 * A byte of str, or __AK_GLOB_END past its end; c and p are chars
-	 * converted alike, so they are equal exactly when the bytes are (a
-	 * class compares them as unsigned, as lib/glob.c does). Converting c
-	 * to unsigned char instead gave the verifier ranges to track: 5x the
-	 * instructions processed.
-	 */
-	int c;
-	char p;
-	int in_class;
-
-	for (;;) {
-		cond_break_label(cut);
-		c = at < end ? *at : __AK_GLOB_END;
-		p = *pat++;
-		at++;
-		switch (p) {
-		case '?':
-			if (c == __AK_GLOB_END)
-				return 0;
-			continue;
-		case '*':
-			if (!*pat)
-				return 1;	/* a trailing '*' takes the rest */
-			/* Remember where to retry: the '*' may eat one more character. */
-			star_pat = pat;
-			star_at = --at;
-			continue;
-		case '[':
-			if (c == __AK_GLOB_END)
-				return 0;
-			in_class = __ak_glob_class(pat, c, &next);
-			if (in_class == -AK_EBUDGET)
-				return -AK_EBUDGET;
-			if (in_class == 1) {
-				pat = next;
-				continue;
-			}
-			if (in_class == 0)
-				goto mismatch;
-			break;	/* malformed: '[' is a literal */
-		case '\\':
-			p = *pat++;
-			break;
-		}
-		/* A literal byte; or the pattern's end, which only the string's end matches. */
-		if (!p) {
-			if (c == __AK_GLOB_END)
-				return 1;
-		} else if (c == p) {
-			continue;
-		}
-mismatch:
-		if (c == __AK_GLOB_END || !star_pat)
-			return 0;
-		pat = star_pat;
-		at = ++star_at;
-	}
-cut:
-	return -AK_EBUDGET;
+	__AK_GLOB_MATCH_BODY(const char __arena *, str, str + len + ak_opaque_zero(),
+			     __ak_glob_arena_byte);
 }
 
 /*
