@@ -16,7 +16,7 @@ export KERNEL ARENAKIT_CACHE
 # Debian packages every target needs; `make deps` installs the missing ones.
 PACKAGES := linux-source-6.12 xz-utils make gcc libc6-dev bc bison flex \
 	libelf-dev libssl-dev zlib1g-dev pahole clang-19 llvm-19 \
-	qemu-system-x86 busybox-static libcriterion-dev
+	qemu-system-x86 busybox-static libcriterion-dev pkg-config
 
 # ... and what the tree's BPF selftests need besides (make kernel-selftests),
 # and the plots of make bench.
@@ -75,7 +75,8 @@ GUEST_SMP ?= 4
 TEST_ARGS := --color=never $(if $(FILTER),--filter='$(FILTER)') $(CRITERION_ARGS)
 
 .PHONY: all test run vm deps help clean kernel-clean kernel-selftests bench _bench
-.PHONY: _all _test _run _vm kernel bpf tool tests host-test guest-test
+.PHONY: _all _test _run _vm kernel bpf tool tests host-test guest-test example
+.PHONY: install uninstall flags
 
 help:
 	@echo 'make            install what is missing (as root) and build everything'
@@ -91,6 +92,10 @@ help:
 	@echo '                  build/bench/results.json and plots; BENCH_RUNS=5 BENCH_ARGS=walk'
 	@echo "make kernel-selftests  the tree's BPF selftests on the stock and patched"
 	@echo '                  kernels, side by side (long the first time)'
+	@echo 'make install    the headers and arenakit.pc under PREFIX=$(PREFIX) (DESTDIR too);'
+	@echo '                  make uninstall removes them'
+	@echo "make flags      BPFTOOL=, LIBBPF_DIR= and VMLINUX_DIR= of the project's kernel, for"
+	@echo '                  your own Makefile: make -C bpf/exec_glob $$(make -s flags)'
 	@echo 'make clean      remove build/; make kernel-clean removes the cached kernel'
 
 # Public targets: install packages first, then re-enter make so that KDIR,
@@ -127,7 +132,7 @@ deps:
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
 	fi
 
-_all: kernel bpf tool tests
+_all: kernel bpf tool tests example
 
 kernel: $(KSTAMP)
 $(KSTAMP):
@@ -237,6 +242,45 @@ _bench: _all $(KERNEL_FILES)
 _vm: _all
 	@test -n "$(CMD)" || { echo "make vm: give a command: make vm CMD='...'"; exit 2; }
 	kernel/vm '$(CMD)'
+
+# The library as users get it: headers and a pkg-config file whose Cflags
+# are for BPF builds (the include path and -mcpu=v3: the headers use
+# atomics and may_goto). Header-only, so the .pc goes to share/pkgconfig.
+PREFIX ?= /usr/local
+VERSION := 0.1.0
+HEADERS := $(wildcard include/arenakit/*.h)
+INCLUDEDIR := $(PREFIX)/include
+PCDIR := $(PREFIX)/share/pkgconfig
+
+install:
+	install -d $(DESTDIR)$(INCLUDEDIR)/arenakit $(DESTDIR)$(PCDIR)
+	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/arenakit/
+	printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' '' \
+		'Name: arenakit' \
+		'Description: BPF data structures in a bpf_arena (header-only; Cflags are for clang --target=bpf)' \
+		'Version: $(VERSION)' 'Cflags: -I$${includedir} -mcpu=v3' \
+		> $(DESTDIR)$(PCDIR)/arenakit.pc
+	chmod 644 $(DESTDIR)$(PCDIR)/arenakit.pc
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/arenakit/,$(notdir $(HEADERS))) \
+		$(DESTDIR)$(PCDIR)/arenakit.pc
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/arenakit 2> /dev/null
+
+flags: $(KSTAMP)
+	@echo BPFTOOL=$(BPFTOOL) LIBBPF_DIR=$(KDIR)/libbpf VMLINUX_DIR=$(KDIR)
+
+# The worked example, built as a user would: from a scratch install of the
+# headers, through pkg-config only (tests/guest/exec_glob.c runs it).
+EXAMPLE := $(BUILD)/example/exec_glob
+EXAMPLE_ROOT := $(abspath $(BUILD)/example-root)
+example: $(EXAMPLE)
+$(EXAMPLE): $(HEADERS) $(wildcard bpf/exec_glob/*) $(KSTAMP)
+	rm -rf $(EXAMPLE_ROOT)
+	$(MAKE) --no-print-directory install DESTDIR=$(EXAMPLE_ROOT) PREFIX=/usr/local > /dev/null
+	PKG_CONFIG_LIBDIR=$(EXAMPLE_ROOT)/usr/local/share/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(EXAMPLE_ROOT) \
+		$(MAKE) --no-print-directory -C bpf/exec_glob OUT=$(abspath $(@D)) CLANG=$(CLANG) \
+		BPFTOOL=$(BPFTOOL) LIBBPF_DIR=$(KDIR)/libbpf VMLINUX_DIR=$(KDIR)
 
 clean:
 	rm -rf $(BUILD)

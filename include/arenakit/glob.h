@@ -220,6 +220,50 @@ static inline int ak_glob_match(const char __arena *pat, const char __arena *str
 	return ak_glob_match_len(pat, str, AK_GLOB_NUL_TERMINATED);
 }
 
+/*
+ * A string outside the arena: what a program matches without storing it
+ * there first, such as a file name bpf_probe_read_kernel_str() copied into
+ * a map value (or onto the stack: 260 bytes of its 512). Its bytes are read
+ * at a masked index, which the verifier bounds whatever len says.
+ */
+#define AK_GLOB_SUBJECT_MAX 256	/* bytes; a power of two */
+
+struct ak_glob_subject {
+	unsigned int len;		/* bytes of s in the string, NULs included */
+	char s[AK_GLOB_SUBJECT_MAX];
+};
+
+#define __ak_glob_subject_byte(at) (subj->s[(at) & (AK_GLOB_SUBJECT_MAX - 1)])
+
+static inline int __ak_glob_match_subject(const char __arena *pat,
+					  const struct ak_glob_subject *subj)
+{
+	/* Both ends opaque: a bounded index would give each step its own state. */
+	__AK_GLOB_MATCH_BODY(unsigned long long, ak_opaque_zero(),
+			     subj->len + ak_opaque_zero(), __ak_glob_subject_byte);
+}
+
+/**
+ * ak_glob_match_subject - match a string outside the arena against @pat
+ * @pat: NUL-terminated pattern, in the arena
+ * @subj: the string: @subj->len bytes of @subj->s (a NUL among them is an
+ *	ordinary byte, as for ak_glob_match_len())
+ *
+ * A global function in BPF (checked once by the verifier, with a loop
+ * budget of its own per call), so a program can call it in a loop over
+ * patterns; any program type.
+ *
+ * Return: 1 on a match, 0 on none, -AK_EBUDGET if the budget ran out,
+ * -EINVAL if @subj->len is over AK_GLOB_SUBJECT_MAX.
+ */
+__ak_global int ak_glob_match_subject(const char __arena *pat __arg_arena,
+				      const struct ak_glob_subject *subj __ak_nonnull)
+{
+	if (subj->len > AK_GLOB_SUBJECT_MAX)
+		return -EINVAL;
+	return __ak_glob_match_subject(pat, subj);
+}
+
 #define AK_GLOB_MAX_PATTERNS 32
 
 #ifdef __BPF__

@@ -73,6 +73,41 @@ Test(glob_host, bytes_above_0x7f_are_bytes)
 	cr_expect_eq(ak_glob_match_len("\xff*", "\xff\0\xff", 3), 1);
 }
 
+static struct ak_glob_subject subject(const char *s, size_t len)
+{
+	struct ak_glob_subject subj = { .len = len };
+
+	memcpy(subj.s, s, len);
+	return subj;
+}
+
+Test(glob_host, subject_outside_the_arena_matches_as_arena_strings_do)
+{
+	unsigned int seed = GLOB_PAIRS_SEED;
+	char pat[16], str[16];
+	struct ak_glob_subject subj;
+	int i, differ = 0;
+
+	for (i = 0; i < 100000; i++) {
+		glob_random_pair(pat, str, &seed);
+		subj = subject(str, strlen(str));
+		if (ak_glob_match_subject(pat, &subj) != ak_glob_match(pat, str) && differ++ < 10)
+			cr_log_error("\"%s\" vs \"%s\": subject %d, string %d", pat, str,
+				     ak_glob_match_subject(pat, &subj), ak_glob_match(pat, str));
+	}
+	cr_expect_eq(differ, 0, "%d of %d pairs differ", differ, i);
+	subj = subject("ab\0c", 4);
+	cr_expect_eq(ak_glob_match_subject("ab?c", &subj), 1, "a NUL is a byte");
+	cr_expect_eq(ak_glob_match_subject("ab", &subj), 0);
+	subj = subject("/usr/bin/caf\xc3\xa9", 14);
+	cr_expect_eq(ak_glob_match_subject("*/caf\xc3\xa9", &subj), 1);
+	subj.len = AK_GLOB_SUBJECT_MAX;
+	memset(subj.s, 'x', sizeof(subj.s));
+	cr_expect_eq(ak_glob_match_subject("x*x", &subj), 1, "a full buffer");
+	subj.len = AK_GLOB_SUBJECT_MAX + 1;
+	cr_expect_eq(ak_glob_match_subject("*", &subj), -EINVAL);
+}
+
 Test(glob_host, agrees_with_fnmatch)
 {
 	unsigned int seed = GLOB_PAIRS_SEED;

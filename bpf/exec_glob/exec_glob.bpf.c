@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * exec_glob: glob rules matched in a tracing program. On every exec, the
+ * file name is matched against the patterns user space stored in the
+ * arena; each match is counted per rule (an arena array) and per
+ * (executable, rule) in an arena hash table, which user space reads
+ * through the arena's mmap (exec_glob.c).
+ *
+ * The exec hook is not sleepable: it allocates nothing itself. The table's
+ * nodes come from a pool that the sleepable setup program reserves first.
+ */
+#include <vmlinux.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <arenakit/glob.h>
+#include <arenakit/htab.h>
+#include "exec_glob.h"
+
+struct exec_glob __arena_global eg;
+struct ak_htab __arena_global counts;
+
+/* The file name (outside the arena) and the key built from it, per CPU. */
+struct scratch {
+	struct ak_glob_subject name;
+	struct exec_key key;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+int zero;	/* loop counters start from it: the verifier does not track them */
+
+SEC("syscall")
+int setup(void *ctx)
+{
+	int err, i;
+
+	/* Buckets for every key, so the table never needs to grow (a sleepable job). */
+	err = ak_htab_init(&counts, sizeof(struct exec_key), sizeof(__u64), EXEC_GLOB_KEYS);
+	for (i = zero; i < 64 && !err && can_loop; i++) {
+		err = ak_htab_reserve(&counts, EXEC_GLOB_KEYS);
+		if (err != -AK_EBUDGET)
+			break;
+	}
+	return err;
+}
+
+/* The base name of @s->name into @s->key, for rule @rule. */
+static void make_key(struct scratch *s, unsigned int rule)
+{
+	unsigned int i, base = 0, len = s->name.len;
+
+	for (i = zero; i < len && can_loop; i++)
+		if (s->name.s[i & (AK_GLOB_SUBJECT_MAX - 1)] == '/')
+			base = i + 1;
+	/* The loop's test bounds i for the verifier (48 is no mask). */
+	for (i = zero; i < EXEC_GLOB_EXE_MAX - 1 && can_loop; i++)
+		s->key.exe[i] = base + i < len ? s->name.s[(base + i) & (AK_GLOB_SUBJECT_MAX - 1)] : 0;
+	s->key.exe[EXEC_GLOB_EXE_MAX - 1] = 0;
+	s->key.rule = rule;
+	s->key.unused = 0;
+}
+
+/* Keep a copy of a new key where user space finds it. */
+static void publish_key(const struct exec_key *key)
+{
+	unsigned int n = __sync_fetch_and_add(&eg.nkeys, 1), i;
+	const __u64 *from = (const __u64 *)key;
+	__u64 __arena *to;
+
+	if (n >= EXEC_GLOB_KEYS)
+		return;
+	to = (__u64 __arena *)&eg.keys[n];
+	for (i = 0; i < sizeof(*key) / 8; i++)
+		to[i] = from[i];
+}
+
+static void count(struct scratch *s, unsigned int rule)
+{
+	__u64 __arena *n;
+	__u64 one = 1;
+	int err;
+
+	make_key(s, rule);
+	n = ak_htab_lookup(&counts, &s->key, 0);
+	if (!n) {
+		err = ak_htab_update_nosleep(&counts, &s->key, &one, AK_HTAB_NOEXIST);
+		if (!err) {
+			publish_key(&s->key);
+			return;
+		}
+		/* Another CPU inserted it first: count in its entry. */
+		if (err == -EEXIST)
+			n = ak_htab_lookup(&counts, &s->key, 0);
+		if (!n) {
+			__sync_fetch_and_add(&eg.dropped, 1);
+			return;
+		}
+	}
+	__sync_fetch_and_add(n, 1);
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *task, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	unsigned int rules = eg.nrules, i;
+	long n;
+	int match;
+
+	if (!s)
+		return 0;
+	n = bpf_probe_read_kernel_str(s->name.s, sizeof(s->name.s), bprm->filename);
+	if (n <= 0)
+		return 0;
+	s->name.len = n - 1;	/* without the NUL */
+	__sync_fetch_and_add(&eg.execs, 1);
+	for (i = zero; i < rules && i < EXEC_GLOB_RULES && can_loop; i++) {
+		match = ak_glob_match_subject(eg.pattern[i], &s->name);
+		if (match < 0)
+			__sync_fetch_and_add(&eg.cut, 1);
+		if (match != 1)
+			continue;
+		__sync_fetch_and_add(&eg.hits[i], 1);
+		count(s, i);
+	}
+	return 0;
+}
+
+char _license[] SEC("license") = "GPL";
