@@ -417,13 +417,13 @@ static __ak_always_inline void __arena *__ak_alloc(unsigned long long size, int 
  * an integer (a global function returns a scalar).
  */
 __ak_global unsigned long long __ak_alloc_sleepable(unsigned long long size,
-						    int *err __ak_nonnull)
+						    __ak_nonnull int *err)
 {
 	return (unsigned long long)__ak_alloc(size, 1, err);
 }
 
 __ak_global unsigned long long __ak_alloc_nosleep(unsigned long long size,
-						  int *err __ak_nonnull)
+						  __ak_nonnull int *err)
 {
 	return (unsigned long long)__ak_alloc(size, 0, err);
 }
@@ -463,6 +463,8 @@ static __ak_always_inline void __arena *ak_alloc(unsigned long long size)
  * @size: bytes wanted, at most AK_ALLOC_MAX_SMALL
  * @err: as for ak_alloc_err; -ENOMEM means the pool is empty (fill it with
  *	ak_alloc_reserve) and -E2BIG a size above AK_ALLOC_MAX_SMALL
+ *
+ * Return: the object, or NULL (see *@err).
  */
 static __ak_always_inline void __arena *ak_alloc_nosleep_err(unsigned long long size, int *err)
 {
@@ -760,7 +762,7 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
  * queued); only a queue whose top kept changing for AK_LOCK_SPINS attempts
  * gives -EBUSY (or -AK_EBUDGET), and the object is then still allocated.
  */
-__ak_global int ak_free(void __arena *ptr __arg_arena)
+__ak_global int ak_free(__arg_arena void __arena *ptr)
 {
 	int err = __ak_free(ptr, 1);
 
@@ -774,7 +776,7 @@ __ak_global int ak_free(void __arena *ptr __arg_arena)
  *
  * Return: as ak_free. Emptied pages stay for reuse or ak_alloc_trim.
  */
-__ak_global int ak_free_nosleep(void __arena *ptr __arg_arena)
+__ak_global int ak_free_nosleep(__arg_arena void __arena *ptr)
 {
 	return __ak_free(ptr, 0);
 }

@@ -256,8 +256,8 @@ static inline int __ak_glob_match_subject(const char __arena *pat,
  * Return: 1 on a match, 0 on none, -AK_EBUDGET if the budget ran out,
  * -EINVAL if @subj->len is over AK_GLOB_SUBJECT_MAX.
  */
-__ak_global int ak_glob_match_subject(const char __arena *pat __arg_arena,
-				      const struct ak_glob_subject *subj __ak_nonnull)
+__ak_global int ak_glob_match_subject(__arg_arena const char __arena *pat,
+				      __ak_nonnull const struct ak_glob_subject *subj)
 {
 	if (subj->len > AK_GLOB_SUBJECT_MAX)
 		return -EINVAL;
@@ -274,8 +274,8 @@ __ak_global int ak_glob_match_subject(const char __arena *pat __arg_arena,
  * loop budget. @len is as for ak_glob_match_len(): a length, or
  * AK_GLOB_NUL_TERMINATED. __weak: several objects may include this header.
  */
-__weak __noinline int ak_glob_match_call(const char __arena *pat __arg_arena,
-					 const char __arena *str __arg_arena,
+__weak __noinline int ak_glob_match_call(__arg_arena const char __arena *pat,
+					 __arg_arena const char __arena *str,
 					 unsigned long long len)
 {
 	return ak_glob_match_len(pat, str, len);

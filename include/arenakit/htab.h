@@ -348,9 +348,9 @@ static inline unsigned long long __arena *__ak_htab_bucket(struct ak_htab __aren
  * Move old bucket @i into the new array. Returns 1 if this call moved it,
  * 0 if it was moved already, or an error (-EBUSY, -AK_EBUDGET).
  */
-__ak_global int __ak_htab_move_bucket(struct ak_htab __arena *h __arg_arena,
-					    struct __ak_htab_table __arena *old __arg_arena,
-					    struct __ak_htab_table __arena *cur __arg_arena,
+__ak_global int __ak_htab_move_bucket(__arg_arena struct ak_htab __arena *h,
+					    __arg_arena struct __ak_htab_table __arena *old,
+					    __arg_arena struct __ak_htab_table __arena *cur,
 					    unsigned long long i)
 {
 	unsigned long long __arena *from = &old->buckets[i & (old->nbuckets - 1)];
@@ -479,13 +479,13 @@ out:
 	return ret;
 }
 
-__ak_global int __ak_htab_migrate_sleepable(struct ak_htab __arena *h __arg_arena,
+__ak_global int __ak_htab_migrate_sleepable(__arg_arena struct ak_htab __arena *h,
 						 unsigned long long hash)
 {
 	return __ak_htab_migrate_impl(h, hash, AK_HTAB_MIGRATE_STEP, 1);
 }
 
-__ak_global int __ak_htab_migrate_nosleep(struct ak_htab __arena *h __arg_arena,
+__ak_global int __ak_htab_migrate_nosleep(__arg_arena struct ak_htab __arena *h,
 					       unsigned long long hash)
 {
 	return __ak_htab_migrate_impl(h, hash, AK_HTAB_MIGRATE_STEP, 0);
@@ -665,9 +665,9 @@ fail:
 }
 
 /* The value's address, or 0 with *@err set. */
-__ak_global unsigned long long __ak_htab_lookup(struct ak_htab __arena *h __arg_arena,
-						    const struct __ak_htab_key *key __ak_nonnull,
-						    int *err __ak_nonnull)
+__ak_global unsigned long long __ak_htab_lookup(__arg_arena struct ak_htab __arena *h,
+						    __ak_nonnull const struct __ak_htab_key *key,
+						    __ak_nonnull int *err)
 {
 	return (unsigned long long)__ak_htab_lookup_impl(h, key, err);
 }
@@ -810,18 +810,18 @@ fail:
 }
 
 /* Two globals: a non-sleepable program must not see the page kfuncs. */
-__ak_global unsigned long long __ak_htab_begin_sleepable(struct ak_htab __arena *h __arg_arena,
-							     const struct __ak_htab_key *key __ak_nonnull,
+__ak_global unsigned long long __ak_htab_begin_sleepable(__arg_arena struct ak_htab __arena *h,
+							     __ak_nonnull const struct __ak_htab_key *key,
 							     unsigned long long flags,
-							     struct __ak_htab_update *u __ak_nonnull)
+							     __ak_nonnull struct __ak_htab_update *u)
 {
 	return (unsigned long long)__ak_htab_update_begin(h, key, flags, 1, u);
 }
 
-__ak_global unsigned long long __ak_htab_begin_nosleep(struct ak_htab __arena *h __arg_arena,
-							   const struct __ak_htab_key *key __ak_nonnull,
+__ak_global unsigned long long __ak_htab_begin_nosleep(__arg_arena struct ak_htab __arena *h,
+							   __ak_nonnull const struct __ak_htab_key *key,
 							   unsigned long long flags,
-							   struct __ak_htab_update *u __ak_nonnull)
+							   __ak_nonnull struct __ak_htab_update *u)
 {
 	return (unsigned long long)__ak_htab_update_begin(h, key, flags, 0, u);
 }
@@ -876,6 +876,10 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
 
 /**
  * ak_htab_update_nosleep - ak_htab_update from any program type
+ * @h: the table
+ * @key: a pointer to the key
+ * @value: a pointer to the value
+ * @flags: as for ak_htab_update
  *
  * New nodes come from the allocator's pool (ak_htab_reserve fills it), so
  * -ENOMEM means the pool is empty. The table never starts growing here,
@@ -915,8 +919,8 @@ static __ak_always_inline int __ak_htab_unlink(struct ak_htab __arena *h, const 
 	return err;
 }
 
-__ak_global int __ak_htab_delete_sleepable(struct ak_htab __arena *h __arg_arena,
-						const struct __ak_htab_key *key __ak_nonnull)
+__ak_global int __ak_htab_delete_sleepable(__arg_arena struct ak_htab __arena *h,
+						__ak_nonnull const struct __ak_htab_key *key)
 {
 	struct ak_htab_node __arena *node;
 	int err = __ak_htab_unlink(h, key, 1, &node);
@@ -924,8 +928,8 @@ __ak_global int __ak_htab_delete_sleepable(struct ak_htab __arena *h __arg_arena
 	return err ? err : ak_free(node);
 }
 
-__ak_global int __ak_htab_delete_nosleep(struct ak_htab __arena *h __arg_arena,
-					      const struct __ak_htab_key *key __ak_nonnull)
+__ak_global int __ak_htab_delete_nosleep(__arg_arena struct ak_htab __arena *h,
+					      __ak_nonnull const struct __ak_htab_key *key)
 {
 	struct ak_htab_node __arena *node;
 	int err = __ak_htab_unlink(h, key, 0, &node);
@@ -934,9 +938,9 @@ __ak_global int __ak_htab_delete_nosleep(struct ak_htab __arena *h __arg_arena,
 }
 
 /* Unlink only: *@node gets the node's address, which the caller frees. */
-__ak_global int __ak_htab_unlink_nosleep(struct ak_htab __arena *h __arg_arena,
-					      const struct __ak_htab_key *key __ak_nonnull,
-					      unsigned long long *node __ak_nonnull)
+__ak_global int __ak_htab_unlink_nosleep(__arg_arena struct ak_htab __arena *h,
+					      __ak_nonnull const struct __ak_htab_key *key,
+					      __ak_nonnull unsigned long long *node)
 {
 	struct ak_htab_node __arena *found;
 	int err = __ak_htab_unlink(h, key, 0, &found);
@@ -945,7 +949,7 @@ __ak_global int __ak_htab_unlink_nosleep(struct ak_htab __arena *h __arg_arena,
 	return err;
 }
 
-__ak_global int __ak_htab_free_nosleep(void __arena *node __arg_arena)
+__ak_global int __ak_htab_free_nosleep(__arg_arena void __arena *node)
 {
 	return ak_free_nosleep(node);
 }
@@ -967,6 +971,8 @@ __ak_global int __ak_htab_free_nosleep(void __arena *node __arg_arena)
 /**
  * ak_htab_delete - remove *@key (sleepable programs: the node's memory may
  * go back to the kernel)
+ * @h: the table
+ * @key: a pointer to the key
  *
  * Return: 0, -ENOENT, -EINVAL, -EBUSY, -AK_EBUDGET.
  */
@@ -988,6 +994,9 @@ __ak_global int __ak_htab_free_nosleep(void __arena *node __arg_arena)
 /**
  * ak_htab_lookup_and_delete - copy the value of *@key to *@value and
  * remove the entry, in one locked step (any program type)
+ * @h: the table
+ * @key: a pointer to the key
+ * @value: where the value goes (its type's size must be the table's)
  *
  * Return: as ak_htab_delete.
  */
@@ -1021,9 +1030,9 @@ struct __ak_htab_locked {
  * The value's address with its bucket locked and the caller counted in as
  * a mover (__ak_htab_unlock ends both), or 0 with @l->err set.
  */
-__ak_global unsigned long long __ak_htab_lookup_lock(struct ak_htab __arena *h __arg_arena,
-							const struct __ak_htab_key *key __ak_nonnull,
-							struct __ak_htab_locked *l __ak_nonnull)
+__ak_global unsigned long long __ak_htab_lookup_lock(__arg_arena struct ak_htab __arena *h,
+							__ak_nonnull const struct __ak_htab_key *key,
+							__ak_nonnull struct __ak_htab_locked *l)
 {
 	struct ak_htab_node __arena *node;
 	unsigned long long __arena *bucket;
@@ -1085,6 +1094,9 @@ static inline void __ak_htab_unlock(struct ak_htab __arena *h, struct __ak_htab_
 
 /**
  * ak_htab_count - the number of entries, in O(1)
+ * @h: the table
+ *
+ * Return: the entries stored (a snapshot while writers run).
  */
 static inline unsigned long long ak_htab_count(const struct ak_htab __arena *h)
 {
@@ -1094,6 +1106,8 @@ static inline unsigned long long ak_htab_count(const struct ak_htab __arena *h)
 /**
  * ak_htab_reserve - keep nodes for @n more entries ready for the _nosleep
  * calls (sleepable programs)
+ * @h: the table
+ * @n: entries the pool should hold nodes for
  *
  * Return: as ak_alloc_reserve.
  */
@@ -1110,7 +1124,7 @@ static inline int ak_htab_reserve(struct ak_htab __arena *h, unsigned long long 
  * rest, so lookups stop reading two arrays and the old one is freed.
  * Return: 0; -EBUSY; -AK_EBUDGET (call again: moved buckets stay moved).
  */
-__ak_global int ak_htab_maintain(struct ak_htab __arena *h __arg_arena)
+__ak_global int ak_htab_maintain(__arg_arena struct ak_htab __arena *h)
 {
 	struct __ak_htab_table __arena *old, *cur;
 	unsigned long long i;
@@ -1157,9 +1171,9 @@ static inline void __ak_htab_cursor_reset(struct ak_htab_cursor *c)
  * the last call (the cursor is reset; ak_htab_delete_current is the change
  * a walk may make); -EBUSY.
  */
-__ak_global int ak_htab_next(struct ak_htab __arena *h __arg_arena, struct ak_htab_cursor *c __ak_nonnull,
-			       void __arena **key __ak_nonnull,
-			       void __arena **value __ak_nonnull)
+__ak_global int ak_htab_next(__arg_arena struct ak_htab __arena *h, __ak_nonnull struct ak_htab_cursor *c,
+			       __ak_nonnull void __arena **key,
+			       __ak_nonnull void __arena **value)
 {
 	struct __ak_htab_table __arena *t;
 	struct ak_htab_node __arena *node;
@@ -1211,7 +1225,7 @@ cut:
  *
  * Return: 0, or as ak_htab_delete (-AK_ESTALE if the cursor is stale).
  */
-__ak_global int ak_htab_delete_current(struct ak_htab __arena *h __arg_arena, struct ak_htab_cursor *c __ak_nonnull)
+__ak_global int ak_htab_delete_current(__arg_arena struct ak_htab __arena *h, __ak_nonnull struct ak_htab_cursor *c)
 {
 	struct ak_htab_node __arena *node;
 	struct __ak_htab_key key;
@@ -1243,7 +1257,7 @@ __ak_global int ak_htab_delete_current(struct ak_htab __arena *h __arg_arena, st
  *
  * Return: 0; -EBUSY; -AK_EBUDGET (call again: what was removed stays so).
  */
-__ak_global int ak_htab_clear(struct ak_htab __arena *h __arg_arena)
+__ak_global int ak_htab_clear(__arg_arena struct ak_htab __arena *h)
 {
 	struct __ak_htab_table __arena *t;
 	struct ak_htab_node __arena *node;
@@ -1285,7 +1299,7 @@ cut:
  *
  * Return: as ak_htab_clear.
  */
-__ak_global int ak_htab_destroy(struct ak_htab __arena *h __arg_arena)
+__ak_global int ak_htab_destroy(__arg_arena struct ak_htab __arena *h)
 {
 	int err = ak_htab_clear(h);
 

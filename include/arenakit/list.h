@@ -64,6 +64,8 @@ static inline void ak_list_init(struct ak_list __arena *list)
 /**
  * ak_list_empty - does @list hold no node?
  * @list: the list
+ *
+ * Return: 1 if @list is empty, 0 if not.
  */
 static inline int ak_list_empty(const struct ak_list __arena *list)
 {
@@ -73,6 +75,8 @@ static inline int ak_list_empty(const struct ak_list __arena *list)
 /**
  * ak_list_len - the number of nodes on @list, in O(1)
  * @list: the list
+ *
+ * Return: the count the list keeps (ak_list_count walks to prove it).
  */
 static inline unsigned long long ak_list_len(const struct ak_list __arena *list)
 {
@@ -220,6 +224,8 @@ static inline void ak_list_splice_init(struct ak_list __arena *from, struct ak_l
 /**
  * ak_list_first - the first node of @list, or NULL if it is empty
  * @list: the list
+ *
+ * Return: the node, or NULL.
  */
 static inline struct ak_list_node __arena *ak_list_first(struct ak_list __arena *list)
 {
@@ -229,6 +235,8 @@ static inline struct ak_list_node __arena *ak_list_first(struct ak_list __arena 
 /**
  * ak_list_last - the last node of @list, or NULL if it is empty
  * @list: the list
+ *
+ * Return: the node, or NULL.
  */
 static inline struct ak_list_node __arena *ak_list_last(struct ak_list __arena *list)
 {
@@ -239,6 +247,8 @@ static inline struct ak_list_node __arena *ak_list_last(struct ak_list __arena *
  * ak_list_next - the node after @node on @list, or NULL after the last
  * @list: the list
  * @node: a node on @list
+ *
+ * Return: the node, or NULL.
  */
 static inline struct ak_list_node __arena *ak_list_next(struct ak_list __arena *list,
 							struct ak_list_node __arena *node)
@@ -451,6 +461,9 @@ fault:
 
 /**
  * ak_list_entry - the structure that embeds @node
+ * @node: a list node
+ * @type: the type of the structure
+ * @member: the name of the node in @type
  */
 #define ak_list_entry(node, type, member) ak_container_of(node, type, member)
 

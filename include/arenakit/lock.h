@@ -91,6 +91,8 @@ static __ak_always_inline void ak_lock_release(struct ak_lock __arena *lock)
 /**
  * ak_lock_is_locked - is @lock held? (a snapshot, for checks and tests)
  * @lock: the lock
+ *
+ * Return: 1 if held, 0 if free.
  */
 static __ak_always_inline int ak_lock_is_locked(const struct ak_lock __arena *lock)
 {
