@@ -16,7 +16,7 @@ export KERNEL ARENAKIT_CACHE
 # Debian packages every target needs; `make deps` installs the missing ones.
 PACKAGES := linux-source-6.12 xz-utils make gcc libc6-dev bc bison flex \
 	libelf-dev libssl-dev zlib1g-dev pahole clang-19 llvm-19 \
-	qemu-system-x86 busybox-static libcriterion-dev pkg-config
+	qemu-system-x86 busybox-static libcriterion-dev pkg-config clang-22
 
 # ... and what the tree's BPF selftests need besides (make kernel-selftests),
 # and the plots of make bench.

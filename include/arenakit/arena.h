@@ -30,14 +30,23 @@
 
 #if defined(__BPF__)
 
+/*
+ * The toolchain, checked before anything else can fail: clang 19 is the
+ * oldest tested (18 has the address-space casts too; Debian 12 has no 18),
+ * and -mcpu=v3 for the atomics of lock.h and alloc.h, which clang lowers
+ * below v3 to "Cannot select: AtomicCmpSwap" (clang's default is v1).
+ */
+#ifndef __BPF_FEATURE_ADDR_SPACE_CAST
+#error "arenakit needs clang 19 or newer for BPF (arena address-space casts)"
+#endif
+#if !defined(__BPF_CPU_VERSION__) || __BPF_CPU_VERSION__ < 3
+#error "arenakit needs -mcpu=v3 or newer (BPF atomics; clang's default is v1)"
+#endif
+
 #if !defined(__VMLINUX_H__) && !defined(_UAPI__LINUX_BPF_H__) && !defined(__LINUX_BPF_H__)
 #include <vmlinux.h>
 #endif
 #include <bpf/bpf_helpers.h>
-
-#ifndef __BPF_FEATURE_ADDR_SPACE_CAST
-#error "arenakit needs clang with address-space casts for BPF (clang-19 -mcpu=v3)"
-#endif
 
 #ifndef __arena
 #define __arena __attribute__((address_space(1)))

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * The compilers and flags the headers support, and the compile-time help
+ * they give: the worked example compiles (never loads) with every clang
+ * Debian 12 offers from the oldest supported (19) up; a wrong -mcpu or an
+ * older clang gets the headers' own message first; misuse the compiler can
+ * see (tests/mistakes/) is reported by it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <criterion/criterion.h>
+
+#define EXAMPLE "bpf/exec_glob/exec_glob.bpf.c"
+
+/* Compile @file for BPF with @clang and @flags: its exit status, output in @out. */
+static int compile(const char *clang, const char *file, const char *flags, char *out,
+		   size_t size)
+{
+	const char *kdir = getenv("ARENAKIT_KDIR");
+	char command[2048];
+	size_t n = 0, got;
+	FILE *p;
+
+	cr_assert(kdir && *kdir, "ARENAKIT_KDIR is not set (make test sets it)");
+	snprintf(command, sizeof(command),
+		 "%s --target=bpf -O2 -g -Wall %s -Iinclude -I%s -I%s/libbpf/include "
+		 "-c %s -o /dev/null 2>&1", clang, flags, kdir, kdir, file);
+	p = popen(command, "r");
+	cr_assert(p, "cannot run %s", command);
+	while (n + 1 < size && (got = fread(out + n, 1, size - 1 - n, p)) > 0)
+		n += got;
+	out[n] = '\0';
+	return pclose(p);
+}
+
+static int installed(const char *clang)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/usr/bin/%s", clang);
+	return !access(path, X_OK);
+}
+
+/* Debian 12's clang 19 and 22: make deps installs both. */
+static void expect_clean_build(const char *clang)
+{
+	static char out[1 << 16];
+	int status;
+
+	cr_assert(installed(clang), "%s is not installed (make deps installs it)", clang);
+	status = compile(clang, EXAMPLE, "-mcpu=v3 -Werror", out, sizeof(out));
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "%s cannot compile the example:\n%s", clang, out);
+	cr_expect_str_empty(out, "%s said:\n%s", clang, out);
+}
+
+Test(toolchain, clang_19_compiles_the_example)
+{
+	expect_clean_build("clang-19");
+}
+
+Test(toolchain, clang_22_compiles_the_example)
+{
+	expect_clean_build("clang-22");
+}
+
+/* What a mistake must print: the headers' or the compiler's words, and whether it stops. */
+static void expect_message(const char *clang, const char *file, const char *flags,
+			   const char *message, int fails)
+{
+	static char out[1 << 16];
+	int status = compile(clang, file, flags, out, sizeof(out));
+
+	cr_expect_eq(WIFEXITED(status) && WEXITSTATUS(status) != 0, fails,
+		     "%s %s: status %#x:\n%s", file, flags, status, out);
+	cr_expect(strstr(out, message), "%s %s: no \"%s\" in:\n%s", file, flags, message, out);
+}
+
+Test(toolchain, mcpu_below_v3_is_refused_before_clang_fails)
+{
+	expect_message("clang-19", EXAMPLE, "-mcpu=v2", "arenakit needs -mcpu=v3", 1);
+	expect_message("clang-19", EXAMPLE, "", "arenakit needs -mcpu=v3", 1);
+}
+
+Test(toolchain, clang_older_than_19_is_refused)
+{
+	static const char *const old[] = { "clang-16", "clang-15", "clang-14", "clang-13" };
+	size_t i;
+	int tried = 0;
+
+	for (i = 0; i < sizeof(old) / sizeof(old[0]); i++) {
+		if (!installed(old[i]))
+			continue;
+		expect_message(old[i], EXAMPLE, "-mcpu=v3", "arenakit needs clang 19 or newer", 1);
+		tried++;
+	}
+	if (!tried)
+		cr_skip_test("no clang older than 19 installed (apt-get install clang-14 to run this)");
+}
+
+Test(toolchain, a_pointer_outside_the_arena_is_a_compile_error)
+{
+	expect_message("clang-19", "tests/mistakes/plain_pointer.bpf.c", "-mcpu=v3",
+		       "changes address space of pointer", 1);
+}
+
+Test(toolchain, a_cursor_of_the_wrong_kind_is_a_warning)
+{
+	expect_message("clang-19", "tests/mistakes/wrong_cursor.bpf.c", "-mcpu=v3",
+		       "incompatible pointer types passing 'struct ak_htab_cursor *' to "
+		       "parameter of type 'struct ak_list_cursor *'", 0);
+	expect_message("clang-19", "tests/mistakes/wrong_cursor.bpf.c", "-mcpu=v3 -Werror",
+		       "incompatible pointer types", 1);
+}

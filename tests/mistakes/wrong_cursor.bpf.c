@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A mistake tests/host/toolchain.c compiles: a hash table's cursor given to a list walk. */
+#include <arenakit/list.h>
+#include <arenakit/htab.h>
+
+struct ak_list __arena_global events;
+
+SEC("syscall")
+int count_with_the_wrong_cursor(void *ctx)
+{
+	struct ak_htab_cursor cursor = {};
+
+	return ak_list_count(&events, &cursor);
+}
+
+char _license[] SEC("license") = "GPL";
