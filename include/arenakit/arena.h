@@ -59,12 +59,21 @@
 #define __arg_arena __attribute((btf_decl_tag("arg:arena")))
 #endif
 
+/*
+ * libbpf 1.5's __ulong() names its enumerator with an unexpanded
+ * __COUNTER__, so two maps using it in one file clash; this one expands it.
+ */
+#define __ak_concat(a, b) a##b
+#define __ak_concat_expanded(a, b) __ak_concat(a, b)
+#define __ak_ulong(name, val)						\
+	enum { __ak_concat_expanded(__ak_unique_value, __COUNTER__) = val } name
+
 #define AK_ARENA_MAP(name, pages, user_addr)				\
 	struct {							\
 		__uint(type, BPF_MAP_TYPE_ARENA);			\
 		__uint(map_flags, BPF_F_MMAPABLE);			\
 		__uint(max_entries, pages);				\
-		__ulong(map_extra, user_addr);				\
+		__ak_ulong(map_extra, user_addr);			\
 	} name SEC(".maps")
 
 /*

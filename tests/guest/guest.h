@@ -52,6 +52,14 @@ int guest_run_on_cpu_until_done(const struct bpf_program *prog, int cpu, void *c
  */
 void guest_require_feature(int feature, const char *patch);
 
+/*
+ * Open the object in @elf, try to load @program alone, and require that
+ * the verifier (or libbpf) refuses it with @reason in its log, and that
+ * the loader's report to the user quotes it.
+ */
+void guest_expect_rejected(const void *elf, size_t size, const char *program,
+			   const char *reason);
+
 /* Seconds before Criterion gives up on one guest test: a hang fails it. */
 #define GUEST_TEST_TIMEOUT 120
 

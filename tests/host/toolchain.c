@@ -15,25 +15,48 @@
 
 #define EXAMPLE "bpf/exec_glob/exec_glob.bpf.c"
 
-/* Compile @file for BPF with @clang and @flags: its exit status, output in @out. */
-static int compile(const char *clang, const char *file, const char *flags, char *out,
-		   size_t size)
+/* Run @command (through sh): its exit status, its output in @out. */
+static int run(const char *command, char *out, size_t size)
 {
-	const char *kdir = getenv("ARENAKIT_KDIR");
-	char command[2048];
 	size_t n = 0, got;
 	FILE *p;
 
-	cr_assert(kdir && *kdir, "ARENAKIT_KDIR is not set (make test sets it)");
-	snprintf(command, sizeof(command),
-		 "%s --target=bpf -O2 -g -Wall %s -Iinclude -I%s -I%s/libbpf/include "
-		 "-c %s -o /dev/null 2>&1", clang, flags, kdir, kdir, file);
 	p = popen(command, "r");
 	cr_assert(p, "cannot run %s", command);
 	while (n + 1 < size && (got = fread(out + n, 1, size - 1 - n, p)) > 0)
 		n += got;
 	out[n] = '\0';
 	return pclose(p);
+}
+
+static const char *kdir(void)
+{
+	const char *dir = getenv("ARENAKIT_KDIR");
+
+	cr_assert(dir && *dir, "ARENAKIT_KDIR is not set (make test sets it)");
+	return dir;
+}
+
+/*
+ * Compile @file for BPF with @clang and @flags into @object (NULL: none):
+ * the exit status, the compiler's output in @out.
+ */
+static int compile_to(const char *clang, const char *file, const char *flags,
+		      const char *object, char *out, size_t size)
+{
+	char command[2048];
+
+	snprintf(command, sizeof(command),
+		 "%s --target=bpf -O2 -g -Wall %s -Iinclude -I%s -I%s/libbpf/include "
+		 "-c %s -o %s 2>&1", clang, flags, kdir(), kdir(), file,
+		 object ? object : "/dev/null");
+	return run(command, out, size);
+}
+
+static int compile(const char *clang, const char *file, const char *flags, char *out,
+		   size_t size)
+{
+	return compile_to(clang, file, flags, NULL, out, size);
 }
 
 static int installed(const char *clang)
@@ -114,4 +137,28 @@ Test(toolchain, a_cursor_of_the_wrong_kind_is_a_warning)
 		       "parameter of type 'struct ak_list_cursor *'", 0);
 	expect_message("clang-19", "tests/mistakes/wrong_cursor.bpf.c", "-mcpu=v3 -Werror",
 		       "incompatible pointer types", 1);
+}
+
+/*
+ * Two arenas in one object (alloc.h's own beside the program's): libbpf
+ * refuses it when it opens the object, so already bpftool gen skeleton
+ * does, which opens it without loading anything.
+ */
+Test(toolchain, an_allocator_beside_an_arena_of_another_name_is_refused)
+{
+	static char out[1 << 16];
+	char object[] = "/tmp/arena_name.XXXXXX", command[1024];
+	int fd = mkstemp(object), status;
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	status = compile_to("clang-19", "tests/mistakes/arena_name.bpf.c", "-mcpu=v3", object,
+			    out, sizeof(out));
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "it compiles:\n%s", out);
+	snprintf(command, sizeof(command), "%s/bpftool gen skeleton %s 2>&1 > /dev/null",
+		 kdir(), object);
+	status = run(command, out, sizeof(out));
+	unlink(object);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) != 0, "bpftool took it:\n%s", out);
+	cr_expect(strstr(out, "only single ARENA map is supported"), "bpftool said:\n%s", out);
 }

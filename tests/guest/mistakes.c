@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * The errors a user meets first when loading, reproduced: each program of
+ * tests/guest/mistakes.bpf.c makes one mistake, and the load must fail
+ * with the message README's troubleshooting section quotes (the build-time
+ * ones are in tests/host/toolchain.c).
+ */
+#include <stdio.h>
+#include <bpf/bpf.h>
+
+#include "guest/guest.h"
+/* The types of the object's arena globals, before its skeleton. */
+#include <arenakit/alloc.h>
+#include <arenakit/list.h>
+#include "mistakes.skel.h"
+
+static void expect_mistake(const char *program, const char *message)
+{
+	size_t size;
+	const void *elf = mistakes__elf_bytes(&size);
+
+	guest_expect_rejected(elf, size, program, message);
+}
+
+Test(mistakes, sleepable_kfunc_from_a_tc_program, .timeout = GUEST_TEST_TIMEOUT)
+{
+	expect_mistake("alloc_in_tc", "program must be sleepable to call sleepable kfunc");
+}
+
+Test(mistakes, matcher_inlined_in_a_walk_loads_now, .timeout = GUEST_TEST_TIMEOUT)
+{
+	struct bpf_object *obj;
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	size_t size;
+	const void *elf = mistakes__elf_bytes(&size);
+	struct bpf_program *prog = guest_load_one(elf, size, "mistakes",
+						  "match_inline_in_a_walk", &obj);
+
+	cr_assert_eq(bpf_prog_get_info_by_fd(bpf_program__fd(prog), &info, &len), 0);
+	printf("match_inline_in_a_walk: %u instructions processed\n", info.verified_insns);
+	cr_expect_lt(info.verified_insns, 1000000);
+	bpf_object__close(obj);
+}
+
+Test(mistakes, zero_stores_merged_into_a_memset, .timeout = GUEST_TEST_TIMEOUT)
+{
+	expect_mistake("zero_neighbours", "invalid mem access 'scalar'");
+}
