@@ -162,3 +162,36 @@ Test(toolchain, an_allocator_beside_an_arena_of_another_name_is_refused)
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) != 0, "bpftool took it:\n%s", out);
 	cr_expect(strstr(out, "only single ARENA map is supported"), "bpftool said:\n%s", out);
 }
+
+/* README's example (the first C block after "## Start here") compiles as it stands. */
+Test(toolchain, the_readme_example_compiles)
+{
+	static char out[1 << 16];
+	char source[] = "/tmp/readme_example.XXXXXX.bpf.c", line[512];
+	FILE *readme = fopen("README.md", "r"), *f;
+	int fd, state = 0, lines = 0, status;
+
+	cr_assert(readme, "cannot open README.md");
+	fd = mkstemps(source, 6);
+	cr_assert_geq(fd, 0);
+	f = fdopen(fd, "w");
+	cr_assert(f);
+	while (state < 3 && fgets(line, sizeof(line), readme)) {
+		if (state == 0 && !strncmp(line, "## Start here", 13))
+			state = 1;
+		else if (state == 1 && !strncmp(line, "```c", 4))
+			state = 2;
+		else if (state == 2 && !strncmp(line, "```", 3))
+			state = 3;
+		else if (state == 2)
+			lines += fputs(line, f) >= 0;
+	}
+	fputs("char _license[] SEC(\"license\") = \"GPL\";\n", f);
+	fclose(f);
+	fclose(readme);
+	cr_assert_eq(state, 3, "no C block after \"## Start here\" in README.md");
+	status = compile("clang-19", source, "-mcpu=v3 -Werror", out, sizeof(out));
+	unlink(source);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "README's example:\n%s", out);
+	cr_expect_leq(lines, 30, "README's example has %d lines", lines);
+}
