@@ -12,6 +12,8 @@ SHELL := /bin/bash
 KERNEL ?= patched
 ARENAKIT_CACHE ?= $(HOME)/.cache/arenakit
 export KERNEL ARENAKIT_CACHE
+# In the recipes' environment, so quotes in them reach the guest's shell intact.
+export CMD ARGS
 
 # Debian packages every target needs; `make deps` installs the missing ones.
 PACKAGES := linux-source-6.12 xz-utils make gcc libc6-dev bc bison flex \
@@ -230,7 +232,7 @@ _run: _all $(KERNEL_FILES)
 	kernel/vm '$(TOOL) info && $(TOOL) glob --stats --check $(GLOB_DEMO_PATTERNS) $(KERNEL_FILES)'
 else
 _run: _all
-	kernel/vm '$(TOOL) $(ARGS)'
+	kernel/vm "$(TOOL) $$ARGS"
 endif
 
 # Every figure of one run, the environment and the plots go to build/bench/.
@@ -240,8 +242,8 @@ _bench: _all $(KERNEL_FILES)
 		--objects $(BUILD)/tests/guest $(BENCH_ARGS)
 
 _vm: _all
-	@test -n "$(CMD)" || { echo "make vm: give a command: make vm CMD='...'"; exit 2; }
-	kernel/vm '$(CMD)'
+	@test -n "$$CMD" || { echo "make vm: give a command: make vm CMD='...'"; exit 2; }
+	kernel/vm "$$CMD"
 
 # The library as users get it: headers and a pkg-config file whose Cflags
 # are for BPF builds (the include path and -mcpu=v3: the headers use
