@@ -29,7 +29,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: exec_glob PATTERN... -- COMMAND [ARG...]\n"
 		"Count the programs COMMAND executes (and their children) whose file name\n"
 		"matches each glob PATTERN (lib/glob.c rules: ? * [...] [!...] \\), in a BPF\n"
-		"tracing program; up to %d patterns of up to %d bytes.\n",
+		"tracing program; up to %d patterns of up to %d bytes. Exits with COMMAND's\n"
+		"status, 1 if exec_glob itself failed, 2 on bad arguments.\n",
 		EXEC_GLOB_RULES, EXEC_GLOB_PATTERN_MAX - 1);
 }
 
@@ -41,12 +42,9 @@ static void usage(FILE *f)
 static int kernel_is_ours(void)
 {
 	struct utsname u;
-	size_t n;
 
-	if (uname(&u))
-		return 0;
-	n = strlen(u.release);
-	return n > 9 && !strcmp(u.release + n - 9, "-arenakit");
+	/* 6.12.118-arenakit, or -arenakit-stock for the unpatched one */
+	return !uname(&u) && strstr(u.release, "-arenakit");
 }
 
 static int run_setup(struct exec_glob_bpf *skel)
@@ -99,7 +97,7 @@ static void report(struct exec_glob_bpf *skel)
 int main(int argc, char **argv)
 {
 	struct exec_glob_bpf *skel;
-	int npatterns, i, err, status;
+	int npatterns, i, err, status = 0;
 
 	for (npatterns = 1; npatterns < argc && strcmp(argv[npatterns], "--"); npatterns++)
 		if (!strcmp(argv[npatterns], "-h") || !strcmp(argv[npatterns], "--help")) {
@@ -161,5 +159,6 @@ int main(int argc, char **argv)
 	report(skel);
 out:
 	exec_glob_bpf__destroy(skel);
-	return err ? 1 : 0;
+	/* As strace and time do: the command's own status once it ran. */
+	return err ? 1 : status;
 }

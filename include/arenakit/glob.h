@@ -79,9 +79,15 @@ cut:
 #define __AK_GLOB_END 256
 
 /*
- * The matcher's body, for a string in the arena (@at a pointer) or in a
- * subject buffer (@at an index); @byte_at(at) reads the byte at @at, which
- * is before @end. The rest is the same code for both.
+ * The matcher's body, for a string in the arena (positions are pointers)
+ * or in a subject buffer (indexes): from @start to @end, @byte_at(at)
+ * reads the byte at position at. The rest is the same code for both.
+ *
+ * c, a byte of the string or __AK_GLOB_END past its end, and p are chars
+ * converted alike, so they are equal exactly when the bytes are (a class
+ * compares them as unsigned, as lib/glob.c does). Converting c to unsigned
+ * char instead gave the verifier ranges to track: 5x the instructions
+ * processed.
  */
 #define __AK_GLOB_MATCH_BODY(pos_type, start, end, byte_at)		\
 	const char __arena *star_pat = 0, *next;			\
@@ -141,13 +147,6 @@ mismatch:								\
 cut:									\
 	return -AK_EBUDGET
 
-/*
- * c, a byte of the string or __AK_GLOB_END past its end, and p are chars
- * converted alike, so they are equal exactly when the bytes are (a class
- * compares them as unsigned, as lib/glob.c does). Converting c to unsigned
- * char instead gave the verifier ranges to track: 5x the instructions
- * processed.
- */
 #define __ak_glob_arena_byte(at) (*(at))
 
 /*

@@ -79,3 +79,12 @@ Test(exec_glob, example_refuses_bad_arguments, .timeout = 60)
 	c = run("--help");
 	cr_expect(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0, "--help: %#x", c.status);
 }
+
+Test(exec_glob, example_exits_with_the_commands_status, .timeout = 60)
+{
+	struct counts c = run("'*/sh' -- /bin/sh -c 'exit 3'");
+
+	cr_expect(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 3, "status %#x", c.status);
+	/* At least: other tests running at the same time may start shells too. */
+	cr_expect_geq(c.rule[0], 1, "*/sh: %llu (counted all the same)", c.rule[0]);
+}
