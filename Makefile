@@ -72,6 +72,8 @@ GUEST_TESTS := $(BUILD)/tests/guest_tests
 # The guest tests run on four CPUs: the lock, allocator and hash table are
 # tested with writers on all of them.
 GUEST_SMP ?= 4
+# ... and 4 GiB: tests/guest/list_huge.c walks 1.6 GB of list nodes.
+GUEST_MEM ?= 4G
 
 # Criterion options: FILTER='suite/test' selects tests, CRITERION_ARGS adds more.
 TEST_ARGS := --color=never $(if $(FILTER),--filter='$(FILTER)') $(CRITERION_ARGS)
@@ -207,7 +209,7 @@ _test: _all
 	echo '== host tests'; \
 	$(HOST_TEST_ENV) $(HOST_TESTS) $(TEST_ARGS) 2>&1 | tee $(BUILD)/host-tests.log || rc=1; \
 	echo '== guest tests (QEMU)'; \
-	SMP=$(GUEST_SMP) kernel/vm '$(GUEST_TESTS) --verbose $(TEST_ARGS) 2>&1' 2>&1 | tee $(BUILD)/guest-tests.log || rc=1; \
+	SMP=$(GUEST_SMP) MEM=$(GUEST_MEM) kernel/vm '$(GUEST_TESTS) --verbose $(TEST_ARGS) 2>&1' 2>&1 | tee $(BUILD)/guest-tests.log || rc=1; \
 	tests/summary.sh $(BUILD)/host-tests.log $(BUILD)/guest-tests.log || rc=1; \
 	exit $$rc
 
@@ -215,7 +217,7 @@ host-test: $(HOST_TESTS)
 	$(HOST_TEST_ENV) $(HOST_TESTS) $(TEST_ARGS) 2>&1
 
 guest-test: _all
-	SMP=$(GUEST_SMP) kernel/vm '$(GUEST_TESTS) $(TEST_ARGS) 2>&1'
+	SMP=$(GUEST_SMP) MEM=$(GUEST_MEM) kernel/vm '$(GUEST_TESTS) $(TEST_ARGS) 2>&1'
 
 # With no ARGS, the main job: the built-in patterns against every path in
 # the kernel source tarball, counted, timed and checked against fnmatch(3).

@@ -605,4 +605,127 @@ fault:
 		___status;						\
 	})
 
+/*
+ * Whole walks in one program run. Each call of a global function starts
+ * with a loop budget of its own, so a walk done in chunks, one global
+ * function call per chunk, goes on past any one frame's budget: the _all
+ * walks below finish a list of any length inside one program run, with no
+ * cursor kept between runs. What bounds them instead: a walk that has
+ * taken more steps than the largest arena can hold nodes (4 GiB of 16-byte
+ * nodes) is going round a cycle, and stops with -ELOOP; the chunks' own
+ * loop (one step per chunk) is bounded by the caller's frame, whose end is
+ * -AK_EBUDGET as ever. Use the cursor forms (ak_list_count ...) where a
+ * program must return between chunks.
+ */
+#define AK_LIST_MAX_NODES (1ULL << 28)
+
+__ak_global long long __ak_list_count_chunk(__arg_arena struct ak_list __arena *list,
+					    __ak_nonnull struct ak_list_cursor *cursor)
+{
+	return ak_list_count(list, cursor);
+}
+
+__ak_global int __ak_list_find_chunk(__arg_arena struct ak_list __arena *list, long key_offset,
+				     unsigned long long key,
+				     __ak_nonnull struct ak_list_cursor *cursor,
+				     __ak_nonnull unsigned long long *found)
+{
+	struct ak_list_node __arena *node = 0;
+	int err = ak_list_find(list, key_offset, key, cursor, &node);
+
+	*found = (unsigned long long)node;
+	return err;
+}
+
+__ak_global int __ak_list_check_chunk(__arg_arena struct ak_list __arena *list,
+				      __ak_nonnull struct ak_list_cursor *cursor,
+				      __ak_nonnull unsigned long long *bad)
+{
+	struct ak_list_node __arena *node = 0;
+	int err = ak_list_check(list, cursor, &node);
+
+	*bad = (unsigned long long)node;
+	return err;
+}
+
+/* Call @chunk until it is not cut; a cycle once @cursor passed AK_LIST_MAX_NODES. */
+#define __ak_list_all(chunk, cursor)					\
+	({								\
+		long long ___ak_r;					\
+									\
+		for (;;) {						\
+			___ak_r = (chunk);				\
+			if (___ak_r != -AK_EBUDGET)			\
+				break;					\
+			if ((cursor).seen > AK_LIST_MAX_NODES) {	\
+				___ak_r = -ELOOP;			\
+				break;					\
+			}						\
+			if (!ak_can_loop)				\
+				break;					\
+		}							\
+		___ak_r;						\
+	})
+
+/**
+ * ak_list_count_all - count the nodes of @list in one call, however many
+ * @list: the list
+ *
+ * Walks in chunks, each a global function call with a loop budget of its
+ * own (see above).
+ *
+ * Return: the number of nodes; -ELOOP if the walk took more steps than
+ * AK_LIST_MAX_NODES (a cycle); -EFAULT on a NULL link; -AK_ESTALE if the
+ * list changed between chunks; -AK_EBUDGET if the caller's own budget ran
+ * out between chunks.
+ */
+static inline long long ak_list_count_all(struct ak_list __arena *list)
+{
+	struct ak_list_cursor cursor = {};
+
+	return __ak_list_all(__ak_list_count_chunk(list, &cursor), cursor);
+}
+
+/**
+ * ak_list_find_all - ak_list_find over the whole of @list in one call
+ * @list: the list
+ * @key_offset: where the key lies from each node (ak_list_key_offset())
+ * @key: the value sought
+ * @found: set to the node, or to NULL when no node has the key
+ *
+ * Return: 0 (see *@found); otherwise as ak_list_count_all.
+ */
+static inline int ak_list_find_all(struct ak_list __arena *list, long key_offset,
+				   unsigned long long key, struct ak_list_node __arena **found)
+{
+	struct ak_list_cursor cursor = {};
+	unsigned long long node = 0;
+	int err;
+
+	err = __ak_list_all(__ak_list_find_chunk(list, key_offset, key, &cursor, &node), cursor);
+	*found = err ? 0 : (struct ak_list_node __arena *)node;
+	return err;
+}
+
+/**
+ * ak_list_check_all - ak_list_check over the whole of @list in one call
+ * @list: the list
+ * @bad: set to the first node whose links disagree (may be NULL)
+ *
+ * Return: 0 if the list is sound; -EINVAL with *@bad set if not;
+ * otherwise as ak_list_count_all.
+ */
+static inline int ak_list_check_all(struct ak_list __arena *list,
+				    struct ak_list_node __arena **bad)
+{
+	struct ak_list_cursor cursor = {};
+	unsigned long long node = 0;
+	int err;
+
+	err = __ak_list_all(__ak_list_check_chunk(list, &cursor, &node), cursor);
+	if (bad)
+		*bad = (struct ak_list_node __arena *)node;
+	return err;
+}
+
 #endif /* __ARENAKIT_LIST_H */

@@ -95,6 +95,9 @@
 #ifndef ERANGE
 #define ERANGE 34
 #endif
+#ifndef ELOOP
+#define ELOOP 40
+#endif
 #ifndef ESTALE
 #define ESTALE 116
 #endif

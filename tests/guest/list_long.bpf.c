@@ -30,6 +30,8 @@ __u64 zero;
 
 long long bare_count;
 long long count_result;
+int find_all_result, check_all_result;
+__u64 found_key;
 struct ak_list_cursor cursor;
 
 SEC("syscall")
@@ -136,6 +138,21 @@ int delete_odd_keys(void *ctx)
 		}
 	}
 	return ak_list_walk_save(pos, &long_list, node, &delete_cursor);
+}
+
+/* The whole list in one run, whatever the kernel's budget: list.h's _all walks. */
+SEC("syscall")
+int whole_walks(void *ctx)
+{
+	struct ak_list_node __arena *found;
+
+	count_result = ak_list_count_all(&long_list);
+	find_all_result = ak_list_find_all(&long_list,
+					   ak_list_key_offset(struct long_item, node, key),
+					   target - 1, &found);
+	found_key = found ? ak_container_of(found, struct long_item, node)->key : ~0ULL;
+	check_all_result = ak_list_check_all(&long_list, 0);
+	return 0;
 }
 
 char _license[] SEC("license") = "GPL";

@@ -100,6 +100,16 @@ Test(list_long, ten_million_nodes_counted_exactly, .timeout = 600)
 		    skel->bss->count_result, runs);
 	cr_expect_null(skel->bss->cursor.pos, "the cursor was not reset");
 
+	/* The _all walks: the whole list in one run, on a count budget too. */
+	run(skel->progs.whole_walks, &retval);
+	cr_expect_eq(skel->bss->count_result, (long long)nodes, "count_all: %lld",
+		     skel->bss->count_result);
+	cr_expect_eq(skel->bss->find_all_result, 0, "find_all: %d", skel->bss->find_all_result);
+	cr_expect_eq(skel->bss->found_key, nodes - 1, "find_all found key %llu",
+		     skel->bss->found_key);
+	cr_expect_eq(skel->bss->check_all_result, 0, "check_all: %d",
+		     skel->bss->check_all_result);
+
 	/* The resumable for_each gets there too. */
 	err = arenakit_run_until_done(skel->progs.walk_resume, MAX_RUNS, &retval, &uruns);
 	cr_expect_eq(err, 0);

@@ -378,3 +378,26 @@ Test(list_host, resume_safe_save_keeps_its_own_deletions_valid)
 	cr_expect_eq(ak_list_walk_save(pos, &list, node, &cursor), 0);
 	expect_values((int[]){ 1, 3, 5, 7 }, 4);
 }
+
+Test(list_host, whole_walks_count_find_and_check)
+{
+	struct ak_list_node *found = NULL, *bad = NULL;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		ak_list_add_tail(&list, &items[i].node);
+	cr_expect_eq(ak_list_count_all(&list), 8);
+	cr_expect_eq(ak_list_find_all(&list, ak_list_key_offset(struct item, node, value), 5,
+				      &found), 0);
+	cr_expect_eq(found, &items[5].node);
+	cr_expect_eq(ak_list_find_all(&list, ak_list_key_offset(struct item, node, value), 9,
+				      &found), 0);
+	cr_expect_null(found);
+	cr_expect_eq(ak_list_check_all(&list, &bad), 0);
+	items[4].node.prev = &items[2].node;	/* a link that disagrees */
+	cr_expect_eq(ak_list_check_all(&list, &bad), -EINVAL);
+	cr_expect_eq(bad, &items[4].node);
+	items[4].node.prev = &items[3].node;
+	items[6].node.next = NULL;		/* a NULL link */
+	cr_expect_eq(ak_list_count_all(&list), -EFAULT);
+}

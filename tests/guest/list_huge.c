@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * Whole walks in one program run: 100M nodes counted and checked exactly
+ * by ak_list_count_all / ak_list_check_all (one run each, on any kernel:
+ * each chunk is a global function call with its own budget), and a cycle
+ * stopped with -ELOOP in seconds. Needs 1.6 GB of arena: make test gives
+ * the VM 4 GiB.
+ */
+#include <stdio.h>
+#include <time.h>
+
+#include "guest/guest.h"
+#include <arenakit/alloc.h>
+#include <arenakit/list.h>
+#include "list_huge.skel.h"
+
+#define NODES 100000000ULL
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void run_once(const struct bpf_program *prog, const char *what)
+{
+	int retval, err = arenakit_run(prog, &retval);
+
+	cr_assert_eq(err, 0, "%s: %s", what, strerror(-err));
+	cr_assert_eq(retval, 0, "%s returned %d", what, retval);
+}
+
+Test(list_huge, hundred_million_nodes_in_one_run_and_a_cycle_stopped, .timeout = 600)
+{
+	struct list_huge *skel = list_huge__open();
+	unsigned int runs;
+	int retval, err;
+	double start;
+
+	cr_assert(skel);
+	cr_assert_eq(arenakit_load_skeleton(skel->skeleton), 0);
+	skel->bss->target = NODES;
+	start = now();
+	err = arenakit_run_until_done(skel->progs.build, 100, &retval, &runs);
+	cr_assert_eq(err, 0, "build: %s", strerror(-err));
+	cr_assert_eq(retval, 0, "build: %d after %u runs", retval, runs);
+	cr_log_info("built %llu nodes in %u runs, %.1f s", NODES, runs, now() - start);
+
+	start = now();
+	run_once(skel->progs.count_all, "count_all");
+	cr_expect_eq(skel->bss->count_result, (long long)NODES, "count_all: %lld",
+		     skel->bss->count_result);
+	cr_log_info("ak_list_count_all: %lld nodes in one run, %.2f s", skel->bss->count_result,
+		    now() - start);
+
+	start = now();
+	run_once(skel->progs.check_all, "check_all");
+	cr_expect_eq(skel->bss->check_result, 0, "check_all: %d", skel->bss->check_result);
+	cr_log_info("ak_list_check_all: %d in one run, %.2f s", skel->bss->check_result,
+		    now() - start);
+
+	run_once(skel->progs.make_cycle, "make_cycle");
+	start = now();
+	run_once(skel->progs.count_all, "count_all on a cycle");
+	cr_expect_eq(skel->bss->count_result, -ELOOP, "count_all on a cycle: %lld",
+		     skel->bss->count_result);
+	cr_log_info("ak_list_count_all on a cycle: %lld after %.2f s", skel->bss->count_result,
+		    now() - start);
+	start = now();
+	run_once(skel->progs.check_all, "check_all on a cycle");
+	cr_expect_neq(skel->bss->check_result, 0, "check_all took a cycle for a list");
+	cr_log_info("ak_list_check_all on a cycle: %d after %.2f s", skel->bss->check_result,
+		    now() - start);
+	run_once(skel->progs.undo_cycle, "undo_cycle");
+	run_once(skel->progs.count_all, "count_all after");
+	cr_expect_eq(skel->bss->count_result, (long long)NODES);
+	list_huge__destroy(skel);
+}
