@@ -1316,4 +1316,99 @@ __ak_global int ak_htab_destroy(__arg_arena struct ak_htab __arena *h)
 	return 0;
 }
 
+/*
+ * A whole-table check in one program run, in chunks as list.h's _all
+ * walks: each chunk a global function call with a loop budget of its own.
+ * A chain walk that took more steps than the largest arena can hold nodes
+ * (4 GiB of 32-byte nodes) is going round a cycle: -ELOOP.
+ */
+#define AK_HTAB_MAX_NODES (1ULL << 27)
+
+/* Where a whole-table check is; zeroed by ak_htab_check_all. */
+struct __ak_htab_check {
+	unsigned long long gen;		/* the table's when the check began */
+	unsigned long long bucket;	/* the next bucket to check */
+	unsigned long long entries;	/* nodes in the buckets before it */
+	unsigned long long steps;	/* nodes visited, cut chunks' included */
+	unsigned long long bad;		/* the first node in the wrong chain */
+};
+
+__ak_global int __ak_htab_check_chunk(__arg_arena struct ak_htab __arena *h,
+				      __ak_nonnull struct __ak_htab_check *c)
+{
+	struct __ak_htab_table __arena *t = h->cur;
+	struct ak_htab_node __arena *node;
+	unsigned long long b, n, mask;
+
+	if (h->gen != c->gen)
+		return -AK_ESTALE;
+	if (h->old)
+		return -EBUSY;	/* a growth began meanwhile */
+	mask = t->nbuckets - 1;
+	for (b = c->bucket + ak_opaque_zero(); b < t->nbuckets; b++) {
+		ak_cond_break_label(cut);
+		n = 0;
+		/* A bucket is counted whole, or again from its start next chunk. */
+		for (node = __ak_htab_node_of(t->buckets[b]); node; node = node->next) {
+			ak_cond_break_label(cut);
+			if ((node->hash & mask) != b) {
+				c->bad = (unsigned long long)node;
+				return -EINVAL;
+			}
+			n++;
+			c->steps++;
+		}
+		c->entries += n;
+		c->bucket = b + 1;
+	}
+	if (c->entries != h->count)
+		return -EINVAL;
+	return 0;
+cut:
+	return -AK_EBUDGET;
+}
+
+/**
+ * ak_htab_check_all - check every chain of @h, in one call (any program)
+ * @h: the table, which no program changes meanwhile
+ * @bad: set to the first node found in a chain its hash does not lead to,
+ *	or NULL (may be NULL)
+ *
+ * Every node must be in the bucket its hash selects, and the nodes must
+ * number ak_htab_count(@h).
+ *
+ * A growth in progress is finished first (ak_htab_maintain).
+ *
+ * Return: 0 if the table is sound; -EINVAL if not (*@bad names the node,
+ * or is NULL when the count is wrong); -ELOOP if a chain went on longer
+ * than any arena holds nodes (a cycle); -AK_ESTALE if the table changed
+ * meanwhile; -EBUSY or -AK_EBUDGET as ak_htab_maintain, or if the
+ * caller's own budget ran out between chunks.
+ */
+static inline int ak_htab_check_all(struct ak_htab __arena *h, struct ak_htab_node __arena **bad)
+{
+	struct __ak_htab_check c = {};
+	int err = ak_htab_maintain(h);	/* a growth in progress is finished first */
+
+	if (bad)
+		*bad = 0;
+	if (err)
+		return err;
+	c.gen = h->gen;
+	for (;;) {
+		err = __ak_htab_check_chunk(h, &c);
+		if (err != -AK_EBUDGET)
+			break;
+		if (c.steps > AK_HTAB_MAX_NODES) {
+			err = -ELOOP;
+			break;
+		}
+		if (!ak_can_loop)
+			break;
+	}
+	if (bad)
+		*bad = (struct ak_htab_node __arena *)c.bad;
+	return err;
+}
+
 #endif /* __ARENAKIT_HTAB_H */

@@ -84,6 +84,46 @@ int test_htab_long_chain_update_keeps_every_key(void *ctx)
 	return 0;
 }
 
+/* The whole-table check: sound, a node in the wrong chain, a chain that cycles. */
+struct ak_htab __arena_global checked;
+
+SEC("syscall")
+int test_htab_check_all_finds_a_wrong_chain_and_a_cycle(void *ctx)
+{
+	struct ak_htab_node __arena *bad = 0, *first, *next;
+	unsigned long long b;
+	__u32 k;
+	__u64 v = 1;
+	int i;
+
+	ak_expect_eq(ak_htab_init(&checked, sizeof(k), sizeof(v), 1024), 0);
+	for (i = zero; i < 1000 && can_loop; i++) {
+		k = i;
+		ak_expect_eq(ak_htab_update(&checked, &k, &v, AK_HTAB_NOEXIST), 0);
+	}
+	ak_expect_eq(ak_htab_check_all(&checked, &bad), 0);
+	for (b = zero; b < checked.cur->nbuckets && can_loop; b++)
+		if (checked.cur->buckets[b])
+			break;
+	first = __ak_htab_node_of(checked.cur->buckets[b & (checked.cur->nbuckets - 1)]);
+	ak_expect(first);
+	if (!first)
+		return 1;
+	first->hash ^= 1;	/* now it leads to the next bucket */
+	ak_expect_eq(ak_htab_check_all(&checked, &bad), -EINVAL);
+	ak_expect(bad == first);
+	first->hash ^= 1;
+	next = first->next;
+	first->next = first;	/* a chain that never ends */
+	ak_expect_eq(ak_htab_check_all(&checked, &bad), -ELOOP);
+	first->next = next;
+	ak_expect_eq(ak_htab_check_all(&checked, &bad), 0);
+	for (i = zero; i < 64 && can_loop; i++)
+		if (ak_htab_destroy(&checked) != -AK_EBUDGET)
+			break;
+	return 0;
+}
+
 /* A walk over every entry, deleting odd keys as it goes; a stale cursor. */
 char __arena_global seen[1000];
 

@@ -303,3 +303,29 @@ Test(htab_host, full_arena_is_enomem_and_the_table_stays_usable)
 	cr_expect_eq(ak_htab_destroy(&table), 0);
 	cr_expect_eq(ak_allocator.stats.objects, 0);
 }
+
+Test(htab_host, check_all_finds_a_node_in_the_wrong_chain_and_a_wrong_count)
+{
+	struct ak_htab_node *bad = NULL, *first = NULL;
+	unsigned long long b;
+	uint32_t k;
+	uint64_t v = 1;
+
+	cr_assert_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 256), 0);
+	for (k = 0; k < 200; k++)
+		cr_assert_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), 0);
+	cr_expect_eq(ak_htab_check_all(&table, &bad), 0);
+	for (b = 0; b < table.cur->nbuckets && !first; b++)
+		first = __ak_htab_node_of(table.cur->buckets[b]);
+	cr_assert(first);
+	first->hash ^= 1;
+	cr_expect_eq(ak_htab_check_all(&table, &bad), -EINVAL);
+	cr_expect_eq(bad, first);
+	first->hash ^= 1;
+	table.count++;
+	cr_expect_eq(ak_htab_check_all(&table, &bad), -EINVAL, "a count the chains disagree with");
+	cr_expect_null(bad);
+	table.count--;
+	cr_expect_eq(ak_htab_check_all(&table, &bad), 0);
+	cr_expect_eq(ak_htab_destroy(&table), 0);
+}
