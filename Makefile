@@ -79,6 +79,7 @@ GUEST_MEM ?= 4G
 TEST_ARGS := --color=never $(if $(FILTER),--filter='$(FILTER)') $(CRITERION_ARGS)
 
 .PHONY: all test run vm deps help clean kernel-clean kernel-selftests bench _bench
+.PHONY: stress _stress
 .PHONY: _all _test _run _vm kernel bpf tool tests host-test guest-test example
 .PHONY: install uninstall flags
 
@@ -94,6 +95,8 @@ help:
 	@echo 'make deps       install the Debian packages only'
 	@echo 'make bench      measure everything in the VM, side by side: a table, then'
 	@echo '                  build/bench/results.json and plots; BENCH_RUNS=5 BENCH_ARGS=walk'
+	@echo 'make stress     arenakit stress, every scenario, lists up to 100M items, in a'
+	@echo '                  6 GiB VM; STRESS_ARGS= other arguments (make run ARGS="stress --help")'
 	@echo "make kernel-selftests  the tree's BPF selftests on the stock and patched"
 	@echo '                  kernels, side by side (long the first time)'
 	@echo 'make install    the headers and arenakit.pc under PREFIX=$(PREFIX) (DESTDIR too);'
@@ -112,6 +115,9 @@ run: deps
 	@$(MAKE) --no-print-directory _run
 vm: deps
 	@$(MAKE) --no-print-directory _vm
+
+stress: deps
+	@$(MAKE) --no-print-directory _stress
 
 bench:
 	@$(MAKE) --no-print-directory deps PACKAGES='$(PACKAGES) $(BENCH_PACKAGES)'
@@ -242,6 +248,11 @@ BENCH_RUNS ?= 5
 _bench: _all $(KERNEL_FILES)
 	bench/run.sh $(BUILD)/bench --runs $(BENCH_RUNS) --glob-input $(KERNEL_FILES) \
 		--objects $(BUILD)/tests/guest $(BENCH_ARGS)
+
+# 100M items of 24 bytes: 2.4 GB of arena, so the VM gets 6 GiB.
+STRESS_ARGS ?= --size 100000000 all
+_stress: _all
+	SMP=2 MEM=6G kernel/vm "$(TOOL) stress $(STRESS_ARGS)"
 
 _vm: _all
 	@test -n "$$CMD" || { echo "make vm: give a command: make vm CMD='...'"; exit 2; }

@@ -12,6 +12,7 @@ static const struct command commands[] = {
 	{ "info", cmd_info, "describe the kernel: release, BTF, arena, may_goto, loop budget" },
 	{ "glob", cmd_glob, "print lines matching glob patterns (lib/glob.c, in BPF)" },
 	{ "bench", cmd_bench, "measure loops, walks, hash table, allocator, glob, verifier cost" },
+	{ "stress", cmd_stress, "drive the structures to their edges: nothing may be silent" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

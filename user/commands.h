@@ -12,6 +12,7 @@ struct command {
 int cmd_info(int argc, char **argv);
 int cmd_glob(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_stress(int argc, char **argv);
 
 /* True if argv asks for help (-h or --help anywhere). */
 int wants_help(int argc, char **argv);

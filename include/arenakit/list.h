@@ -399,17 +399,39 @@ fault:
 	return __ak_list_walk_end(cursor, list, pos, 0, -EFAULT);
 }
 
+/*
+ * @pos->next is @next, but @next->prev is not @pos: which link is wrong?
+ * If @next's prev links forward to @next, @next is where it belongs and
+ * @pos's next is wrong (a cycle, a stray link); if @next's own next links
+ * back to it, @next is a node whose prev is wrong; otherwise @next is no
+ * node at all (garbage), and @pos holds the bad link.
+ */
+static inline struct ak_list_node __arena *__ak_list_culprit(struct ak_list_node __arena *pos,
+							     struct ak_list_node __arena *next)
+{
+	struct ak_list_node __arena *prev = next->prev, *after = next->next;
+
+	if (prev && prev->next == next)
+		return pos;
+	if (after && after->prev == next)
+		return next;
+	return pos;
+}
+
 /**
  * ak_list_check - verify every link of @list, and its length
  * @list: the list
  * @cursor: where a cut walk resumes (NULL: no resuming)
- * @bad: set to the first node whose links disagree (may be NULL)
+ * @bad: set to the first node whose links disagree (may be NULL): the node
+ *	holding a link to something that is not a node, or whose next leads
+ *	to a node linked in elsewhere; a node whose own prev is wrong
  *
  * Each node's next must point back at it through prev, and the nodes must
  * number ak_list_len(@list).
  * Return: 0 if the list is sound; -EINVAL with *@bad set if not (the head
- * node when only the length is wrong); -EFAULT on a NULL link (*@bad: the
- * node holding it); -AK_EBUDGET if cut; -AK_ESTALE as ak_list_count.
+ * node when only the length is wrong); -EFAULT on a link to no node (NULL,
+ * or memory that reads as 0, as a freed arena page does; *@bad: the node
+ * holding the link); -AK_EBUDGET if cut; -AK_ESTALE as ak_list_count.
  */
 static inline int ak_list_check(struct ak_list __arena *list, struct ak_list_cursor *cursor,
 				struct ak_list_node __arena **bad)
@@ -428,14 +450,15 @@ static inline int ak_list_check(struct ak_list __arena *list, struct ak_list_cur
 	for (;;) {
 		ak_cond_break_label(cut);
 		next = pos->next;
+		/* A link to no node (NULL, or memory that reads as 0): pos is the bad one. */
 		if (!next || !next->prev) {
 			if (bad)
-				*bad = next ? next : pos;
+				*bad = pos;
 			goto fault;
 		}
 		if (next->prev != pos) {
 			if (bad)
-				*bad = next;
+				*bad = __ak_list_culprit(pos, next);
 			__ak_list_cursor_reset(cursor);
 			return -EINVAL;
 		}

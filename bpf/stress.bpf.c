@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The BPF side of `arenakit stress` (user/stress.c): a list of up to 134M
+ * items built run by run, every kind of walk over it, links broken on
+ * purpose (cycles, garbage, page 0, freed pages), and the glob matcher on
+ * inputs user space writes. Every result is a count or an error, and user
+ * space checks that no walk ever returns a wrong count without one.
+ */
+#include "stress.h"
+#define AK_ARENA_PAGES STRESS_ARENA_PAGES
+#include <arenakit/alloc.h>
+#include <arenakit/glob.h>
+
+struct ak_list __arena_global list;
+struct stress_item __arena *__arena_global slabs[STRESS_MAX_SLABS];
+char __arena_global glob_pattern[STRESS_GLOB_BYTES];
+char __arena_global glob_string[STRESS_GLOB_BYTES];
+
+__u64 target;				/* items wanted (build) */
+__u64 built;
+__u64 zero;
+long long walk_result[STRESS_WALKS];
+struct ak_list_cursor cursor;		/* count_resume's, between runs */
+long long resume_result;
+
+__u64 link_index, link_target;		/* set_link's arguments */
+__u32 link_kind;
+struct ak_list_node __arena *saved_next;	/* what set_link replaced */
+__u64 bad_index;			/* check_all's bad node, as an index (~0: none) */
+__u64 glob_len;
+int glob_result;
+
+/*
+ * Link up to @n more items, from the slab the list ends in (a new one when
+ * that is full), so that item i is always slab i / STRESS_SLAB_ITEMS,
+ * entry i % STRESS_SLAB_ITEMS. A global function: a budget per call.
+ */
+__noinline long long add_items(__u64 n)
+{
+	__u64 first = built, s = first / STRESS_SLAB_ITEMS, at = first % STRESS_SLAB_ITEMS, i;
+	struct stress_item __arena *slab;
+
+	if (s >= STRESS_MAX_SLABS)
+		return -ENOSPC;
+	slab = slabs[s];
+	if (!at || !slab) {
+		slab = ak_alloc(STRESS_SLAB_ITEMS * sizeof(*slab));
+		if (!slab)
+			return -ENOMEM;
+		slabs[s] = slab;
+	}
+	for (i = zero; i < n && at + i < STRESS_SLAB_ITEMS && can_loop; i++) {
+		slab[at + i].key = first + i;
+		ak_list_add_tail(&list, &slab[at + i].node);
+	}
+	return i;
+}
+
+/* Grow the list to @target items, STRESS_ITEMS_PER_RUN a run (slab-aligned). */
+SEC("syscall")
+int build(void *ctx)
+{
+	__u64 stop = built + STRESS_ITEMS_PER_RUN;
+	long long added;
+
+	if (!built)
+		ak_list_init(&list);
+	while (built < target && built < stop && can_loop) {
+		added = add_items(target - built);
+		if (added < 0)
+			return added;
+		built += added;
+	}
+	return built < target ? -AK_EBUDGET : 0;
+}
+
+static struct stress_item __arena *item(__u64 index)
+{
+	struct stress_item __arena *slab = slabs[(index / STRESS_SLAB_ITEMS) & (STRESS_MAX_SLABS - 1)];
+
+	return slab ? &slab[index % STRESS_SLAB_ITEMS] : 0;
+}
+
+/* Global, so each walk has a frame (and budget) of its own. */
+__noinline long long walk_for_each(void)
+{
+	struct stress_item __arena *it;
+	long long n = zero, status;
+
+	ak_list_for_each_entry(it, &list, node)
+		n++;
+	status = ak_list_walk_status(it, &list, node);
+	return status ? status : n;
+}
+
+__noinline long long walk_count_once(void)
+{
+	return ak_list_count(&list, 0);
+}
+
+SEC("syscall")
+int walks(void *ctx)
+{
+	struct ak_list_node __arena *node = 0;
+	long long err;
+
+	walk_result[STRESS_COUNT_ONCE] = walk_count_once();
+	walk_result[STRESS_COUNT_ALL] = ak_list_count_all(&list);
+	walk_result[STRESS_FOR_EACH] = walk_for_each();
+	err = ak_list_find_all(&list, ak_list_key_offset(struct stress_item, node, key), ~0ULL,
+			       &node);
+	walk_result[STRESS_FIND_ALL] = err ? err : node ? -EEXIST : 0;
+	walk_result[STRESS_CHECK_ALL] = ak_list_check_all(&list, &node);
+	bad_index = node && node != &list.head ?
+		    ak_container_of(node, struct stress_item, node)->key : ~0ULL;
+	return 0;
+}
+
+/* ak_list_count with a cursor, one run at a time: user space reruns it. */
+SEC("syscall")
+int count_resume(void *ctx)
+{
+	resume_result = ak_list_count(&list, &cursor);
+	return 0;
+}
+
+SEC("syscall")
+int set_link(void *ctx)
+{
+	struct stress_item __arena *it = item(link_index), *to;
+	char __arena *page;
+
+	if (!it)
+		return -EINVAL;
+	if (link_kind == STRESS_LINK_RESTORE) {
+		if (saved_next)
+			it->node.next = saved_next;
+		saved_next = 0;
+		return 0;
+	}
+	if (!saved_next)
+		saved_next = it->node.next;
+	switch (link_kind) {
+	case STRESS_LINK_ITEM:
+		to = item(link_target);
+		if (!to)
+			return -EINVAL;
+		it->node.next = &to->node;
+		return 0;
+	case STRESS_LINK_VALUE:
+		it->node.next = (struct ak_list_node __arena *)link_target;
+		return 0;
+	case STRESS_LINK_PAGE0:
+		/* The arena's first page: the upper half of any arena address. */
+		it->node.next = (struct ak_list_node __arena *)
+			(((__u64)it & ~0xffffffffULL) | (link_target & 0xff8));
+		return 0;
+	case STRESS_LINK_FREED:
+		page = ak_alloc(2 * AK_PAGE_SIZE);	/* whole pages of its own */
+		if (!page)
+			return -ENOMEM;
+		ak_free(page);
+		it->node.next = (struct ak_list_node __arena *)(page + 64);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+SEC("syscall")
+int glob_one(void *ctx)
+{
+	glob_result = ak_glob_match_call(glob_pattern, glob_string,
+					 glob_len < STRESS_GLOB_BYTES ? glob_len : 0);
+	return 0;
+}
+
+char _license[] SEC("license") = "GPL";

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * What bpf/stress.bpf.c and `arenakit stress` (user/stress.c) share: the
+ * list entry, the walks, and the ways a link can be broken.
+ */
+#ifndef ARENAKIT_STRESS_H
+#define ARENAKIT_STRESS_H
+
+#include <arenakit/list.h>
+
+#define STRESS_ARENA_PAGES (1 << 20)	/* 4 GiB of address space, the most */
+#define STRESS_SLAB_ITEMS 65536		/* items per allocation (1.5 MiB) */
+#define STRESS_MAX_SLABS 2048		/* 134M items at most */
+#define STRESS_ITEMS_PER_RUN (16ULL << 20)	/* a build run's share: short runs */
+#define STRESS_GLOB_BYTES 8192		/* pattern and string buffers */
+
+struct stress_item {
+	struct ak_list_node node;
+	unsigned long long key;		/* its index in the list */
+};
+
+/* The walks each scenario runs over the list; each result is a count or an error. */
+enum stress_walk {
+	STRESS_COUNT_ONCE,	/* ak_list_count, no cursor: one frame's budget */
+	STRESS_COUNT_ALL,	/* ak_list_count_all: chunks, one run */
+	STRESS_FOR_EACH,	/* ak_list_for_each_entry + ak_list_walk_status */
+	STRESS_FIND_ALL,	/* ak_list_find_all of a key no item has: 0 = not found */
+	STRESS_CHECK_ALL,	/* ak_list_check_all: 0 = sound */
+	STRESS_WALKS
+};
+
+/* How set_link breaks the next link of item @index. */
+enum stress_link {
+	STRESS_LINK_ITEM,	/* to item @target: a cycle when target <= index */
+	STRESS_LINK_VALUE,	/* to the value @target: garbage */
+	STRESS_LINK_PAGE0,	/* into the arena's page 0, never allocated */
+	STRESS_LINK_FREED,	/* into a page allocated and freed again */
+	STRESS_LINK_RESTORE,	/* back as it was */
+};
+
+#endif

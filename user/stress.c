@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * arenakit stress: drive the structures to their edges and check that
+ * nothing is silent: every walk either finishes with the right answer or
+ * returns an error (the budget's -AK_EBUDGET, -ELOOP for a cycle, -EFAULT
+ * for a link to nowhere), never a wrong count without one. Scenarios in
+ * this version: long, cycle, corrupt, glob-worst (bpf/stress.bpf.c).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+
+#include "commands.h"
+#include "loader.h"
+#include <arenakit/alloc.h>
+#include <arenakit/glob.h>
+#include "stress.h"
+#include "stress.skel.h"
+
+#define DEFAULT_SEED 20261203u
+#define DEFAULT_SIZE 10000000ULL
+#define MAX_RUNS 1000
+
+struct row {
+	const char *scenario;
+	char what[48];
+	unsigned long long size;
+	int checks, ok, truncated, broken;
+	double seconds;
+};
+
+struct stress_run {
+	struct stress *skel;
+	unsigned int seed;
+	unsigned long long max_size;
+	int quick, tty;
+	struct row rows[64];
+	int nrows;
+};
+
+static const char *const walk_names[STRESS_WALKS] = {
+	[STRESS_COUNT_ONCE] = "ak_list_count (one frame)",
+	[STRESS_COUNT_ALL] = "ak_list_count_all",
+	[STRESS_FOR_EACH] = "ak_list_for_each_entry",
+	[STRESS_FIND_ALL] = "ak_list_find_all (absent)",
+	[STRESS_CHECK_ALL] = "ak_list_check_all",
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A progress line: rewritten in place on a terminal, one line each otherwise. */
+static void progress(struct stress_run *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(s->tty ? "\r\033[K" : "", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(s->tty ? "" : "\n", stderr);
+}
+
+static struct row *row(struct stress_run *s, const char *scenario, const char *what,
+		       unsigned long long size)
+{
+	struct row *r = &s->rows[s->nrows < 63 ? s->nrows++ : 63];
+
+	memset(r, 0, sizeof(*r));
+	r->scenario = scenario;
+	snprintf(r->what, sizeof(r->what), "%s", what);
+	r->size = size;
+	r->seconds = now();
+	return r;
+}
+
+/* One invariant: held, held by reporting the cut, or broken (printed). */
+static void verdict(struct row *r, int ok, int truncated, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->checks++;
+	if (ok) {
+		r->ok++;
+		return;
+	}
+	if (truncated) {
+		r->truncated++;
+		return;
+	}
+	r->broken++;
+	fprintf(stderr, "\narenakit stress: BROKEN: %s %s (%llu): ", r->scenario, r->what,
+		r->size);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int run(const struct bpf_program *prog)
+{
+	int retval, err = arenakit_run(prog, &retval);
+
+	return err ? err : retval;
+}
+
+static int build_to(struct stress_run *s, unsigned long long n)
+{
+	unsigned int runs;
+	int retval, err;
+
+	s->skel->bss->target = n;
+	err = arenakit_run_until_done(s->skel->progs.build, MAX_RUNS, &retval, &runs);
+	if (err || retval) {
+		fprintf(stderr, "arenakit stress: building %llu items: %s\n", n,
+			strerror(-(err ? err : retval)));
+		return err ? err : retval;
+	}
+	return 0;
+}
+
+/* ak_list_count with a cursor, rerun until it is not cut (at most @max_runs runs). */
+static long long count_resume(struct stress_run *s, unsigned int max_runs, unsigned int *runs)
+{
+	memset(&s->skel->bss->cursor, 0, sizeof(s->skel->bss->cursor));
+	for (*runs = 1; ; (*runs)++) {
+		if (run(s->skel->progs.count_resume))
+			return -EIO;
+		if (s->skel->bss->resume_result != -AK_EBUDGET || *runs >= max_runs)
+			return s->skel->bss->resume_result;
+	}
+}
+
+/* long: every walk of a sound list gives its length, or says it was cut. */
+static int scenario_long(struct stress_run *s)
+{
+	static const unsigned long long sizes[] = { 1000, 65536, 1000000, 10000000,
+						    100000000 };
+	long long *w = s->skel->bss->walk_result, got;
+	unsigned long long n;
+	unsigned int runs;
+	struct row *r;
+	size_t i;
+	int k;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		n = sizes[i] < s->max_size ? sizes[i] : s->max_size;
+		if (i && n <= sizes[i - 1])
+			break;
+		progress(s, "long: building %llu items", n);
+		if (build_to(s, n))
+			return -1;
+		r = row(s, "long", "6 walks of a sound list", n);
+		progress(s, "long: walking %llu items", n);
+		if (run(s->skel->progs.walks))
+			return -1;
+		for (k = 0; k < STRESS_WALKS; k++) {
+			got = w[k];
+			if (k == STRESS_FIND_ALL || k == STRESS_CHECK_ALL)
+				verdict(r, got == 0, 0, "%s: %lld, want 0", walk_names[k], got);
+			else
+				verdict(r, got == (long long)n,
+					k != STRESS_COUNT_ALL && got == -AK_EBUDGET,
+					"%s: %lld, want %llu or -AK_EBUDGET", walk_names[k], got, n);
+		}
+		got = count_resume(s, MAX_RUNS, &runs);
+		verdict(r, got == (long long)n, 0, "ak_list_count with a cursor: %lld after %u runs",
+			got, runs);
+		r->seconds = now() - r->seconds;
+		if (n == s->max_size)
+			break;
+	}
+	return 0;
+}
+
+/* Every walk of the broken list must end with an error; a count is a silent lie. */
+static void expect_errors(struct stress_run *s, struct row *r, unsigned long long index,
+			  int want_bad)
+{
+	long long *w = s->skel->bss->walk_result;
+	unsigned int runs;
+	long long got;
+	int k;
+
+	if (run(s->skel->progs.walks)) {
+		verdict(r, 0, 0, "the walks program failed");
+		return;
+	}
+	for (k = 0; k < STRESS_WALKS; k++) {
+		got = w[k];
+		verdict(r, got < 0 && got != -AK_EBUDGET, got == -AK_EBUDGET && k != STRESS_COUNT_ALL &&
+			k != STRESS_FIND_ALL && k != STRESS_CHECK_ALL,
+			"%s: %lld, want an error", walk_names[k], got);
+	}
+	if (want_bad)
+		verdict(r, s->skel->bss->bad_index == index, 0,
+			"ak_list_check_all named item %llu, want %llu",
+			(unsigned long long)s->skel->bss->bad_index, index);
+	got = count_resume(s, 3, &runs);
+	verdict(r, got < 0 && got != -AK_EBUDGET, got == -AK_EBUDGET,
+		"ak_list_count with a cursor: %lld after %u runs", got, runs);
+}
+
+static int set_link(struct stress_run *s, unsigned long long index, int kind,
+		    unsigned long long target)
+{
+	int err;
+
+	s->skel->bss->link_index = index;
+	s->skel->bss->link_kind = kind;
+	s->skel->bss->link_target = target;
+	err = run(s->skel->progs.set_link);
+	if (err)
+		fprintf(stderr, "arenakit stress: set_link: %s\n", strerror(-err));
+	return err;
+}
+
+/* After a restore the list is sound again: the walks say so. */
+static void expect_restored(struct stress_run *s, struct row *r, unsigned long long n)
+{
+	if (set_link(s, s->skel->bss->link_index, STRESS_LINK_RESTORE, 0) ||
+	    run(s->skel->progs.walks)) {
+		verdict(r, 0, 0, "restoring the link failed");
+		return;
+	}
+	verdict(r, s->skel->bss->walk_result[STRESS_COUNT_ALL] == (long long)n &&
+		s->skel->bss->walk_result[STRESS_CHECK_ALL] == 0, 0,
+		"after the restore: count_all %lld, check_all %lld",
+		s->skel->bss->walk_result[STRESS_COUNT_ALL],
+		s->skel->bss->walk_result[STRESS_CHECK_ALL]);
+}
+
+static unsigned long long list_size(struct stress_run *s)
+{
+	return s->skel->bss->built;
+}
+
+/* cycle: the last item's link back into the middle, and an item linked to itself. */
+static int scenario_cycle(struct stress_run *s)
+{
+	unsigned long long n = list_size(s), to;
+	struct row *r;
+
+	if (!n && build_to(s, n = s->max_size < 1000000 ? s->max_size : 1000000))
+		return -1;
+	to = (unsigned long long)rand_r(&s->seed) % n;
+	r = row(s, "cycle", "last item back into the middle", n);
+	progress(s, "cycle: item %llu -> item %llu of %llu", n - 1, to, n);
+	if (set_link(s, n - 1, STRESS_LINK_ITEM, to))
+		return -1;
+	expect_errors(s, r, 0, 0);
+	expect_restored(s, r, n);
+	r->seconds = now() - r->seconds;
+
+	to = (unsigned long long)rand_r(&s->seed) % n;
+	r = row(s, "cycle", "an item linked to itself", n);
+	progress(s, "cycle: item %llu -> itself", to);
+	if (set_link(s, to, STRESS_LINK_ITEM, to))
+		return -1;
+	expect_errors(s, r, 0, 0);
+	expect_restored(s, r, n);
+	r->seconds = now() - r->seconds;
+	return 0;
+}
+
+/* corrupt: a link overwritten with garbage, into page 0, into a freed page. */
+static int scenario_corrupt(struct stress_run *s)
+{
+	static const struct {
+		int kind;
+		const char *what;
+	} kinds[] = {
+		{ STRESS_LINK_VALUE, "a link to garbage" },
+		{ STRESS_LINK_PAGE0, "a link into page 0" },
+		{ STRESS_LINK_FREED, "a link into a freed page" },
+	};
+	unsigned long long n = list_size(s), index, value;
+	struct row *r;
+	size_t i;
+
+	if (!n && build_to(s, n = s->max_size < 1000000 ? s->max_size : 1000000))
+		return -1;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		index = (unsigned long long)rand_r(&s->seed) % n;
+		value = (unsigned long long)rand_r(&s->seed) << 33 | (unsigned int)rand_r(&s->seed);
+		r = row(s, "corrupt", kinds[i].what, n);
+		progress(s, "corrupt: item %llu, %s", index, kinds[i].what);
+		if (set_link(s, index, kinds[i].kind, value))
+			return -1;
+		expect_errors(s, r, index, 1);
+		expect_restored(s, r, n);
+		r->seconds = now() - r->seconds;
+	}
+	return 0;
+}
+
+/*
+ * glob-worst: lib/glob.c backtracks to the last '*' only, so "*a..ab"
+ * against "a..ac" costs (pattern) x (string) steps. In BPF the answer must
+ * be the native header's, or -AK_EBUDGET.
+ */
+static int scenario_glob_worst(struct stress_run *s)
+{
+	static const unsigned int sizes[] = { 64, 256, 1024, 4096, 8000 };
+	char *pat = s->skel->arena->glob_pattern, *str = s->skel->arena->glob_string;
+	unsigned int n, i, m;
+	int want, got, ending;
+	struct row *r;
+	char what[48];
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		n = sizes[i];
+		if (s->quick && n > 256)
+			break;
+		m = n / 2;
+		snprintf(what, sizeof(what), "*a{%u}b against a{%u}c and a{%u}b", m, n, n);
+		r = row(s, "glob-worst", what, n);
+		for (ending = 0; ending < 2; ending++) {
+			pat[0] = '*';
+			memset(pat + 1, 'a', m);
+			pat[m + 1] = 'b';
+			pat[m + 2] = '\0';
+			memset(str, 'a', n);
+			str[n] = ending ? 'b' : 'c';
+			str[n + 1] = '\0';
+			s->skel->bss->glob_len = n + 1;
+			progress(s, "glob-worst: %u x %u", m + 2, n + 1);
+			if (run(s->skel->progs.glob_one))
+				return -1;
+			got = s->skel->bss->glob_result;
+			want = ak_glob_match_len(pat, str, n + 1);
+			verdict(r, got == want, got == -AK_EBUDGET, "BPF %d, native %d", got, want);
+		}
+		r->seconds = now() - r->seconds;
+	}
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	int (*run)(struct stress_run *s);
+} scenarios[] = {
+	{ "long", scenario_long },
+	{ "cycle", scenario_cycle },
+	{ "corrupt", scenario_corrupt },
+	{ "glob-worst", scenario_glob_worst },
+};
+#define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: arenakit stress [--seed N] [--size N] [--quick] SCENARIO...|all\n"
+		"Drive arenakit's structures to their edges in BPF and check that every\n"
+		"walk ends with the right answer or an error, never a silent wrong one.\n"
+		"  long        lists of 1k, 64k, 1M, 10M (up to --size) items, six walks each\n"
+		"  cycle       the last item linked back into the middle; an item to itself\n"
+		"  corrupt     a link to garbage, into page 0, into a freed page\n"
+		"  glob-worst  quadratic glob inputs of 64 to 8000 bytes\n"
+		"  --seed N    the random seed (default %u; printed)\n"
+		"  --size N    the longest list (default %llu; 100000000 needs a 4 GiB VM)\n"
+		"  --quick     small sizes only\n"
+		"Prints a summary table; exits 1 if any invariant broke, 2 on bad usage.\n",
+		DEFAULT_SEED, DEFAULT_SIZE);
+}
+
+static void summary(struct stress_run *s)
+{
+	int i;
+
+	printf("\n%-11s %-42s %11s %6s %5s %9s %6s %8s\n", "scenario", "case", "size", "checks",
+	       "ok", "truncated", "broken", "seconds");
+	for (i = 0; i < s->nrows; i++) {
+		struct row *r = &s->rows[i];
+
+		printf("%-11s %-42s %11llu %6d %5d %9d %6d %8.2f\n", r->scenario, r->what, r->size,
+		       r->checks, r->ok, r->truncated, r->broken, r->seconds);
+	}
+}
+
+int cmd_stress(int argc, char **argv)
+{
+	struct stress_run s = { .seed = DEFAULT_SEED, .max_size = DEFAULT_SIZE };
+	int chosen[N_SCENARIOS] = { 0 }, any = 0, broken = 0, i, err;
+	size_t k;
+	char *end;
+
+	if (wants_help(argc, argv)) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 1; i < argc; i++) {
+		if ((!strcmp(argv[i], "--seed") || !strcmp(argv[i], "--size")) && i + 1 < argc) {
+			unsigned long long v = strtoull(argv[i + 1], &end, 0);
+
+			if (*end || !*argv[i + 1] || !v) {
+				fprintf(stderr, "arenakit stress: %s: not a positive number: %s\n",
+					argv[i], argv[i + 1]);
+				return 2;
+			}
+			if (!strcmp(argv[i], "--seed"))
+				s.seed = v;
+			else
+				s.max_size = v;
+			i++;
+		} else if (!strcmp(argv[i], "--quick")) {
+			s.quick = 1;
+		} else if (!strcmp(argv[i], "all")) {
+			for (k = 0; k < N_SCENARIOS; k++)
+				chosen[k] = any = 1;
+		} else {
+			for (k = 0; k < N_SCENARIOS && strcmp(argv[i], scenarios[k].name); k++)
+				;
+			if (k == N_SCENARIOS) {
+				fprintf(stderr, "arenakit stress: no scenario '%s'\n", argv[i]);
+				usage(stderr);
+				return 2;
+			}
+			chosen[k] = any = 1;
+		}
+	}
+	if (!any) {
+		usage(stderr);
+		return 2;
+	}
+	if (s.quick && s.max_size > 65536)
+		s.max_size = 65536;
+	if (s.max_size > (unsigned long long)STRESS_SLAB_ITEMS * STRESS_MAX_SLABS) {
+		fprintf(stderr, "arenakit stress: --size: at most %llu items\n",
+			(unsigned long long)STRESS_SLAB_ITEMS * STRESS_MAX_SLABS);
+		return 2;
+	}
+	s.tty = isatty(STDERR_FILENO);
+	printf("arenakit stress: seed %u, lists up to %llu items\n", s.seed, s.max_size);
+	fflush(stdout);
+
+	s.skel = stress__open();
+	if (!s.skel) {
+		fprintf(stderr, "arenakit stress: %s\n", strerror(errno));
+		return 1;
+	}
+	err = arenakit_load_skeleton(s.skel->skeleton);
+	for (k = 0; !err && k < N_SCENARIOS; k++)
+		if (chosen[k] && scenarios[k].run(&s))
+			err = -EIO;
+	progress(&s, "%s", "");
+	summary(&s);
+	for (i = 0; i < s.nrows; i++)
+		broken += s.rows[i].broken;
+	stress__destroy(s.skel);
+	if (err) {
+		fprintf(stderr, "arenakit stress: could not run every scenario\n");
+		return 1;
+	}
+	printf("arenakit stress: %s\n", broken ? "invariants BROKEN (see above)" :
+	       "every walk ended right or said why");
+	return broken ? 1 : 0;
+}
