@@ -38,4 +38,16 @@ enum stress_link {
 	STRESS_LINK_RESTORE,	/* back as it was */
 };
 
+/* misuse: what the program injected, and how many of them the library caught. */
+#define STRESS_MISUSE_SLOTS 4096	/* live objects at most (a power of two) */
+
+struct stress_misuse {
+	unsigned long long allocs, frees;		/* legitimate, and succeeded */
+	unsigned long long alloc_failed, free_failed;	/* legitimate, and refused */
+	unsigned long long doubles, doubles_caught;	/* a second free of an object */
+	unsigned long long interiors, interiors_caught;	/* a free inside an object */
+	unsigned long long foreigns, foreigns_caught;	/* a free of an arena global */
+	unsigned long long stales, stales_caught;	/* a cursor resumed after a change */
+};
+
 #endif

@@ -3,8 +3,9 @@
  * arenakit stress: drive the structures to their edges and check that
  * nothing is silent: every walk either finishes with the right answer or
  * returns an error (the budget's -AK_EBUDGET, -ELOOP for a cycle, -EFAULT
- * for a link to nowhere), never a wrong count without one. Scenarios in
- * this version: long, cycle, corrupt, glob-worst (bpf/stress.bpf.c).
+ * for a link to nowhere), never a wrong count without one; misuse is refused
+ * and counted. Scenarios in this version: long, cycle, corrupt, glob-worst,
+ * misuse (bpf/stress.bpf.c).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -346,6 +347,71 @@ static int scenario_glob_worst(struct stress_run *s)
 	return 0;
 }
 
+/*
+ * misuse: a long seeded run of allocations and frees with double,
+ * interior and foreign frees and stale cursors mixed in: each refused,
+ * each counted, and the allocator's accounting back where it was.
+ */
+static int scenario_misuse(struct stress_run *s)
+{
+	struct stress_misuse *m = &s->skel->bss->misuse;
+	struct ak_alloc_stats *st = &s->skel->arena->ak_allocator.stats, before;
+	unsigned long long ops = s->quick ? 20000 : 2000000;
+	unsigned int runs;
+	int retval, err;
+	struct row *r;
+
+	if (!list_size(s) && build_to(s, 1000))	/* for the stale cursors */
+		return -1;
+	before = *st;
+	memset(m, 0, sizeof(*m));
+	s->skel->bss->rng = (s->seed | 1ULL) * 0x9e3779b97f4a7c15ULL;
+	s->skel->bss->ops_left = ops;
+	r = row(s, "misuse", "allocs, frees, misuse mixed in", ops);
+	progress(s, "misuse: %llu operations", ops);
+	err = arenakit_run_until_done(s->skel->progs.misuse_run, MAX_RUNS, &retval, &runs);
+	if (err || retval) {
+		fprintf(stderr, "arenakit stress: misuse: %s\n", strerror(-(err ? err : retval)));
+		return -1;
+	}
+	if (run(s->skel->progs.misuse_teardown))
+		return -1;
+	verdict(r, m->doubles && m->doubles_caught == m->doubles, 0,
+		"double frees: %llu caught of %llu", m->doubles_caught, m->doubles);
+	verdict(r, m->interiors && m->interiors_caught == m->interiors, 0,
+		"interior frees: %llu caught of %llu", m->interiors_caught, m->interiors);
+	verdict(r, m->foreigns && m->foreigns_caught == m->foreigns, 0,
+		"foreign frees: %llu caught of %llu", m->foreigns_caught, m->foreigns);
+	verdict(r, m->stales && m->stales_caught == m->stales, 0,
+		"stale cursors: %llu caught of %llu", m->stales_caught, m->stales);
+	verdict(r, !m->free_failed && !m->alloc_failed, 0,
+		"legitimate calls refused: %llu frees, %llu allocations", m->free_failed,
+		m->alloc_failed);
+	/*
+	 * A second free of an object whose pages already went back to the
+	 * kernel (a large one, or the last of its page) finds no block there:
+	 * it is refused all the same, but counted as a bad free.
+	 */
+	verdict(r, st->double_frees - before.double_frees +
+		st->bad_frees - before.bad_frees == m->doubles + m->interiors + m->foreigns &&
+		st->double_frees - before.double_frees <= m->doubles, 0,
+		"stats: %llu double and %llu bad frees counted, %llu double and %llu other "
+		"injected", st->double_frees - before.double_frees,
+		st->bad_frees - before.bad_frees, m->doubles, m->interiors + m->foreigns);
+	verdict(r, st->objects == before.objects && st->bytes == before.bytes, 0,
+		"after freeing everything: %llu objects, %llu bytes (before: %llu, %llu)",
+		st->objects, st->bytes, before.objects, before.bytes);
+	verdict(r, st->pages == st->slab_pages + st->large_pages, 0,
+		"pages %llu != slab %llu + large %llu", st->pages, st->slab_pages, st->large_pages);
+	printf("misuse: %llu allocations, %llu frees; caught %llu double, %llu interior, "
+	       "%llu foreign frees and %llu stale cursors, in %u runs (stats: %llu double, "
+	       "%llu bad frees)\n", m->allocs, m->frees, m->doubles_caught, m->interiors_caught,
+	       m->foreigns_caught, m->stales_caught, runs, st->double_frees - before.double_frees,
+	       st->bad_frees - before.bad_frees);
+	r->seconds = now() - r->seconds;
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(struct stress_run *s);
@@ -354,6 +420,7 @@ static const struct {
 	{ "cycle", scenario_cycle },
 	{ "corrupt", scenario_corrupt },
 	{ "glob-worst", scenario_glob_worst },
+	{ "misuse", scenario_misuse },
 };
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 
@@ -366,6 +433,8 @@ static void usage(FILE *f)
 		"  cycle       the last item linked back into the middle; an item to itself\n"
 		"  corrupt     a link to garbage, into page 0, into a freed page\n"
 		"  glob-worst  quadratic glob inputs of 64 to 8000 bytes\n"
+		"  misuse      2M random allocations and frees with double, interior and\n"
+		"              foreign frees and stale cursors mixed in\n"
 		"  --seed N    the random seed (default %u; printed)\n"
 		"  --size N    the longest list (default %llu; 100000000 needs a 4 GiB VM)\n"
 		"  --quick     small sizes only\n"
