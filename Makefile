@@ -11,7 +11,7 @@ SHELL := /bin/bash
 
 KERNEL ?= patched
 ARENAKIT_CACHE ?= $(HOME)/.cache/arenakit
-export KERNEL ARENAKIT_CACHE
+export KERNEL ARENAKIT_CACHE KASAN
 # In the recipes' environment, so quotes in them reach the guest's shell intact.
 export CMD ARGS
 
@@ -88,6 +88,7 @@ help:
 	@echo 'make test       ... and run the host tests and, in the VM, the guest tests'
 	@echo '                  FILTER=suite/test  run only matching Criterion tests'
 	@echo '                  KERNEL=stock       use the unpatched 6.12 kernel'
+	@echo '                  KASAN=1            use the kernel with KASAN (its own cache entry)'
 	@echo "make run        boot the VM: arenakit info, then glob over the kernel's file list"
 	@echo "                  ARGS='glob PATTERN FILE'  run any arenakit command instead"
 	@echo "make vm CMD='...'  boot the VM and run a shell command in it"

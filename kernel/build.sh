@@ -13,6 +13,7 @@
 #   SELFTESTS=1            configure for the tree's BPF selftests too
 #                          (tools/testing/selftests/bpf/config*): a larger
 #                          kernel, its own cache entry, for make kernel-selftests
+#   KASAN=1                add kernel/config.kasan (its own cache entry)
 #   ARENAKIT_CACHE         cache root (default $HOME/.cache/arenakit)
 #   JOBS                   parallel make jobs (default: number of CPUs)
 #
@@ -24,6 +25,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 variant=${KERNEL:-patched}
 selftests=${SELFTESTS:-0}
+kasan=${KASAN:-0}
 cache=${ARENAKIT_CACHE:-$HOME/.cache/arenakit}
 jobs=${JOBS:-$(nproc)}
 tarball=/usr/src/linux-source-6.12.tar.xz
@@ -51,6 +53,7 @@ fi
 key=$({
 	echo "$pkgver $variant"
 	[ "$selftests" = 1 ] && echo selftests && cat "$here/config.selftests"
+	[ "$kasan" = 1 ] && echo kasan && cat "$here/config.kasan"
 	cat "$here/config" "$here/build.sh"
 	for p in "${patches[@]}"; do
 		echo "== $p"
@@ -59,6 +62,7 @@ key=$({
 } | sha256sum | cut -c1-12)
 suffix=
 [ "$selftests" = 1 ] && suffix=-selftests
+[ "$kasan" = 1 ] && suffix=$suffix-kasan
 dir=$cache/linux-$pkgver-$variant$suffix-$key
 
 if [ "${1:-}" = --dir ]; then
@@ -120,7 +124,8 @@ stage_config() {
 		tree=("$src/tools/testing/selftests/bpf/config"
 		      "$src/tools/testing/selftests/bpf/config.x86_64")
 	fi
-	log "configuring: tinyconfig + kernel/config${tree:+ + kernel/config.selftests + the selftests config}"
+	[ "$kasan" = 1 ] && cat "$here/config.kasan" >> "$fragment"
+	log "configuring: tinyconfig + kernel/config${tree:+ + kernel/config.selftests + the selftests config}$([ "$kasan" = 1 ] && echo " + kernel/config.kasan")"
 	make -C "$src" -s tinyconfig >&2
 	(cd "$src" && scripts/kconfig/merge_config.sh -m .config "$fragment" "${tree[@]}" \
 		> /dev/null 2>&1)
