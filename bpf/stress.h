@@ -50,4 +50,33 @@ struct stress_misuse {
 	unsigned long long stales, stales_caught;	/* a cursor resumed after a change */
 };
 
+/*
+ * model: batches of random operations on a list and a hash table, which
+ * user space draws, applies to its own model and checks against what the
+ * BPF side returned and left behind.
+ */
+#define STRESS_MODEL_BATCH 4096		/* operations per batch */
+#define STRESS_MODEL_KEYS 2048		/* keys are drawn below this */
+
+enum stress_op_kind {
+	STRESS_OP_LIST_ADD_HEAD,	/* a new item @key at the head */
+	STRESS_OP_LIST_ADD_TAIL,	/* at the tail */
+	STRESS_OP_LIST_DEL,		/* the first item @key, freed: 0 or -ENOENT */
+	STRESS_OP_LIST_POP,		/* the head, freed: its key or -ENOENT */
+	STRESS_OP_LIST_TO_TAIL,		/* the first item @key moved to the tail */
+	STRESS_OP_HTAB_UPDATE,		/* ak_htab_update(@key, @value, @flags) */
+	STRESS_OP_HTAB_DELETE,		/* ak_htab_delete(@key) */
+	STRESS_OP_HTAB_LOOKUP,		/* ak_htab_lookup(@key): the value or the error */
+	STRESS_OP_HTAB_TAKE,		/* ak_htab_lookup_and_delete: the value or the error */
+	STRESS_OP_KINDS
+};
+
+struct stress_op {
+	unsigned int kind;
+	unsigned int flags;
+	unsigned long long key;
+	unsigned long long value;	/* values stay below 2^62: never an error */
+	long long result;
+};
+
 #endif
