@@ -771,11 +771,12 @@ __ak_htab_update_begin(struct ak_htab __arena *h, const struct __ak_htab_key *ke
 		err = -EINVAL;
 		goto fail;
 	}
-	if (sleepable) {
-		err = __ak_htab_grow(h);
-		if (err)
-			goto fail;
-	}
+	/*
+	 * A growth that finds no memory is left to a later update: the table
+	 * works with longer chains, and this entry needs a node only.
+	 */
+	if (sleepable)
+		__ak_htab_grow(h);
 	err = __ak_htab_lock_find_for(h, key, hash, flags, sleepable, &bucket, &node);
 	if (err)
 		goto fail;
@@ -867,7 +868,9 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
  * @value: a pointer to the value (its type's size must be the table's)
  * @flags: AK_HTAB_ANY, AK_HTAB_NOEXIST or AK_HTAB_EXIST
  *
- * May take pages: for a new node, and to grow the table.
+ * May take pages: for a new node, and to grow the table (a growth that
+ * cannot have its pages is tried again by a later update; the entry still
+ * goes in if its node can be had).
  * Return: 0; -EEXIST (NOEXIST, present); -ENOENT (EXIST, absent); -EINVAL
  * (sizes, flags); -ENOMEM; -EBUSY (a bucket lock stayed busy);
  * -AK_EBUDGET.
