@@ -79,4 +79,11 @@ struct stress_op {
 	long long result;
 };
 
+/*
+ * exhaust (bpf/stress_exhaust.bpf.c): an arena of 128 pages, which the
+ * filler can take whole, in at most this many objects.
+ */
+#define STRESS_EXHAUST_PAGES 128
+#define STRESS_EXHAUST_FILLERS 8192
+
 #endif

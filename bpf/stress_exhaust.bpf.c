@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The exhaust scenario of `arenakit stress` (user/stress.c), in an arena of
+ * its own small enough to fill: fill it until no allocation of any size
+ * succeeds, then give the filler back one object at a time (the smallest,
+ * last taken, first), trying an operation after each, so that it meets a
+ * full arena at every point where it allocates. User space checks each
+ * failure: the error, and the structure as it was.
+ */
+#include "stress.h"
+#define AK_ARENA_PAGES STRESS_EXHAUST_PAGES
+#include <arenakit/alloc.h>
+#include <arenakit/htab.h>
+
+struct ak_list __arena_global exhaust_list;
+struct ak_htab __arena_global exhaust_htab;
+void __arena *__arena_global fillers[STRESS_EXHAUST_FILLERS];
+__u32 nfillers;
+__u64 zero;
+
+/* From whole pages down to the smallest block: what ak_alloc can still give. */
+static const unsigned int fill_sizes[] = { 4032, 2008, 1000, 440, 216, 104, 56, 24, 8 };
+
+SEC("syscall")
+int setup(void *ctx)
+{
+	ak_list_init(&exhaust_list);
+	return ak_htab_init(&exhaust_htab, sizeof(__u32), sizeof(__u64), 0);
+}
+
+/* Take memory until no size is left; 0, or -ENOSPC if fillers[] ran out. */
+SEC("syscall")
+int fill(void *ctx)
+{
+	unsigned int i;
+	void __arena *p;
+
+	for (i = zero; i < sizeof(fill_sizes) / sizeof(fill_sizes[0]) && can_loop; i++) {
+		while (nfillers < STRESS_EXHAUST_FILLERS && can_loop) {
+			p = ak_alloc(fill_sizes[i]);
+			if (!p)
+				break;
+			fillers[nfillers++] = p;
+		}
+	}
+	return nfillers < STRESS_EXHAUST_FILLERS ? 0 : -ENOSPC;
+}
+
+/* Free the filler taken last: 0, or -ENOENT when none is left. */
+SEC("syscall")
+int unfill_one(void *ctx)
+{
+	__u32 n = nfillers;
+
+	if (!n || n > STRESS_EXHAUST_FILLERS)
+		return -ENOENT;
+	nfillers = --n;
+	return ak_free(fillers[n]);
+}
+
+__u32 op_key;
+long long op_result;
+
+/* list add: a new item for the tail, or the allocator's error. */
+SEC("syscall")
+int list_add(void *ctx)
+{
+	struct stress_item __arena *it;
+	int err = 0;
+
+	it = ak_alloc_err(sizeof(*it), &err);
+	if (it) {
+		it->key = op_key;
+		ak_list_add_tail(&exhaust_list, &it->node);
+	}
+	op_result = err;
+	return 0;
+}
+
+SEC("syscall")
+int htab_insert(void *ctx)
+{
+	__u32 key = op_key;
+	__u64 value = (__u64)op_key << 8;
+
+	op_result = ak_htab_update(&exhaust_htab, &key, &value, AK_HTAB_NOEXIST);
+	return 0;
+}
+
+long long list_check, htab_check;
+
+SEC("syscall")
+int check(void *ctx)
+{
+	struct ak_list_node __arena *bad_node;
+	struct ak_htab_node __arena *bad_entry;
+
+	list_check = ak_list_check_all(&exhaust_list, &bad_node);
+	htab_check = ak_htab_check_all(&exhaust_htab, &bad_entry);
+	return 0;
+}
+
+SEC("syscall")
+int teardown(void *ctx)
+{
+	struct ak_list_node __arena *node;
+	int err;
+
+	while ((node = ak_list_first(&exhaust_list)) && can_loop) {
+		ak_list_del(&exhaust_list, node);
+		err = ak_free(ak_list_entry(node, struct stress_item, node));
+		if (err)
+			return err;
+	}
+	while (nfillers && nfillers <= STRESS_EXHAUST_FILLERS && can_loop) {
+		err = ak_free(fillers[--nfillers]);
+		if (err)
+			return err;
+	}
+	if (!ak_list_empty(&exhaust_list) || nfillers)
+		return -AK_EBUDGET;
+	return ak_htab_destroy(&exhaust_htab);
+}
+
+char _license[] SEC("license") = "GPL";
