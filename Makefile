@@ -197,7 +197,7 @@ $(BUILD)/tests/guest/registry.o: $(BUILD)/tests/guest/registry.c $(SKELS)
 	$(CC) $(CFLAGS) -Itests -c $< -o $@
 
 $(TOOL): $(TOOL_OBJS)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lpthread
 # The host tests run under AddressSanitizer and UBSan: the allocator's and the
 # list's logic is exercised natively there, so memory errors fail the test.
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -253,7 +253,7 @@ _bench: _all $(KERNEL_FILES)
 # 100M items of 24 bytes: 2.4 GB of arena, so the VM gets 6 GiB.
 STRESS_ARGS ?= --size 100000000 all
 _stress: _all
-	SMP=2 MEM=6G kernel/vm "$(TOOL) stress $(STRESS_ARGS)"
+	SMP=4 MEM=6G kernel/vm "$(TOOL) stress $(STRESS_ARGS)"
 
 _vm: _all
 	@test -n "$$CMD" || { echo "make vm: give a command: make vm CMD='...'"; exit 2; }

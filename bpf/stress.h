@@ -80,6 +80,30 @@ struct stress_op {
 };
 
 /*
+ * concurrent: STRESS_CONC_THREADS writers, each on its own CPU, draw
+ * operations (xorshift64 from the seed and the thread) on one list under
+ * an ak_lock and one hash table, each on keys of its own (so a replay of a
+ * thread's log alone says what it left), and log every result.
+ */
+#define STRESS_CONC_THREADS 4
+#define STRESS_CONC_OPS 65536		/* per thread, at most */
+#define STRESS_CONC_KEYS 512		/* table keys per thread */
+#define STRESS_CONC_OPS_PER_RUN 256	/* a run's share: short runs */
+
+struct stress_conc_thread {
+	unsigned long long rng;		/* the generator's state */
+	unsigned long long done;	/* operations made */
+	unsigned long long ops;		/* operations wanted */
+	unsigned long long pushed;	/* items it added: the next item's number */
+};
+
+/* A thread's item key: its number in the high half, its count below. */
+#define STRESS_CONC_ITEM(tid, n) ((unsigned long long)(tid) << 32 | (n))
+/* A table key and a value that names it: a reader can tell a foreign one. */
+#define STRESS_CONC_KEY(tid, k) ((unsigned int)(tid) << 20 | (k))
+#define STRESS_CONC_VALUE(key, op) ((unsigned long long)(key) << 24 | ((op) & 0xffffff))
+
+/*
  * exhaust (bpf/stress_exhaust.bpf.c): an arena of 128 pages, which the
  * filler can take whole, in at most this many objects.
  */
