@@ -751,4 +751,49 @@ static inline int ak_list_check_all(struct ak_list __arena *list,
 	return err;
 }
 
+/**
+ * AK_LIST_DEFINE_EACH_ALL - define a whole walk that calls @fn for every entry
+ * @name: the walk: long long name(struct ak_list __arena *list, void __arena *ctx)
+ * @type: the entry type
+ * @member: the name of the struct ak_list_node in @type
+ * @fn: long long fn(@type __arena *entry, void __arena *ctx), called for
+ *	each entry in order: 0 goes on; anything else (a positive value, so
+ *	that it is told from the walk's errors) stops the walk and is returned
+ *
+ * BPF has no calls through pointers, so the callback is named when the
+ * walk is defined: this defines the global function name##_chunk (a chunk
+ * of the walk, with a loop budget of its own) and name(), which calls it
+ * until the list ends, as ak_list_count_all does, in one program run. @ctx
+ * is arena memory (the walk's state; it may be NULL). @fn must not change
+ * the list. name() returns 0 when @fn saw every entry, @fn's value if it
+ * stopped the walk, or an error as ak_list_count_all (-ELOOP, -EFAULT,
+ * -AK_ESTALE, -AK_EBUDGET).
+ */
+#define AK_LIST_DEFINE_EACH_ALL(name, type, member, fn)			\
+__ak_global long long name##_chunk(__arg_arena struct ak_list __arena *list,	\
+				   __ak_nonnull struct ak_list_cursor *cursor,	\
+				   __arg_arena void __arena *ctx)		\
+{									\
+	type __arena *pos;						\
+	long long ret = 0;						\
+									\
+	ak_list_for_each_entry_resume(pos, list, member, cursor) {	\
+		ret = fn(pos, ctx);					\
+		if (ret)						\
+			break;						\
+	}								\
+	if (ret) {							\
+		__ak_list_cursor_reset(cursor);				\
+		return ret;						\
+	}								\
+	return ak_list_walk_save(pos, list, member, cursor);		\
+}									\
+									\
+static inline long long name(struct ak_list __arena *list, void __arena *ctx) \
+{									\
+	struct ak_list_cursor cursor = {};				\
+									\
+	return __ak_list_all(name##_chunk(list, &cursor, ctx), cursor);	\
+}
+
 #endif /* __ARENAKIT_LIST_H */

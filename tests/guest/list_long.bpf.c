@@ -9,6 +9,7 @@
 #define AK_ARENA_PAGES 131072	/* 512 MiB: 10M 32-byte blocks and room */
 #include <arenakit/alloc.h>
 #include <arenakit/list.h>
+#include "list_long.h"
 
 struct long_item {
 	struct ak_list_node node;
@@ -138,6 +139,34 @@ int delete_odd_keys(void *ctx)
 		}
 	}
 	return ak_list_walk_save(pos, &long_list, node, &delete_cursor);
+}
+
+/* A callback over the whole list: sums keys, stops (returns 1) at stop_at. */
+struct each_state __arena_global each;
+
+static __always_inline long long sum_key(struct long_item __arena *item,
+					 void __arena *ctx)
+{
+	struct each_state __arena *st = ctx;
+
+	work();		/* as the cut walks above: outlasts one frame's budget */
+	st->sum += item->key;
+	st->visited++;
+	return item->key == st->stop_at;
+}
+
+AK_LIST_DEFINE_EACH_ALL(sum_keys, struct long_item, node, sum_key);
+
+long long each_result;
+
+SEC("syscall")
+int each_all(void *ctx)
+{
+	each.sum = 0;
+	ak_arena_store_barrier();	/* no merged, uncast memset (README) */
+	each.visited = 0;
+	each_result = sum_keys(&long_list, &each);
+	return 0;
 }
 
 /* The whole list in one run, whatever the kernel's budget: list.h's _all walks. */
