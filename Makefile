@@ -97,7 +97,7 @@ help:
 	@echo 'make bench      measure everything in the VM, side by side: a table, then'
 	@echo '                  build/bench/results.json and plots; BENCH_RUNS=5 BENCH_ARGS=walk'
 	@echo 'make stress     arenakit stress, every scenario, lists up to 100M items, in a'
-	@echo '                  6 GiB VM; STRESS_ARGS= other arguments (make run ARGS="stress --help")'
+	@echo '                  4-CPU 6 GiB VM; STRESS_ARGS= other arguments (make run ARGS="stress --help")'
 	@echo "make kernel-selftests  the tree's BPF selftests on the stock and patched"
 	@echo '                  kernels, side by side (long the first time)'
 	@echo 'make install    the headers and arenakit.pc under PREFIX=$(PREFIX) (DESTDIR too);'
