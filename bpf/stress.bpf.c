@@ -11,6 +11,7 @@
 #include <arenakit/alloc.h>
 #include <arenakit/glob.h>
 #include <arenakit/htab.h>
+#include "stress_items.h"
 #include <arenakit/lock.h>
 
 struct ak_list __arena_global list;
@@ -406,17 +407,10 @@ int model_check(void *ctx)
 SEC("syscall")
 int model_teardown(void *ctx)
 {
-	struct ak_list_node __arena *node;
-	int err;
+	int err = stress_free_items(&model_list);
 
-	while ((node = ak_list_first(&model_list)) && can_loop) {
-		ak_list_del(&model_list, node);
-		err = ak_free(ak_list_entry(node, struct stress_item, node));
-		if (err)
-			return err;
-	}
-	if (!ak_list_empty(&model_list))
-		return -AK_EBUDGET;
+	if (err)
+		return err;
 	err = ak_htab_destroy(&model_htab);
 	if (err)
 		return err;
@@ -551,17 +545,10 @@ int conc_check(void *ctx)
 SEC("syscall")
 int conc_teardown(void *ctx)
 {
-	struct ak_list_node __arena *node;
-	int err;
+	int err = stress_free_items(&conc_list);
 
-	while ((node = ak_list_first(&conc_list)) && can_loop) {
-		ak_list_del(&conc_list, node);
-		err = ak_free(ak_list_entry(node, struct stress_item, node));
-		if (err)
-			return err;
-	}
-	if (!ak_list_empty(&conc_list))
-		return -AK_EBUDGET;
+	if (err)
+		return err;
 	return ak_htab_destroy(&conc_htab);
 }
 

@@ -11,6 +11,7 @@
 #define AK_ARENA_PAGES STRESS_EXHAUST_PAGES
 #include <arenakit/alloc.h>
 #include <arenakit/htab.h>
+#include "stress_items.h"
 
 struct ak_list __arena_global exhaust_list;
 struct ak_htab __arena_global exhaust_htab;
@@ -103,21 +104,16 @@ int check(void *ctx)
 SEC("syscall")
 int teardown(void *ctx)
 {
-	struct ak_list_node __arena *node;
-	int err;
+	int err = stress_free_items(&exhaust_list);
 
-	while ((node = ak_list_first(&exhaust_list)) && can_loop) {
-		ak_list_del(&exhaust_list, node);
-		err = ak_free(ak_list_entry(node, struct stress_item, node));
-		if (err)
-			return err;
-	}
+	if (err)
+		return err;
 	while (nfillers && nfillers <= STRESS_EXHAUST_FILLERS && can_loop) {
 		err = ak_free(fillers[--nfillers]);
 		if (err)
 			return err;
 	}
-	if (!ak_list_empty(&exhaust_list) || nfillers)
+	if (nfillers)
 		return -AK_EBUDGET;
 	return ak_htab_destroy(&exhaust_htab);
 }
