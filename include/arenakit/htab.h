@@ -1414,4 +1414,69 @@ static inline int ak_htab_check_all(struct ak_htab __arena *h, struct ak_htab_no
 	return err;
 }
 
+/**
+ * AK_HTAB_DEFINE_EACH_ALL - define a whole walk that calls @fn for every entry
+ * @name: the walk: long long name(struct ak_htab __arena *h, void __arena *ctx)
+ * @fn: long long fn(void __arena *key, void __arena *value, void __arena *ctx),
+ *	called for each entry, bucket by bucket: 0 goes on; anything else (a
+ *	positive value, told from the walk's errors) stops the walk and is
+ *	returned
+ *
+ * As list.h's AK_LIST_DEFINE_EACH_ALL: name##_chunk, a global function with
+ * a loop budget of its own, walks with ak_htab_next until its budget ends;
+ * name() calls it until the table ends, in one program run. @ctx is arena
+ * memory (may be NULL). @fn must not change the table. A walk that visited
+ * more entries than any arena holds nodes (AK_HTAB_MAX_NODES) is going
+ * round a cycle.
+ *
+ * Return (name): 0 when @fn saw every entry; @fn's value if it stopped the
+ * walk; -ELOOP; -AK_ESTALE (the table changed meanwhile); -EBUSY; or
+ * -AK_EBUDGET if the caller's own budget ran out between chunks.
+ */
+#define AK_HTAB_DEFINE_EACH_ALL(name, fn)					\
+__ak_global long long name##_chunk(__arg_arena struct ak_htab __arena *h,	\
+				   __ak_nonnull struct ak_htab_cursor *cursor,	\
+				   __ak_nonnull unsigned long long *seen,	\
+				   __arg_arena void __arena *ctx)		\
+{									\
+	void __arena *key;						\
+	void __arena *value;						\
+	long long ret;							\
+	int err;							\
+									\
+	for (;;) {							\
+		err = ak_htab_next(h, cursor, &key, &value);		\
+		if (err)						\
+			return err == -ENOENT ? 0 : err;		\
+		++*seen;						\
+		ret = fn(key, value, ctx);				\
+		if (ret) {						\
+			__ak_htab_cursor_reset(cursor);			\
+			return ret;					\
+		}							\
+		if (!ak_can_loop)					\
+			return -AK_EBUDGET;				\
+	}								\
+}									\
+									\
+static inline long long name(struct ak_htab __arena *h, void __arena *ctx)	\
+{									\
+	struct ak_htab_cursor cursor = {};				\
+	unsigned long long seen = 0;					\
+	long long ret;							\
+									\
+	for (;;) {							\
+		ret = name##_chunk(h, &cursor, &seen, ctx);		\
+		if (ret != -AK_EBUDGET)					\
+			break;						\
+		if (seen > AK_HTAB_MAX_NODES) {				\
+			ret = -ELOOP;					\
+			break;						\
+		}							\
+		if (!ak_can_loop)					\
+			break;						\
+	}								\
+	return ret;							\
+}
+
 #endif /* __ARENAKIT_HTAB_H */

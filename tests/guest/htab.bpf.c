@@ -178,6 +178,59 @@ int test_htab_walk_and_delete_current(void *ctx)
 }
 
 /* Batches of operations from user space; results in the arena. */
+/* AK_HTAB_DEFINE_EACH_ALL: sum the values, stop (1) at the key ->stop. */
+struct each_sum __arena_global each_state;
+
+static __always_inline long long sum_value(void __arena *key, void __arena *value,
+					   void __arena *ctx)
+{
+	struct each_sum __arena *st = ctx;
+	__u64 i;
+
+	for (i = zero; i < st->work && can_loop; i++)
+		ak_barrier_var(i);
+	st->sum += *(__u64 __arena *)value;
+	st->visited++;
+	st->last = *(__u32 __arena *)key;
+	return st->last == st->stop;
+}
+
+AK_HTAB_DEFINE_EACH_ALL(sum_values, sum_value);
+
+SEC("syscall")
+int test_htab_each_all(void *ctx)
+{
+	__u32 k;
+	__u64 v, want = 0;
+
+	ak_expect_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 16), 0);
+	for (k = zero; k < 3000 && can_loop; k++) {
+		v = k * 7;
+		want += v;
+		ak_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), 0);
+	}
+	/* 3000 x 100,000 steps: more than a frame's budget, count or 250 ms. */
+	each_state.work = 100000;
+	ak_arena_store_barrier();	/* no merged, uncast memset (README) */
+	each_state.stop = ~0ULL;
+	ak_arena_store_barrier();
+	each_state.sum = 0;
+	ak_arena_store_barrier();
+	each_state.visited = 0;
+	ak_expect_eq(sum_values(&table, &each_state), 0);
+	ak_expect_eq(each_state.visited, 3000);
+	ak_expect_eq(each_state.sum, want);
+	/* The callback stops the walk: its value comes back. */
+	each_state.stop = 1234;
+	each_state.work = 0;
+	ak_arena_store_barrier();
+	each_state.visited = 0;
+	ak_expect_eq(sum_values(&table, &each_state), 1);
+	ak_expect_eq(each_state.last, 1234);	/* no entry after it */
+	ak_expect_eq(ak_htab_destroy(&table), 0);
+	return 0;
+}
+
 struct htab_op __arena_global ops[HTAB_MAX_OPS];
 long long __arena_global results[HTAB_MAX_OPS];
 unsigned int nops, next_op;

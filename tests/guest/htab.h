@@ -53,4 +53,10 @@ struct htab_rw_args {
 	unsigned int done;	/* a writer's steps done: the next run resumes here */
 };
 
+/* test_htab_each_all's state, in the arena. */
+struct each_sum {
+	unsigned long long sum, visited, stop, last;
+	unsigned long long work;	/* loop steps per entry, to outlast a budget */
+};
+
 #endif
