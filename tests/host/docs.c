@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <criterion/criterion.h>
 
+#include "command.h"
+
 #define HEADERS "include/arenakit/*.h"
 
 /* Run kernel-doc with @mode on the headers; its output into @out. */
@@ -17,18 +19,11 @@ static int kernel_doc(const char *mode, char *out, size_t size)
 {
 	const char *kdir = getenv("ARENAKIT_KDIR");
 	char command[1024];
-	size_t n = 0, got;
-	FILE *p;
 
 	cr_assert(kdir && *kdir, "ARENAKIT_KDIR is not set (make test sets it)");
 	snprintf(command, sizeof(command), "%s/src/scripts/kernel-doc %s -Wall " HEADERS " 2>&1",
 		 kdir, mode);
-	p = popen(command, "r");
-	cr_assert(p, "cannot run %s", command);
-	while (n + 1 < size && (got = fread(out + n, 1, size - 1 - n, p)) > 0)
-		n += got;
-	out[n] = '\0';
-	return pclose(p);
+	return run_command(command, out, size);
 }
 
 Test(docs, kernel_doc_parses_every_header_without_a_warning)

@@ -12,17 +12,7 @@
 #include <sys/wait.h>
 #include <criterion/criterion.h>
 
-static int run(const char *command, char *out, size_t size)
-{
-	size_t n = 0, got;
-	FILE *p = popen(command, "r");
-
-	cr_assert(p, "cannot run %s", command);
-	while (n + 1 < size && (got = fread(out + n, 1, size - 1 - n, p)) > 0)
-		n += got;
-	out[n] = '\0';
-	return pclose(p);
-}
+#include "command.h"
 
 /* The regular files under @dir. */
 static int count_files(const char *dir)
@@ -30,7 +20,7 @@ static int count_files(const char *dir)
 	char command[512], out[64];
 
 	snprintf(command, sizeof(command), "find '%s' -type f | wc -l", dir);
-	run(command, out, sizeof(out));
+	run_command(command, out, sizeof(out));
 	return atoi(out);
 }
 
@@ -46,7 +36,7 @@ Test(install, destdir_install_pkg_config_and_uninstall)
 	cr_assert_eq(glob("include/arenakit/*.h", 0, NULL, &headers), 0);
 	snprintf(command, sizeof(command),
 		 "make -s --no-print-directory install DESTDIR=%s PREFIX=/opt/ak 2>&1", root);
-	status = run(command, out, sizeof(out));
+	status = run_command(command, out, sizeof(out));
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "make install:\n%s", out);
 	for (i = 0; i < headers.gl_pathc; i++) {
 		snprintf(path, sizeof(path), "%s/opt/ak/include/arenakit/%s", root,
@@ -59,18 +49,18 @@ Test(install, destdir_install_pkg_config_and_uninstall)
 	snprintf(command, sizeof(command),
 		 "PKG_CONFIG_LIBDIR=%s/opt/ak/share/pkgconfig PKG_CONFIG_SYSROOT_DIR=%s "
 		 "pkg-config --cflags arenakit 2>&1", root, root);
-	run(command, out, sizeof(out));
+	run_command(command, out, sizeof(out));
 	snprintf(path, sizeof(path), "-I%s/opt/ak/include -mcpu=v3", root);
 	cr_expect(strstr(out, path), "pkg-config --cflags: %s (want %s)", out, path);
 
 	snprintf(command, sizeof(command),
 		 "make -s --no-print-directory uninstall DESTDIR=%s PREFIX=/opt/ak 2>&1", root);
-	status = run(command, out, sizeof(out));
+	status = run_command(command, out, sizeof(out));
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "make uninstall:\n%s", out);
 	cr_expect_eq(count_files(root), 0, "make uninstall left files in %s", root);
 	snprintf(path, sizeof(path), "%s/opt/ak/include/arenakit", root);
 	cr_expect_neq(access(path, F_OK), 0, "%s is still there", path);
 	globfree(&headers);
 	snprintf(command, sizeof(command), "rm -rf '%s'", root);
-	run(command, out, sizeof(out));
+	run_command(command, out, sizeof(out));
 }

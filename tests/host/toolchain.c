@@ -13,21 +13,9 @@
 #include <sys/wait.h>
 #include <criterion/criterion.h>
 
+#include "command.h"
+
 #define EXAMPLE "bpf/exec_glob/exec_glob.bpf.c"
-
-/* Run @command (through sh): its exit status, its output in @out. */
-static int run(const char *command, char *out, size_t size)
-{
-	size_t n = 0, got;
-	FILE *p;
-
-	p = popen(command, "r");
-	cr_assert(p, "cannot run %s", command);
-	while (n + 1 < size && (got = fread(out + n, 1, size - 1 - n, p)) > 0)
-		n += got;
-	out[n] = '\0';
-	return pclose(p);
-}
 
 static const char *kdir(void)
 {
@@ -50,7 +38,7 @@ static int compile_to(const char *clang, const char *file, const char *flags,
 		 "%s --target=bpf -O2 -g -Wall %s -Iinclude -I%s -I%s/libbpf/include "
 		 "-c %s -o %s 2>&1", clang, flags, kdir(), kdir(), file,
 		 object ? object : "/dev/null");
-	return run(command, out, size);
+	return run_command(command, out, size);
 }
 
 static int compile(const char *clang, const char *file, const char *flags, char *out,
@@ -157,7 +145,7 @@ Test(toolchain, an_allocator_beside_an_arena_of_another_name_is_refused)
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "it compiles:\n%s", out);
 	snprintf(command, sizeof(command), "%s/bpftool gen skeleton %s 2>&1 > /dev/null",
 		 kdir(), object);
-	status = run(command, out, sizeof(out));
+	status = run_command(command, out, sizeof(out));
 	unlink(object);
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) != 0, "bpftool took it:\n%s", out);
 	cr_expect(strstr(out, "only single ARENA map is supported"), "bpftool said:\n%s", out);
