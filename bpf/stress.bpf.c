@@ -395,11 +395,7 @@ long long model_list_check, model_htab_check;
 SEC("syscall")
 int model_check(void *ctx)
 {
-	struct ak_list_node __arena *bad_node;
-	struct ak_htab_node __arena *bad_entry;
-
-	model_list_check = ak_list_check_all(&model_list, &bad_node);
-	model_htab_check = ak_htab_check_all(&model_htab, &bad_entry);
+	stress_check(&model_list, &model_htab, &model_list_check, &model_htab_check);
 	return 0;
 }
 
@@ -407,15 +403,11 @@ int model_check(void *ctx)
 SEC("syscall")
 int model_teardown(void *ctx)
 {
-	int err = stress_free_items(&model_list);
+	int err = stress_teardown(&model_list, &model_htab);
 
-	if (err)
-		return err;
-	err = ak_htab_destroy(&model_htab);
-	if (err)
-		return err;
-	model_ready = 0;
-	return 0;
+	if (!err)
+		model_ready = 0;
+	return err;
 }
 
 /*
@@ -534,22 +526,14 @@ long long conc_list_check, conc_htab_check;
 SEC("syscall")
 int conc_check(void *ctx)
 {
-	struct ak_list_node __arena *bad_node;
-	struct ak_htab_node __arena *bad_entry;
-
-	conc_list_check = ak_list_check_all(&conc_list, &bad_node);
-	conc_htab_check = ak_htab_check_all(&conc_htab, &bad_entry);
+	stress_check(&conc_list, &conc_htab, &conc_list_check, &conc_htab_check);
 	return 0;
 }
 
 SEC("syscall")
 int conc_teardown(void *ctx)
 {
-	int err = stress_free_items(&conc_list);
-
-	if (err)
-		return err;
-	return ak_htab_destroy(&conc_htab);
+	return stress_teardown(&conc_list, &conc_htab);
 }
 
 char _license[] SEC("license") = "GPL";

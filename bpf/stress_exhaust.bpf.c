@@ -93,21 +93,15 @@ long long list_check, htab_check;
 SEC("syscall")
 int check(void *ctx)
 {
-	struct ak_list_node __arena *bad_node;
-	struct ak_htab_node __arena *bad_entry;
-
-	list_check = ak_list_check_all(&exhaust_list, &bad_node);
-	htab_check = ak_htab_check_all(&exhaust_htab, &bad_entry);
+	stress_check(&exhaust_list, &exhaust_htab, &list_check, &htab_check);
 	return 0;
 }
 
 SEC("syscall")
 int teardown(void *ctx)
 {
-	int err = stress_free_items(&exhaust_list);
+	int err;
 
-	if (err)
-		return err;
 	while (nfillers && nfillers <= STRESS_EXHAUST_FILLERS && can_loop) {
 		err = ak_free(fillers[--nfillers]);
 		if (err)
@@ -115,7 +109,7 @@ int teardown(void *ctx)
 	}
 	if (nfillers)
 		return -AK_EBUDGET;
-	return ak_htab_destroy(&exhaust_htab);
+	return stress_teardown(&exhaust_list, &exhaust_htab);
 }
 
 char _license[] SEC("license") = "GPL";

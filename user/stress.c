@@ -705,6 +705,19 @@ static int exhaust_sound(struct exhaust *x, int htab, unsigned long long n)
 	return 1;
 }
 
+/* Keys 0..@n-1 in, with memory to spare: each @op must succeed. */
+static int exhaust_prefill(struct exhaust *x, const struct bpf_program *op, unsigned int n)
+{
+	unsigned int k;
+
+	for (k = 0; k < n; k++) {
+		x->skel->bss->op_key = k;
+		if (run(op) || x->skel->bss->op_result)
+			return -1;
+	}
+	return 0;
+}
+
 /* Try @op with key @key in a full arena until it succeeds; the tries it took. */
 static int exhaust_op(struct stress_run *s, struct exhaust *x, const struct bpf_program *op,
 		      int htab, unsigned int key)
@@ -749,7 +762,7 @@ static int scenario_exhaust(struct stress_run *s)
 {
 	struct exhaust x = { 0 };
 	struct ak_alloc_stats *st, before;
-	unsigned int k, grew_at_once, nbuckets;
+	unsigned int grew_at_once, nbuckets;
 	int list_tries, htab_tries;
 	int err = -1;
 
@@ -765,11 +778,8 @@ static int scenario_exhaust(struct stress_run *s)
 
 	x.r = row(s, "exhaust", "list add in a full arena", STRESS_EXHAUST_PAGES);
 	x.what = "list add";
-	for (k = 0; k < 5; k++) {
-		x.skel->bss->op_key = k;
-		if (run(x.skel->progs.list_add) || x.skel->bss->op_result)
-			goto out;
-	}
+	if (exhaust_prefill(&x, x.skel->progs.list_add, 5))
+		goto out;
 	list_tries = exhaust_op(s, &x, x.skel->progs.list_add, 0, 5);
 	if (list_tries < 0)
 		goto out;
@@ -778,11 +788,8 @@ static int scenario_exhaust(struct stress_run *s)
 	/* 13 of 16 buckets: the next insert starts a growth (load past 3/4). */
 	x.r = row(s, "exhaust", "htab insert that grows, full arena", STRESS_EXHAUST_PAGES);
 	x.what = "htab insert";
-	for (k = 0; k < 13; k++) {
-		x.skel->bss->op_key = k;
-		if (run(x.skel->progs.htab_insert) || x.skel->bss->op_result)
-			goto out;
-	}
+	if (exhaust_prefill(&x, x.skel->progs.htab_insert, 13))
+		goto out;
 	nbuckets = x.skel->arena->exhaust_htab.cur->nbuckets;
 	htab_tries = exhaust_op(s, &x, x.skel->progs.htab_insert, 1, 13);
 	if (htab_tries < 0)
