@@ -535,17 +535,21 @@ static __ak_always_inline int __ak_htab_lock_home(struct ak_htab __arena *h, uns
 	return -EBUSY;
 }
 
-/* Start growing if the table is loaded past 3/4 (sleepable callers). */
-static inline int __ak_htab_grow(struct ak_htab __arena *h)
+/*
+ * Start growing if the table is loaded past 3/4 (sleepable callers). A
+ * growth that finds no memory is left to a later update: the table works
+ * with longer chains meanwhile.
+ */
+static inline void __ak_htab_grow(struct ak_htab __arena *h)
 {
 	struct __ak_htab_table __arena *cur = h->cur, *next;
-	int err = 0;
+	int err;
 
 	if (h->old || h->count * AK_HTAB_LOAD_DEN <= cur->nbuckets * AK_HTAB_LOAD_NUM ||
 	    cur->nbuckets >= (1ULL << 27))
-		return 0;
+		return;
 	if (ak_lock_try(&h->grow_lock))
-		return 0;	/* someone else is starting it */
+		return;		/* someone else is starting it */
 	/* A lookup left last and could not free the old array: free it here. */
 	if (h->retired && !h->movers) {
 		struct __ak_htab_table __arena *retired = (struct __ak_htab_table __arena *)
@@ -568,7 +572,6 @@ static inline int __ak_htab_grow(struct ak_htab __arena *h)
 		}
 	}
 	ak_lock_release(&h->grow_lock);
-	return err;
 }
 
 /*
@@ -771,12 +774,8 @@ __ak_htab_update_begin(struct ak_htab __arena *h, const struct __ak_htab_key *ke
 		err = -EINVAL;
 		goto fail;
 	}
-	/*
-	 * A growth that finds no memory is left to a later update: the table
-	 * works with longer chains, and this entry needs a node only.
-	 */
 	if (sleepable)
-		__ak_htab_grow(h);
+		__ak_htab_grow(h);	/* may not find memory: this entry needs a node only */
 	err = __ak_htab_lock_find_for(h, key, hash, flags, sleepable, &bucket, &node);
 	if (err)
 		goto fail;
