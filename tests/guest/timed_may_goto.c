@@ -52,24 +52,29 @@ Test(timed_may_goto, endless_loop_ends_after_the_time_budget, .timeout = GUEST_T
 	timed_may_goto__destroy(skel);
 }
 
-/* Twice the old count completes, if this machine runs it within the budget. */
+/*
+ * Twice the old count completes when the machine runs it within the budget;
+ * when it does not, the time budget is what stopped it. Whether it fits is
+ * known only after the run: under TCG the rate moves several times over
+ * between runs (4 vCPUs on a shared host), so no estimate from another loop
+ * holds.
+ */
 Test(timed_may_goto, twice_the_old_count_completes, .timeout = GUEST_TEST_TIMEOUT)
 {
 	struct timed_may_goto *skel = load();
-	unsigned long long fit, want = 2 * OLD_COUNT;
+	unsigned long long want = 2 * OLD_COUNT, steps, ms;
 
-	run(skel->progs.endless);
-	/* Steps that fit in 200 ms, from the same loop's rate. */
-	fit = skel->bss->steps * (BUDGET_MIN_NS / MS) / (skel->bss->elapsed_ns / MS);
-	if (fit < want)
-		cr_skip_test("this machine runs %llu steps in 200 ms, fewer than %llu", fit, want);
 	skel->bss->target = want;
 	run(skel->progs.counted);
-	cr_expect_eq(skel->bss->steps, want, "the loop stopped at %llu of %llu steps",
-		     skel->bss->steps, want);
-	printf("timed_may_goto: %llu steps (twice the old count) in %llu ms\n", skel->bss->steps,
-	       skel->bss->elapsed_ns / MS);
+	steps = skel->bss->steps;
+	ms = skel->bss->elapsed_ns / MS;
 	timed_may_goto__destroy(skel);
+	if (steps < want && steps != OLD_COUNT && ms * MS >= BUDGET_MIN_NS)
+		cr_skip_test("this machine ran %llu steps in %llu ms, fewer than %llu", steps, ms,
+			     want);
+	cr_expect_eq(steps, want, "the loop stopped at %llu of %llu steps after %llu ms", steps,
+		     want, ms);
+	printf("timed_may_goto: %llu steps (twice the old count) in %llu ms\n", steps, ms);
 }
 
 /* The budget is per frame: three nested frames each loop for about one. */
