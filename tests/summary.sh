@@ -19,6 +19,16 @@ for log in "$@"; do
 	failed=$((failed + fail + crash))
 done
 [ $failed = 0 ] || rc=1
+# Failures are repeated at the end, where a log cut to its tail still shows
+# them: each assertion with its message, and the tests that failed or crashed.
+if [ $failed != 0 ]; then
+	echo "failures:"
+	sed 's/\x1b\[[0-9;]*m//g' "$@" | awk '
+		/Assertion Failed/ { print "  " $0; more = 3; next }
+		more > 0 && /^\[----\]/ { if ($0 !~ /^\[----\] *$/) print "  " $0; more--; next }
+		/\[FAIL\]|CRASH|Unexpected signal/ { print "  " $0 }
+		{ more = 0 }'
+fi
 # Tests that skipped themselves (a kernel without a feature), with why;
 # Criterion prints them with --verbose. "Test is disabled" is a filter's doing.
 skips=$(sed 's/\x1b\[[0-9;]*m//g' "$@" | grep -a '\[SKIP\]' | grep -v 'Test is disabled' | sed 's/^.*\[SKIP\] *//')
