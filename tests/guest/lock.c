@@ -23,7 +23,8 @@ static void *count(void *arg)
 {
 	struct counter_thread *t = arg;
 
-	t->err = guest_run_on_cpu(t->skel->progs.lock_count, t->cpu, &t->args, sizeof(t->args));
+	t->err = guest_run_on_cpu_until_done(t->skel->progs.lock_count, t->cpu, &t->args,
+					     sizeof(t->args));
 	return NULL;
 }
 
@@ -32,7 +33,7 @@ Test(lock, no_update_is_lost_on_every_cpu, .timeout = 300)
 	enum { ROUNDS = 100000 };
 	struct lock *skel = lock__open();
 	int cpus = sysconf(_SC_NPROCESSORS_ONLN), i;
-	unsigned long long total, busy = 0;
+	unsigned long long total, busy = 0, runs = 0;
 	struct counter_thread t[8];
 	pthread_t tid[8];
 
@@ -50,7 +51,9 @@ Test(lock, no_update_is_lost_on_every_cpu, .timeout = 300)
 	for (i = 0; i < cpus; i++) {
 		cr_expect(!t[i].err && !t[i].args.err, "CPU %d: %d, lock: %d", i, t[i].err,
 			  t[i].args.err);
+		cr_expect_eq(t[i].args.done, ROUNDS, "CPU %d: %u rounds", i, t[i].args.done);
 		busy += t[i].args.busy;
+		runs += t[i].args.runs;
 	}
 	total = (unsigned long long)cpus * ROUNDS;
 	cr_expect_eq(skel->arena->counter, total, "ak_lock: %llu of %llu",
@@ -58,8 +61,9 @@ Test(lock, no_update_is_lost_on_every_cpu, .timeout = 300)
 	cr_expect_eq(skel->arena->bit_word, 2 * total, "bit lock: %llu of %llu (lock bit %llu)",
 		     skel->arena->bit_word / 2, total, skel->arena->bit_word & AK_BIT_LOCK);
 	cr_expect_not(ak_lock_is_locked(&skel->arena->counter_lock));
-	printf("lock: %d CPUs x %d rounds: none lost under either lock (%llu -EBUSY tried "
-	       "again); without a lock %llu of %llu updates were lost\n", cpus, ROUNDS, busy,
-	       total - skel->arena->unlocked, total);
+	printf("lock: %d CPUs x %d rounds in %llu runs: ak_lock %llu and bit lock %llu of %llu "
+	       "updates (%llu -EBUSY tried again); without a lock %llu were lost\n", cpus, ROUNDS,
+	       runs, skel->arena->counter, skel->arena->bit_word / 2, total, busy,
+	       total - skel->arena->unlocked);
 	lock__destroy(skel);
 }

@@ -3,9 +3,15 @@
 #ifndef ARENAKIT_TESTS_GUEST_LOCK_H
 #define ARENAKIT_TESTS_GUEST_LOCK_H
 
-/* One CPU's run of lock_count (ctx_in, copied back). */
+/*
+ * One CPU's share of lock_count (ctx_in, copied back, and passed in again
+ * when a run ran out of loop budget and returned 1 to be run again).
+ */
 struct lock_args {
 	unsigned int rounds;
+	unsigned int done;	/* rounds complete */
+	unsigned int step;	/* 1: this round's ak_lock update is made */
+	unsigned int runs;
 	unsigned int busy;	/* -EBUSY answers, each tried again */
 	int err;		/* an acquire that failed for good */
 };
