@@ -293,6 +293,15 @@ cut:
  * (args->done); any other error is a failure.
  */
 #define BUSY_TRIES 64
+/*
+ * Steps one run of the CPU programs below takes before it returns 1 to be
+ * run again. The loop budget alone would let a run go on for 8,388,608
+ * steps (the stock count) of table writes or lookups: tens of seconds on a
+ * CPU that, in a kernel without preemption, nothing else gets (a soft
+ * lockup under TCG on a busy host). The library's contract is the same:
+ * come back, do not hold the CPU.
+ */
+#define RUN_STEPS 4096
 
 /* One write, tried again while -EBUSY, a few times: 0, -EBUSY, or counted. */
 static int retry_busy(struct htab_churn_args *args, __u32 k, int insert)
@@ -317,9 +326,9 @@ static int retry_busy(struct htab_churn_args *args, __u32 k, int insert)
 SEC("syscall")
 int cpu_churn(struct htab_churn_args *args)
 {
-	__u32 first = args->first, n = args->count, step, i;
+	__u32 first = args->first, n = args->count, step, i, stop = args->done + RUN_STEPS;
 
-	for (step = args->done + (__u32)zero; step < 2 * n && can_loop; step++) {
+	for (step = args->done + (__u32)zero; step < 2 * n && step < stop && can_loop; step++) {
 		i = first + (step < n ? step : step - n);
 		if (step >= n && !(i & 1))
 			continue;	/* deletes: the odd keys only */
@@ -418,10 +427,10 @@ static int rw_write(struct htab_rw_args *args, __u32 k, __u64 version, int kind)
 SEC("syscall")
 int rw_writer(struct htab_rw_args *args)
 {
-	__u32 first = args->first, n = args->count, step, i;
+	__u32 first = args->first, n = args->count, step, i, stop = args->done + RUN_STEPS;
 	int err;
 
-	for (step = args->done + (__u32)zero; step < 4 * n && can_loop; step++) {
+	for (step = args->done + (__u32)zero; step < 4 * n && step < stop && can_loop; step++) {
 		i = step / 2 % n;
 		switch (step / n / 2 * 2 + step % 2) {
 		case 0:
@@ -481,13 +490,16 @@ static void rw_read(struct htab_rw_args *args, __u32 k, int stable)
 	args->lookups += 2;
 }
 
-/* Reads until user space sets rw_stop; returns 1 if a run ended before. */
+/*
+ * Reads until user space sets rw_stop, RUN_STEPS lookups a run (the next
+ * run goes on with the next keys); returns 1 if a run ended before.
+ */
 SEC("syscall")
 int rw_reader(struct htab_rw_args *args)
 {
-	__u32 round, j, k;
+	__u32 round, j, k, stop = args->done + RUN_STEPS / 128;
 
-	for (round = zero; !rw_stop && can_loop; round++) {
+	for (round = args->done + (__u32)zero; round < stop && !rw_stop && can_loop; round++) {
 		for (j = zero; j < 64 && can_loop; j++) {
 			k = (round * 64 + j) * 2654435761u;
 			rw_read(args, k % RW_STABLE, 1);
@@ -495,7 +507,8 @@ int rw_reader(struct htab_rw_args *args)
 		}
 		__sync_fetch_and_add(&rw_reader_rounds, 1);
 	}
-	return !rw_stop;	/* cut by its loop budget: run it again */
+	args->done = round;
+	return !rw_stop;	/* run it again */
 }
 
 SEC("syscall")

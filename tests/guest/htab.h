@@ -50,7 +50,7 @@ struct htab_rw_args {
 	unsigned int busy;	/* -EBUSY answers, each tried again */
 	unsigned int errors;	/* other errors */
 	int last_error;
-	unsigned int done;	/* a writer's steps done: the next run resumes here */
+	unsigned int done;	/* steps (a reader's rounds) done: the next run resumes here */
 };
 
 /* test_htab_each_all's state, in the arena. */

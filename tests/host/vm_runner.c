@@ -62,10 +62,13 @@ Test(vm_runner, kernel_warning_fails_the_run, .timeout = 120)
 {
 	struct vm_result r;
 
-	/* A line in the kernel log, as a real WARN_ON would leave. */
-	run_vm("", "echo \"WARNING: CPU: 0 PID: 1 at vm_runner_test\" > /dev/kmsg", &r);
+	/* Lines in the kernel log, as a real WARN_ON would leave them. */
+	run_vm("", "echo \"WARNING: CPU: 0 PID: 1 at vm_runner_test\" > /dev/kmsg; "
+	       "echo \"RIP: 0010:bpf_prog_0123456789abcdef_vm_runner_prog\" > /dev/kmsg", &r);
 	cr_expect_neq(r.status, 0, "a guest kernel warning did not fail the run");
 	cr_expect(strstr(r.err, "vm_runner_test"), "the warning is not shown: %s", r.err);
+	/* The report's lines after it, which name the culprit, are shown too. */
+	cr_expect(strstr(r.err, "vm_runner_prog"), "the report is not shown whole: %s", r.err);
 }
 
 Test(vm_runner, hung_guest_is_killed, .timeout = 120)
