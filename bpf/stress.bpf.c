@@ -252,14 +252,17 @@ __noinline int misuse_step(void)
 SEC("syscall")
 int misuse_run(void *ctx)
 {
+	__u64 run_ops = STRESS_MISUSE_OPS_PER_RUN;
+
 	if (!live) {
 		live = ak_alloc(STRESS_MISUSE_SLOTS * sizeof(*live));
 		if (!live)
 			return -ENOMEM;
 	}
-	while (ops_left && can_loop) {
+	while (ops_left && run_ops && can_loop) {
 		misuse_step();
 		ops_left--;
+		run_ops--;
 	}
 	return ops_left ? -AK_EBUDGET : 0;	/* run again to go on */
 }

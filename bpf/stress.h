@@ -40,6 +40,7 @@ enum stress_link {
 
 /* misuse: what the program injected, and how many of them the library caught. */
 #define STRESS_MISUSE_SLOTS 4096	/* live objects at most (a power of two) */
+#define STRESS_MISUSE_OPS_PER_RUN 4096	/* a run's share: short runs, as for concurrent */
 
 struct stress_misuse {
 	unsigned long long allocs, frees;		/* legitimate, and succeeded */
