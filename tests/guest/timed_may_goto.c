@@ -54,20 +54,26 @@ Test(timed_may_goto, endless_loop_ends_after_the_time_budget, .timeout = GUEST_T
 
 /*
  * Twice the old count completes when the machine runs it within the budget;
- * when it does not, the time budget is what stopped it. Whether it fits is
- * known only after the run: under TCG the rate moves several times over
- * between runs (4 vCPUs on a shared host), so no estimate from another loop
- * holds.
+ * when it does not (three tries), the time budget is what stopped it.
+ * Whether it fits is known only after a run: under TCG the rate moves
+ * several times over between runs (4 vCPUs on a shared host), so no
+ * estimate from another loop holds.
  */
 Test(timed_may_goto, twice_the_old_count_completes, .timeout = GUEST_TEST_TIMEOUT)
 {
 	struct timed_may_goto *skel = load();
-	unsigned long long want = 2 * OLD_COUNT, steps, ms;
+	unsigned long long want = 2 * OLD_COUNT, steps = 0, ms = 0;
+	int tries;
 
-	skel->bss->target = want;
-	run(skel->progs.counted);
-	steps = skel->bss->steps;
-	ms = skel->bss->elapsed_ns / MS;
+	/* Three tries: a busy host slows one run, seldom three. */
+	for (tries = 0; tries < 3 && steps < want; tries++) {
+		skel->bss->target = want;
+		run(skel->progs.counted);
+		steps = skel->bss->steps;
+		ms = skel->bss->elapsed_ns / MS;
+		if (steps < want && (steps == OLD_COUNT || ms * MS < BUDGET_MIN_NS))
+			break;	/* not the time budget: fail below */
+	}
 	timed_may_goto__destroy(skel);
 	if (steps < want && steps != OLD_COUNT && ms * MS >= BUDGET_MIN_NS)
 		cr_skip_test("this machine ran %llu steps in %llu ms, fewer than %llu", steps, ms,
