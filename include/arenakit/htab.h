@@ -1397,17 +1397,7 @@ static inline int ak_htab_check_all(struct ak_htab __arena *h, struct ak_htab_no
 	if (err)
 		return err;
 	c.gen = h->gen;
-	for (;;) {
-		err = __ak_htab_check_chunk(h, &c);
-		if (err != -AK_EBUDGET)
-			break;
-		if (c.steps > AK_HTAB_MAX_NODES) {
-			err = -ELOOP;
-			break;
-		}
-		if (!ak_can_loop)
-			break;
-	}
+	err = __ak_walk_all(__ak_htab_check_chunk(h, &c), c.steps, AK_HTAB_MAX_NODES);
 	if (bad)
 		*bad = (struct ak_htab_node __arena *)c.bad;
 	return err;
@@ -1462,20 +1452,9 @@ static inline long long name(struct ak_htab __arena *h, void __arena *ctx)	\
 {									\
 	struct ak_htab_cursor cursor = {};				\
 	unsigned long long seen = 0;					\
-	long long ret;							\
 									\
-	for (;;) {							\
-		ret = name##_chunk(h, &cursor, &seen, ctx);		\
-		if (ret != -AK_EBUDGET)					\
-			break;						\
-		if (seen > AK_HTAB_MAX_NODES) {				\
-			ret = -ELOOP;					\
-			break;						\
-		}							\
-		if (!ak_can_loop)					\
-			break;						\
-	}								\
-	return ret;							\
+	return __ak_walk_all(name##_chunk(h, &cursor, &seen, ctx), seen,	\
+			     AK_HTAB_MAX_NODES);			\
 }
 
 #endif /* __ARENAKIT_HTAB_H */

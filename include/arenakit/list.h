@@ -672,23 +672,7 @@ __ak_global int __ak_list_check_chunk(__arg_arena struct ak_list __arena *list,
 }
 
 /* Call @chunk until it is not cut; a cycle once @cursor passed AK_LIST_MAX_NODES. */
-#define __ak_list_all(chunk, cursor)					\
-	({								\
-		long long ___ak_r;					\
-									\
-		for (;;) {						\
-			___ak_r = (chunk);				\
-			if (___ak_r != -AK_EBUDGET)			\
-				break;					\
-			if ((cursor).seen > AK_LIST_MAX_NODES) {	\
-				___ak_r = -ELOOP;			\
-				break;					\
-			}						\
-			if (!ak_can_loop)				\
-				break;					\
-		}							\
-		___ak_r;						\
-	})
+#define __ak_list_all(chunk, cursor) __ak_walk_all(chunk, (cursor).seen, AK_LIST_MAX_NODES)
 
 /**
  * ak_list_count_all - count the nodes of @list in one call, however many

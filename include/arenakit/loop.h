@@ -172,6 +172,32 @@ static volatile unsigned long long __ak_opaque_zero __attribute__((unused));
 
 #endif /* __BPF__ */
 
+/*
+ * A whole walk in one program run, made of chunks: evaluate @chunk (a call
+ * of a global function, so each has a loop budget of its own) until it is
+ * not cut (-AK_EBUDGET). The chunks advance @steps; past @max_steps the walk
+ * took more steps than the arena can hold nodes, so it is going round a
+ * cycle: -ELOOP. The caller's own budget, one step per chunk, ends it too,
+ * with -AK_EBUDGET. list.h and htab.h build their _all walks on it.
+ */
+#define __ak_walk_all(chunk, steps, max_steps)				\
+	({								\
+		long long ___ak_r;					\
+									\
+		for (;;) {						\
+			___ak_r = (chunk);				\
+			if (___ak_r != -AK_EBUDGET)			\
+				break;					\
+			if ((steps) > (max_steps)) {			\
+				___ak_r = -ELOOP;			\
+				break;					\
+			}						\
+			if (!ak_can_loop)				\
+				break;					\
+		}							\
+		___ak_r;						\
+	})
+
 #ifndef can_loop
 #define can_loop ak_can_loop
 #endif
