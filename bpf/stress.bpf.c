@@ -191,9 +191,7 @@ void __arena *__arena *__arena_global live;	/* STRESS_MISUSE_SLOTS objects or NU
 
 static __u64 next_random(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
+	rng = stress_xorshift(rng);
 	return rng;
 }
 
@@ -462,10 +460,7 @@ __noinline long long conc_step(__u32 tid)
 	__u32 key;
 	int err = 0;
 
-	t->rng ^= t->rng << 13;
-	t->rng ^= t->rng >> 7;
-	t->rng ^= t->rng << 17;
-	r = t->rng;
+	r = t->rng = stress_xorshift(t->rng);
 	key = STRESS_CONC_KEY(tid, (r >> 8) % STRESS_CONC_KEYS);
 	switch (r % 8) {
 	case 0:

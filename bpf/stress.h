@@ -14,6 +14,19 @@
 #define STRESS_ITEMS_PER_RUN (16ULL << 20)	/* a build run's share: short runs */
 #define STRESS_GLOB_BYTES 8192		/* pattern and string buffers */
 
+/*
+ * The next state of xorshift64 (shifts 13, 7, 17; never 0 from non-zero):
+ * the BPF programs draw with it and user space replays their draws with it,
+ * so both must be this one function.
+ */
+static inline unsigned long long stress_xorshift(unsigned long long x)
+{
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return x;
+}
+
 struct stress_item {
 	struct ak_list_node node;
 	unsigned long long key;		/* its index in the list */

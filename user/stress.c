@@ -446,9 +446,7 @@ struct model {
 
 static unsigned long long model_random(struct model *m)
 {
-	m->rng ^= m->rng << 13;
-	m->rng ^= m->rng >> 7;
-	m->rng ^= m->rng << 17;
+	m->rng = stress_xorshift(m->rng);
 	return m->rng;
 }
 
@@ -944,10 +942,7 @@ static long long conc_replay(struct stress_run *s, unsigned int tid, struct conc
 
 	ops = s->skel->arena->conc_threads[tid].done;
 	for (op = 0; op < ops; op++) {
-		rng ^= rng << 13;
-		rng ^= rng >> 7;
-		rng ^= rng << 17;
-		r = rng;
+		r = rng = stress_xorshift(rng);
 		k = (r >> 8) % STRESS_CONC_KEYS;
 		*got = log[op];
 		/* A busy lock or a cut walk changed nothing: the op is left out. */
