@@ -176,7 +176,7 @@ void ak_user_pages_put(void *ptr, unsigned int pages);
 #define __ak_pages_put(ptr, pages) ak_user_pages_put(ptr, pages)
 #endif
 
-#define __ak_stat_add(field, n) __sync_fetch_and_add(&ak_allocator.stats.field, (n))
+#define __ak_stat_add(field, n) ak_atomic_add(&ak_allocator.stats.field, (n))
 
 static __ak_always_inline unsigned int __ak_block_size(unsigned int class)
 {
@@ -526,7 +526,7 @@ static __ak_always_inline int __ak_free_check(void __arena *ptr, struct __ak_pag
 		   (offset - __AK_PAGE_HDR) % __ak_block_size(class)) {
 		goto bad;
 	}
-	word = *(unsigned long long __arena *)block;
+	word = ak_read_once(*(unsigned long long __arena *)block);
 	if (word != __ak_block_word(__AK_BLOCK_LIVE, class, offset)) {
 		/* A header of ours in another state: freed already. */
 		if ((word & ~(0xffULL << 16)) ==
@@ -555,8 +555,8 @@ static __ak_always_inline int __ak_claim(struct __ak_block __arena *block, unsig
 {
 	unsigned long long live = __ak_block_word(__AK_BLOCK_LIVE, class, offset);
 
-	if (__sync_val_compare_and_swap((unsigned long long __arena *)block, live,
-					__ak_block_word(state, class, offset)) == live)
+	if (ak_cmpxchg((unsigned long long __arena *)block, live,
+		       __ak_block_word(state, class, offset)) == live)
 		return 0;
 	__ak_stat_add(double_frees, 1);
 	return -EINVAL;
@@ -575,10 +575,11 @@ static __ak_always_inline int __ak_queue_push(unsigned long long __arena *top,
 	unsigned int spins;
 
 	for (spins = (unsigned int)ak_opaque_zero(); spins < AK_LOCK_SPINS; spins++) {
-		old = *(volatile unsigned long long __arena *)top;
+		old = ak_read_once(*top);
 		__ak_queue_link(block) = old;
-		if (__sync_val_compare_and_swap(top, old, (unsigned long long)block) == old)
+		if (ak_cmpxchg(top, old, (unsigned long long)block) == old)
 			return 0;
+		ak_spin_wait();
 		ak_cond_break_label(spent);
 	}
 	return -EBUSY;
@@ -593,13 +594,12 @@ static __ak_always_inline struct __ak_block __arena *__ak_queue_pop(unsigned lon
 	unsigned int spins;
 
 	for (spins = (unsigned int)ak_opaque_zero(); spins < AK_LOCK_SPINS; spins++) {
-		old = *(volatile unsigned long long __arena *)top;
+		old = ak_read_once(*top);
 		if (!old)
 			return 0;
-		if (__sync_val_compare_and_swap(top, old,
-						__ak_queue_link((struct __ak_block __arena *)old))
-		    == old)
+		if (ak_cmpxchg(top, old, __ak_queue_link((struct __ak_block __arena *)old)) == old)
 			return (struct __ak_block __arena *)old;
+		ak_spin_wait();
 		ak_cond_break_label(spent);
 	}
 spent:
@@ -686,7 +686,7 @@ static __ak_always_inline int __ak_drain_deferred(void)
 
 	for (;;) {
 		ak_cond_break_label(cut);
-		if (!ak_allocator.deferred)
+		if (!ak_read_once(ak_allocator.deferred))
 			return 0;
 		err = ak_lock_acquire(&ak_allocator.lock);
 		if (err)
@@ -736,7 +736,8 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 		return err;
 	if (err) {
 		/* Not queued: the object stays the caller's. */
-		*(unsigned long long __arena *)block = __ak_block_word(__AK_BLOCK_LIVE, class, offset);
+		ak_write_once(*(unsigned long long __arena *)block,
+			      __ak_block_word(__AK_BLOCK_LIVE, class, offset));
 		return err;
 	}
 	__ak_stat_add(objects, -1ULL);
@@ -835,7 +836,7 @@ __ak_global int ak_alloc_trim(void)
 	err = __ak_drain_deferred();
 	if (err)
 		return err;
-	while (ak_allocator.queued) {
+	while (ak_read_once(ak_allocator.queued)) {
 		ak_cond_break_label(cut);
 		err = ak_lock_acquire(&ak_allocator.lock);
 		if (err)

@@ -25,6 +25,7 @@
 #define __ARENAKIT_ARENA_H
 
 #include <arenakit/loop.h>
+#include <arenakit/atomic.h>
 
 #define AK_PAGE_SIZE 4096
 

@@ -69,6 +69,12 @@
 #define AK_HTAB_MAX_KEY 64
 #define AK_HTAB_MAX_VALUE 256
 #define AK_HTAB_MIN_BUCKETS 16
+/*
+ * The most buckets a table has: the largest power of two whose bucket
+ * array is one allocation (AK_ALLOC_MAX); growth stops there, and chains
+ * grow longer instead.
+ */
+#define AK_HTAB_MAX_BUCKETS (1ULL << 26)
 /* Grow when entries > buckets * 3 / 4. */
 #define AK_HTAB_LOAD_NUM 3
 #define AK_HTAB_LOAD_DEN 4
@@ -95,21 +101,34 @@ struct __ak_htab_table {
 	unsigned long long buckets[];	/* node address | __AK_HTAB_LOCKED, or MOVED */
 };
 
+_Static_assert(sizeof(struct __ak_htab_table) + AK_HTAB_MAX_BUCKETS * 8 <= AK_ALLOC_MAX &&
+	       sizeof(struct __ak_htab_table) + AK_HTAB_MAX_BUCKETS * 16 > AK_ALLOC_MAX,
+	       "AK_HTAB_MAX_BUCKETS must be the largest array one allocation holds");
+
 struct ak_htab {
 	unsigned int key_size, value_size;
 	unsigned int key_words, node_size;
 	unsigned long long seed[2];
 	unsigned long long count;		/* entries, in O(1) */
 	unsigned long long gen;			/* bumped by every change and every move */
-	struct __ak_htab_table __arena *cur;
+	struct __ak_htab_table __arena *cur;	/* NULL: not initialised, or destroyed */
 	struct __ak_htab_table __arena *old;	/* while growing */
 	unsigned long long claimed;		/* old buckets handed to movers */
 	unsigned long long moved;		/* old buckets moved */
-	unsigned long long movers;		/* callers moving buckets now */
-	struct __ak_htab_table __arena *retired;	/* old array, freed by the last mover */
+	/*
+	 * __AK_HTAB_MOVER for each caller that may hold the old array now, plus
+	 * __AK_HTAB_RETIRED once the old array is retired: one word, so that
+	 * "no one holds it and it is retired" is one value that one
+	 * compare-and-swap can claim (__ak_htab_take_retired).
+	 */
+	unsigned long long movers;
+	struct __ak_htab_table __arena *retired;	/* old array, freed when unheld */
 	struct ak_lock grow_lock;		/* one grower at a time */
 	unsigned int unused;
 };
+
+#define __AK_HTAB_RETIRED 1ULL
+#define __AK_HTAB_MOVER 2ULL
 
 /* A resumable walk over every entry (ak_htab_next); zero it first. */
 struct ak_htab_cursor {
@@ -240,7 +259,7 @@ static __ak_always_inline int __ak_htab_chain_find(const struct ak_htab __arena 
 					       struct ak_htab_node __arena **found,
 					       unsigned long long __arena **link)
 {
-	struct ak_htab_node __arena *node = __ak_htab_node_of(*bucket);
+	struct ak_htab_node __arena *node = __ak_htab_node_of(ak_read_once(*bucket));
 	unsigned long long __arena *at = bucket;
 
 	*found = 0;
@@ -251,7 +270,7 @@ static __ak_always_inline int __ak_htab_chain_find(const struct ak_htab __arena 
 			break;
 		}
 		at = (unsigned long long __arena *)&node->next;
-		node = node->next;
+		node = ak_read_once(node->next);
 	}
 	if (link)
 		*link = at;
@@ -287,10 +306,11 @@ static __ak_always_inline struct __ak_htab_table __arena *__ak_htab_table_new(un
  * ak_htab_init - make @h an empty table (sleepable programs, or user space)
  * @h: the table, in the arena (an __arena_global, or from ak_alloc)
  * @key_size: bytes per key, 1..AK_HTAB_MAX_KEY
- * @value_size: bytes per value, 0..AK_HTAB_MAX_VALUE
+ * @value_size: bytes per value, 1..AK_HTAB_MAX_VALUE (a set stores a
+ *	value too: a byte will do)
  * @buckets: the initial bucket count (rounded up to a power of two, at
- *	least AK_HTAB_MIN_BUCKETS); size it for the expected entries / 0.75
- *	and the table never has to grow
+ *	least AK_HTAB_MIN_BUCKETS, at most AK_HTAB_MAX_BUCKETS); size it
+ *	for the expected entries / 0.75 and the table never has to grow
  *
  * Return: 0, -EINVAL for sizes out of range, -ENOMEM, -EBUSY.
  */
@@ -300,8 +320,8 @@ static inline int ak_htab_init(struct ak_htab __arena *h, unsigned int key_size,
 	unsigned long long n = AK_HTAB_MIN_BUCKETS;
 	int err = 0;
 
-	if (!key_size || key_size > AK_HTAB_MAX_KEY || value_size > AK_HTAB_MAX_VALUE ||
-	    buckets > (1ULL << 26))
+	if (!key_size || key_size > AK_HTAB_MAX_KEY || !value_size ||
+	    value_size > AK_HTAB_MAX_VALUE || buckets > AK_HTAB_MAX_BUCKETS)
 		return -EINVAL;
 	while (n < buckets && ak_can_loop)
 		n <<= 1;
@@ -326,19 +346,23 @@ static inline int ak_htab_init(struct ak_htab __arena *h, unsigned int key_size,
 	h->retired = 0;
 	h->cur = __ak_htab_table_new(n, 1, &err);
 	h->gen++;
-	return h->cur ? 0 : err;
+	if (h->cur)
+		return 0;
+	h->key_size = 0;	/* refused by every call until a good init */
+	h->value_size = 0;
+	return err;
 }
 
 /* The bucket @hash lives in now: the old array's, unless it was moved. */
 static inline unsigned long long __arena *__ak_htab_bucket(struct ak_htab __arena *h,
 							    unsigned long long hash)
 {
-	struct __ak_htab_table __arena *cur = h->cur, *old = h->old;
+	struct __ak_htab_table __arena *cur = ak_read_once(h->cur), *old = ak_read_once(h->old);
 	unsigned long long __arena *bucket;
 
 	if (old && old != cur) {
 		bucket = &old->buckets[hash & (old->nbuckets - 1)];
-		if (*bucket != __AK_HTAB_MOVED)
+		if (ak_read_once(*bucket) != __AK_HTAB_MOVED)
 			return bucket;
 	}
 	return &cur->buckets[hash & (cur->nbuckets - 1)];
@@ -366,7 +390,7 @@ __ak_global int __ak_htab_move_bucket(__arg_arena struct ak_htab __arena *h,
 	}
 	node = __ak_htab_node_of(*from);
 	/* Readers that miss while this runs see the generation move and retry. */
-	__sync_fetch_and_add(&h->gen, 1);
+	ak_fetch_add(&h->gen, 1);
 	while (node) {
 		ak_cond_break_label(cut);
 		next = node->next;
@@ -374,16 +398,16 @@ __ak_global int __ak_htab_move_bucket(__arg_arena struct ak_htab __arena *h,
 		err = ak_bit_lock_acquire(to);
 		if (err)
 			goto stop;
-		node->next = __ak_htab_node_of(*to);
-		*to = (unsigned long long)node | __AK_HTAB_LOCKED;
+		ak_write_once(node->next, __ak_htab_node_of(*to));
+		ak_write_once(*to, (unsigned long long)node | __AK_HTAB_LOCKED);
 		ak_bit_lock_release(to);
 		node = next;
 		/* What is left of the chain stays reachable from the old bucket. */
-		*from = (unsigned long long)node | __AK_HTAB_LOCKED;
+		ak_write_once(*from, (unsigned long long)node | __AK_HTAB_LOCKED);
 	}
-	*from = __AK_HTAB_MOVED | __AK_HTAB_LOCKED;
+	ak_write_once(*from, __AK_HTAB_MOVED | __AK_HTAB_LOCKED);
 	ak_bit_lock_release(from);
-	__sync_fetch_and_add(&h->gen, 1);
+	ak_fetch_add(&h->gen, 1);
 	return 1;
 cut:
 	err = -AK_EBUDGET;
@@ -393,31 +417,66 @@ stop:
 }
 
 /*
- * The mover that moves the last old bucket retires the old array; the last
- * mover to leave frees it. A mover counts itself in before it reads h->old,
- * so no mover ever touches a freed array, and a new growth waits until the
- * retired array is gone, so no mover of an older growth takes its claims.
+ * The old array's lifetime. Whoever may touch it (movers, and readers that
+ * look under a bucket lock) counts itself into h->movers before it reads
+ * h->old, and out when done. The mover that moves the last old bucket
+ * publishes h->retired, clears h->old and only then adds
+ * __AK_HTAB_RETIRED, while still counted in itself. From then on h->movers
+ * holds RETIRED plus one MOVER per caller that read h->old before it was
+ * cleared (a caller counted in later reads NULL and never touches the old
+ * array), so the array is unheld exactly when h->movers is RETIRED: the
+ * one compare-and-swap of RETIRED to 0 that succeeds owns it, and takes it
+ * out of h->retired before anyone may grow again (__ak_htab_grow waits for
+ * h->retired to be NULL), so it can never take a later growth's array.
  */
 static inline void __ak_htab_moved_one(struct ak_htab __arena *h,
 				       struct __ak_htab_table __arena *old)
 {
-	if (__sync_add_and_fetch(&h->moved, 1) != old->nbuckets)
+	if (ak_fetch_add(&h->moved, 1) + 1 != old->nbuckets)
 		return;
-	h->retired = old;
-	ak_arena_store_barrier();
-	h->old = 0;
-	__sync_fetch_and_add(&h->gen, 1);
+	ak_xchg(&h->retired, old);
+	ak_xchg(&h->old, 0);
+	ak_fetch_add(&h->gen, 1);
+	ak_fetch_add(&h->movers, __AK_HTAB_RETIRED);
 }
 
-/* @sleepable: 1 or 0 as the caller is; -1 never frees (lookups). */
+/* The retired array, if no one holds it and this caller won it; or NULL. */
+static inline struct __ak_htab_table __arena *__ak_htab_take_retired(struct ak_htab __arena *h)
+{
+	if (ak_cmpxchg(&h->movers, __AK_HTAB_RETIRED, 0) != __AK_HTAB_RETIRED)
+		return 0;
+	return ak_xchg(&h->retired, 0);
+}
+
+/* Count in as a caller that may hold the old array. */
+static inline void __ak_htab_hold(struct ak_htab __arena *h)
+{
+	ak_fetch_add(&h->movers, __AK_HTAB_MOVER);
+}
+
+/*
+ * Count out; the retired array if this caller was the last holder and
+ * must free it. Readers (which never free: they may have no allocator, as
+ * user space reading through the mmap) call __ak_htab_unhold and leave it
+ * to the next writer, maintain or growth.
+ */
+static inline struct __ak_htab_table __arena *__ak_htab_unhold_last(struct ak_htab __arena *h)
+{
+	if (ak_fetch_add(&h->movers, -__AK_HTAB_MOVER) != __AK_HTAB_MOVER + __AK_HTAB_RETIRED)
+		return 0;
+	return __ak_htab_take_retired(h);
+}
+
+static inline void __ak_htab_unhold(struct ak_htab __arena *h)
+{
+	ak_fetch_add(&h->movers, -__AK_HTAB_MOVER);
+}
+
+/* @sleepable: 1 or 0 as the caller is. */
 static inline void __ak_htab_mover_leave(struct ak_htab __arena *h, int sleepable)
 {
-	struct __ak_htab_table __arena *retired;
+	struct __ak_htab_table __arena *retired = __ak_htab_unhold_last(h);
 
-	if (__sync_fetch_and_add(&h->movers, -1ULL) != 1 || !h->retired || sleepable < 0)
-		return;
-	retired = (struct __ak_htab_table __arena *)
-		__sync_lock_test_and_set((unsigned long long __arena *)&h->retired, 0);
 	if (!retired)
 		return;
 	if (sleepable)
@@ -431,9 +490,9 @@ static inline int __ak_htab_mover_enter(struct ak_htab __arena *h,
 					struct __ak_htab_table __arena **old,
 					struct __ak_htab_table __arena **cur)
 {
-	__sync_fetch_and_add(&h->movers, 1);
-	*old = h->old;
-	*cur = h->cur;
+	__ak_htab_hold(h);
+	*old = ak_read_once(h->old);
+	*cur = ak_read_once(h->cur);
 	return *old && *old != *cur;
 }
 
@@ -466,9 +525,9 @@ static __ak_always_inline int __ak_htab_migrate_impl(struct ak_htab __arena *h,
 		goto out;
 	ret = __ak_htab_move_counted(h, old, cur, hash);
 	for (done = (unsigned int)ak_opaque_zero(); !ret && done < step && ak_can_loop; done++) {
-		if (h->old != old)
+		if (ak_read_once(h->old) != old)
 			break;
-		i = __sync_fetch_and_add(&h->claimed, 1);
+		i = ak_fetch_add(&h->claimed, 1);
 		if (i >= old->nbuckets)
 			break;
 		/* A bucket a mover could not move is moved on touch or by maintain. */
@@ -491,12 +550,26 @@ __ak_global int __ak_htab_migrate_nosleep(__arg_arena struct ak_htab __arena *h,
 	return __ak_htab_migrate_impl(h, hash, AK_HTAB_MIGRATE_STEP, 0);
 }
 
-/* Nothing to move unless growing: the common case costs two loads. */
+/*
+ * Nothing to move unless growing: the common case costs two loads. A
+ * retired array that its last holder could not free (a reader) is freed
+ * here, by the next writer.
+ */
 static __ak_always_inline int __ak_htab_migrate(struct ak_htab __arena *h, unsigned long long hash,
 						int sleepable)
 {
-	if (!h->old || h->old == h->cur)
+	struct __ak_htab_table __arena *old = ak_read_once(h->old), *retired;
+
+	if (!old || old == ak_read_once(h->cur)) {
+		if (ak_read_once(h->movers) != __AK_HTAB_RETIRED)
+			return 0;
+		retired = __ak_htab_take_retired(h);
+		if (retired && sleepable)
+			ak_free(retired);
+		else if (retired)
+			ak_free_nosleep(retired);
 		return 0;
+	}
 	return sleepable ? __ak_htab_migrate_sleepable(h, hash) : __ak_htab_migrate_nosleep(h, hash);
 }
 
@@ -511,22 +584,26 @@ static __ak_always_inline int __ak_htab_lock_home(struct ak_htab __arena *h, uns
 	struct __ak_htab_table __arena *table, *old;
 	unsigned long long __arena *bucket;
 	unsigned int tries;
-	int err;
+	int err, home;
 
 	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
 	     tries++) {
 		err = __ak_htab_migrate(h, hash, sleepable);
 		if (err)
 			return err;
-		table = h->cur;
+		table = ak_read_once(h->cur);
 		bucket = &table->buckets[hash & (table->nbuckets - 1)];
 		err = ak_bit_lock_acquire(bucket);
 		if (err)
 			return err;
-		old = h->old;
-		if (h->cur == table && (!old || old == table ||
-					old->buckets[hash & (old->nbuckets - 1)] ==
-					__AK_HTAB_MOVED)) {
+		/* Held while the old array is read; a lock holder never frees it. */
+		__ak_htab_hold(h);
+		old = ak_read_once(h->old);
+		home = ak_read_once(h->cur) == table &&
+		       (!old || old == table ||
+			ak_read_once(old->buckets[hash & (old->nbuckets - 1)]) == __AK_HTAB_MOVED);
+		__ak_htab_unhold(h);
+		if (home) {
 			*bucketp = bucket;
 			return 0;
 		}
@@ -542,33 +619,33 @@ static __ak_always_inline int __ak_htab_lock_home(struct ak_htab __arena *h, uns
  */
 static inline void __ak_htab_grow(struct ak_htab __arena *h)
 {
-	struct __ak_htab_table __arena *cur = h->cur, *next;
+	struct __ak_htab_table __arena *cur = ak_read_once(h->cur), *next;
 	int err;
 
-	if (h->old || h->count * AK_HTAB_LOAD_DEN <= cur->nbuckets * AK_HTAB_LOAD_NUM ||
-	    cur->nbuckets >= (1ULL << 27))
+	if (ak_read_once(h->old) ||
+	    ak_read_once(h->count) * AK_HTAB_LOAD_DEN <= cur->nbuckets * AK_HTAB_LOAD_NUM ||
+	    cur->nbuckets >= AK_HTAB_MAX_BUCKETS)
 		return;
 	if (ak_lock_try(&h->grow_lock))
 		return;		/* someone else is starting it */
-	/* A lookup left last and could not free the old array: free it here. */
-	if (h->retired && !h->movers) {
-		struct __ak_htab_table __arena *retired = (struct __ak_htab_table __arena *)
-			__sync_lock_test_and_set((unsigned long long __arena *)&h->retired, 0);
-
-		if (retired)
-			ak_free(retired);
-	}
-	if (!h->old && !h->retired && h->cur == cur) {
+	/* The last growth's array, if its last holder could not free it. */
+	next = __ak_htab_take_retired(h);
+	if (next)
+		ak_free(next);
+	if (!ak_read_once(h->old) && !ak_read_once(h->retired) && ak_read_once(h->cur) == cur) {
 		next = __ak_htab_table_new(cur->nbuckets * 2, 1, &err);
 		if (next) {
-			h->claimed = 0;
-			ak_arena_store_barrier();
-			h->moved = 0;
-			h->old = cur;		/* before cur: readers read cur first */
-			/* Stores stay in order on x86-64 (TSO); keep the compiler's too. */
-			asm volatile("" ::: "memory");
-			h->cur = next;
-			__sync_fetch_and_add(&h->gen, 1);
+			ak_write_once(h->claimed, 0);
+			ak_write_once(h->moved, 0);
+			/*
+			 * old before cur, each fully ordered: a reader that
+			 * sees the new cur sees old, and the new array's zeroed
+			 * buckets (loads in order, as on x86-64: see htab.h's
+			 * head on memory order).
+			 */
+			ak_xchg(&h->old, cur);
+			ak_xchg(&h->cur, next);
+			ak_fetch_add(&h->gen, 1);
 		}
 	}
 	ak_lock_release(&h->grow_lock);
@@ -594,7 +671,7 @@ static __ak_always_inline int __ak_htab_lock_find(struct ak_htab __arena *h, uns
 		err = ak_bit_lock_acquire(bucket);
 		if (err)
 			return err;
-		if (*bucket == (__AK_HTAB_MOVED | __AK_HTAB_LOCKED)) {
+		if (ak_read_once(*bucket) == (__AK_HTAB_MOVED | __AK_HTAB_LOCKED)) {
 			/* Moved since __ak_htab_bucket looked: look again. */
 			ak_bit_lock_release(bucket);
 			err = -EBUSY;
@@ -625,6 +702,10 @@ static inline void __arena *__ak_htab_lookup_impl(struct ak_htab __arena *h,
 	unsigned int tries;
 	int err = 0;
 
+	if (!ak_read_once(h->cur)) {
+		err = -EINVAL;
+		goto fail;
+	}
 	/*
 	 * Lock-free first. A miss is the answer only if nothing could have
 	 * led the walk astray: the generation did not move (no node it passed
@@ -634,28 +715,27 @@ static inline void __arena *__ak_htab_lookup_impl(struct ak_htab __arena *h,
 	 */
 	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
 	     tries++) {
-		gen = *(volatile unsigned long long __arena *)&h->gen;
+		gen = ak_read_once(h->gen);
 		bucket = __ak_htab_bucket(h, hash);
-		head = *(volatile unsigned long long __arena *)bucket;
+		head = ak_read_once(*bucket);
 		err = __ak_htab_chain_find(h, bucket, hash, key, &node, 0);
 		if (err)
 			goto fail;
 		if (node)
 			return __ak_htab_value(h, node);
 		if (!(head & (__AK_HTAB_LOCKED | __AK_HTAB_MOVED)) &&
-		    *(volatile unsigned long long __arena *)bucket == head &&
-		    *(volatile unsigned long long __arena *)&h->gen == gen)
+		    ak_read_once(*bucket) == head && ak_read_once(h->gen) == gen)
 			goto fail_noent;
 	}
 	/*
-	 * The table kept changing: look under the bucket's lock, counted as a
-	 * mover so that an old array is not freed while its bucket is locked.
+	 * The table kept changing: look under the bucket's lock, held so that
+	 * an old array is not freed while its bucket is locked.
 	 */
-	__sync_fetch_and_add(&h->movers, 1);
+	__ak_htab_hold(h);
 	err = __ak_htab_lock_find(h, hash, key, &locked, &node);
 	if (!err)
 		ak_bit_lock_release(locked);
-	__ak_htab_mover_leave(h, -1);
+	__ak_htab_unhold(h);
 	if (err)
 		goto fail;
 	return __ak_htab_value(h, node);
@@ -684,13 +764,15 @@ __ak_global unsigned long long __ak_htab_lookup(__arg_arena struct ak_htab __are
  */
 #define ak_htab_lookup(h, key, err)					\
 	({								\
+		struct ak_htab __arena *___ak_h = (h);			\
+		typeof(key) ___ak_key = (key);				\
 		struct __ak_htab_key ___ak_k;				\
 		void __arena *___ak_v = 0;				\
 		int *___ak_e = (err), ___ak_err = -EINVAL;		\
 									\
-		if (sizeof(*(key)) == (h)->key_size) {			\
-			__ak_htab_key_load(&___ak_k, (key), sizeof(*(key))); \
-			___ak_v = (void __arena *)__ak_htab_lookup((h), &___ak_k, &___ak_err); \
+		if (sizeof(*___ak_key) == ___ak_h->key_size) {		\
+			__ak_htab_key_load(&___ak_k, ___ak_key, sizeof(*___ak_key)); \
+			___ak_v = (void __arena *)__ak_htab_lookup(___ak_h, &___ak_k, &___ak_err); \
 		}							\
 		if (!___ak_v && ___ak_e)				\
 			*___ak_e = ___ak_err;				\
@@ -770,7 +852,7 @@ __ak_htab_update_begin(struct ak_htab __arena *h, const struct __ak_htab_key *ke
 	int err;
 
 	u->fresh = 0;
-	if (flags > AK_HTAB_EXIST) {
+	if (flags > AK_HTAB_EXIST || !ak_read_once(h->cur)) {
 		err = -EINVAL;
 		goto fail;
 	}
@@ -826,35 +908,44 @@ __ak_global unsigned long long __ak_htab_begin_nosleep(__arg_arena struct ak_hta
 	return (unsigned long long)__ak_htab_update_begin(h, key, flags, 0, u);
 }
 
-/* Link a fresh node (its value written) and release the bucket. */
+/*
+ * Link a fresh node (its value written) and release the bucket. The link
+ * is an exchange, fully ordered: a lock-free reader that sees the node sees
+ * it whole. The generation moves before the bucket is released, so a
+ * lock-free miss that saw the bucket unlocked at both ends sees it move.
+ */
 static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_htab_update *u)
 {
 	if (u->fresh) {
 		u->node->next = __ak_htab_node_of(*u->bucket);
-		*u->bucket = (unsigned long long)u->node | __AK_HTAB_LOCKED;
-		__sync_fetch_and_add(&h->count, 1);
-		__sync_fetch_and_add(&h->gen, 1);
+		ak_xchg(u->bucket, (unsigned long long)u->node | __AK_HTAB_LOCKED);
+		ak_atomic_add(&h->count, 1);
+		ak_fetch_add(&h->gen, 1);
 	}
 	ak_bit_lock_release(u->bucket);
 }
 
 #define __ak_htab_update(h, key, value, flags, sleepable)		\
 	({								\
+		struct ak_htab __arena *___ak_h = (h);			\
+		typeof(key) ___ak_key = (key);				\
+		typeof(value) ___ak_val = (value);			\
+		unsigned long long ___ak_flags = (flags);		\
 		struct __ak_htab_key ___ak_k;				\
 		struct __ak_htab_update ___ak_u = { .err = 0 };	\
 		void __arena *___ak_v;					\
 									\
-		if (sizeof(*(key)) != (h)->key_size ||			\
-		    sizeof(*(value)) != (h)->value_size) {		\
+		if (sizeof(*___ak_key) != ___ak_h->key_size ||		\
+		    sizeof(*___ak_val) != ___ak_h->value_size) {	\
 			___ak_u.err = -EINVAL;				\
 		} else {						\
-			__ak_htab_key_load(&___ak_k, (key), sizeof(*(key))); \
+			__ak_htab_key_load(&___ak_k, ___ak_key, sizeof(*___ak_key)); \
 			___ak_v = (void __arena *)((sleepable) ?	\
-				__ak_htab_begin_sleepable((h), &___ak_k, (flags), &___ak_u) : \
-				__ak_htab_begin_nosleep((h), &___ak_k, (flags), &___ak_u)); \
+				__ak_htab_begin_sleepable(___ak_h, &___ak_k, ___ak_flags, &___ak_u) : \
+				__ak_htab_begin_nosleep(___ak_h, &___ak_k, ___ak_flags, &___ak_u)); \
 			if (___ak_v) {					\
-				__ak_htab_value_store(___ak_v, (value), sizeof(*(value))); \
-				__ak_htab_update_end((h), &___ak_u);	\
+				__ak_htab_value_store(___ak_v, ___ak_val, sizeof(*___ak_val)); \
+				__ak_htab_update_end(___ak_h, &___ak_u); \
 			}						\
 		}							\
 		___ak_u.err;						\
@@ -890,6 +981,25 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
 #define ak_htab_update_nosleep(h, key, value, flags) __ak_htab_update(h, key, value, flags, 0)
 
 /*
+ * Take @node, found at *@link in the chain of the locked @bucket, out of
+ * the table. Returns the generation before this change.
+ */
+static __ak_always_inline unsigned long long __ak_htab_unlink_at(struct ak_htab __arena *h,
+								 unsigned long long __arena *bucket,
+								 unsigned long long __arena *link,
+								 struct ak_htab_node __arena *node)
+{
+	struct ak_htab_node __arena *next = node->next;
+
+	if (link == bucket)
+		ak_write_once(*bucket, (unsigned long long)next | __AK_HTAB_LOCKED);
+	else
+		ak_write_once(*link, (unsigned long long)next);
+	ak_atomic_add(&h->count, -1ULL);
+	return ak_fetch_add(&h->gen, 1);
+}
+
+/*
  * Unlink the node of @key under its bucket's lock; the caller owns it then
  * (reads its value, frees it). 0 with *@nodep set, or an error.
  */
@@ -902,6 +1012,8 @@ static __ak_always_inline int __ak_htab_unlink(struct ak_htab __arena *h, const 
 	struct ak_htab_node __arena *node;
 	int err;
 
+	if (!ak_read_once(h->cur))
+		return -EINVAL;
 	err = __ak_htab_lock_home(h, hash, sleepable, &bucket);
 	if (err)
 		return err;
@@ -909,12 +1021,7 @@ static __ak_always_inline int __ak_htab_unlink(struct ak_htab __arena *h, const 
 	if (!err && !node)
 		err = -ENOENT;
 	if (!err) {
-		if (link == bucket)
-			*bucket = (unsigned long long)node->next | __AK_HTAB_LOCKED;
-		else
-			*link = (unsigned long long)node->next;
-		__sync_fetch_and_add(&h->count, -1ULL);
-		__sync_fetch_and_add(&h->gen, 1);
+		__ak_htab_unlink_at(h, bucket, link, node);
 		*nodep = node;
 	}
 	ak_bit_lock_release(bucket);
@@ -958,14 +1065,16 @@ __ak_global int __ak_htab_free_nosleep(__arg_arena void __arena *node)
 
 #define __ak_htab_delete_key(h, key, sleepable)				\
 	({								\
+		struct ak_htab __arena *___ak_h = (h);			\
+		typeof(key) ___ak_key = (key);				\
 		struct __ak_htab_key ___ak_k;				\
 		int ___ak_err = -EINVAL;				\
 									\
-		if (sizeof(*(key)) == (h)->key_size) {			\
-			__ak_htab_key_load(&___ak_k, (key), sizeof(*(key))); \
+		if (sizeof(*___ak_key) == ___ak_h->key_size) {		\
+			__ak_htab_key_load(&___ak_k, ___ak_key, sizeof(*___ak_key)); \
 			___ak_err = (sleepable) ?			\
-				__ak_htab_delete_sleepable((h), &___ak_k) : \
-				__ak_htab_delete_nosleep((h), &___ak_k); \
+				__ak_htab_delete_sleepable(___ak_h, &___ak_k) : \
+				__ak_htab_delete_nosleep(___ak_h, &___ak_k); \
 		}							\
 		___ak_err;						\
 	})
@@ -1004,18 +1113,21 @@ __ak_global int __ak_htab_free_nosleep(__arg_arena void __arena *node)
  */
 #define ak_htab_lookup_and_delete(h, key, value)			\
 	({								\
+		struct ak_htab __arena *___ak_h = (h);			\
+		typeof(key) ___ak_key = (key);				\
+		typeof(value) ___ak_val = (value);			\
 		struct __ak_htab_key ___ak_k;				\
 		unsigned long long ___ak_n = 0;				\
 		int ___ak_err = -EINVAL;				\
 									\
-		if (sizeof(*(key)) == (h)->key_size &&			\
-		    sizeof(*(value)) == (h)->value_size) {		\
-			__ak_htab_key_load(&___ak_k, (key), sizeof(*(key))); \
-			___ak_err = __ak_htab_unlink_nosleep((h), &___ak_k, &___ak_n); \
+		if (sizeof(*___ak_key) == ___ak_h->key_size &&		\
+		    sizeof(*___ak_val) == ___ak_h->value_size) {	\
+			__ak_htab_key_load(&___ak_k, ___ak_key, sizeof(*___ak_key)); \
+			___ak_err = __ak_htab_unlink_nosleep(___ak_h, &___ak_k, &___ak_n); \
 			if (!___ak_err) {				\
-				__ak_htab_value_fetch((value),		\
-					__ak_htab_value((h), (struct ak_htab_node __arena *)___ak_n), \
-					sizeof(*(value)));		\
+				__ak_htab_value_fetch(___ak_val,	\
+					__ak_htab_value(___ak_h, (struct ak_htab_node __arena *)___ak_n), \
+					sizeof(*___ak_val));		\
 				___ak_err = __ak_htab_free_nosleep((void __arena *)___ak_n); \
 			}						\
 		}							\
@@ -1040,10 +1152,14 @@ __ak_global unsigned long long __ak_htab_lookup_lock(__arg_arena struct ak_htab 
 	unsigned long long __arena *bucket;
 	int err;
 
-	__sync_fetch_and_add(&h->movers, 1);
+	if (!ak_read_once(h->cur)) {
+		l->err = -EINVAL;
+		return 0;
+	}
+	__ak_htab_hold(h);
 	err = __ak_htab_lock_find(h, __ak_htab_hash(h, key), key, &bucket, &node);
 	if (err) {
-		__ak_htab_mover_leave(h, -1);
+		__ak_htab_unhold(h);
 		l->err = err;
 		return 0;
 	}
@@ -1054,7 +1170,7 @@ __ak_global unsigned long long __ak_htab_lookup_lock(__arg_arena struct ak_htab 
 static inline void __ak_htab_unlock(struct ak_htab __arena *h, struct __ak_htab_locked *l)
 {
 	ak_bit_lock_release(l->bucket);
-	__ak_htab_mover_leave(h, -1);
+	__ak_htab_unhold(h);
 }
 
 /**
@@ -1077,17 +1193,20 @@ static inline void __ak_htab_unlock(struct ak_htab __arena *h, struct __ak_htab_
  */
 #define ak_htab_lookup_copy(h, key, value)				\
 	({								\
+		struct ak_htab __arena *___ak_h = (h);			\
+		typeof(key) ___ak_key = (key);				\
+		typeof(value) ___ak_val = (value);			\
 		struct __ak_htab_key ___ak_k;				\
 		struct __ak_htab_locked ___ak_l = { .err = -EINVAL };	\
 		void __arena *___ak_v;					\
 									\
-		if (sizeof(*(key)) == (h)->key_size &&			\
-		    sizeof(*(value)) == (h)->value_size) {		\
-			__ak_htab_key_load(&___ak_k, (key), sizeof(*(key))); \
-			___ak_v = (void __arena *)__ak_htab_lookup_lock((h), &___ak_k, &___ak_l); \
+		if (sizeof(*___ak_key) == ___ak_h->key_size &&		\
+		    sizeof(*___ak_val) == ___ak_h->value_size) {	\
+			__ak_htab_key_load(&___ak_k, ___ak_key, sizeof(*___ak_key)); \
+			___ak_v = (void __arena *)__ak_htab_lookup_lock(___ak_h, &___ak_k, &___ak_l); \
 			if (___ak_v) {					\
-				__ak_htab_value_fetch((value), ___ak_v, sizeof(*(value))); \
-				__ak_htab_unlock((h), &___ak_l);	\
+				__ak_htab_value_fetch(___ak_val, ___ak_v, sizeof(*___ak_val)); \
+				__ak_htab_unlock(___ak_h, &___ak_l);	\
 				___ak_l.err = 0;			\
 			}						\
 		}							\
@@ -1124,7 +1243,8 @@ static inline int ak_htab_reserve(struct ak_htab __arena *h, unsigned long long 
  *
  * Updates and deletes move the old buckets a few at a time; this moves the
  * rest, so lookups stop reading two arrays and the old one is freed.
- * Return: 0; -EBUSY; -AK_EBUDGET (call again: moved buckets stay moved).
+ * Return: 0; -EBUSY; -AK_EBUDGET (call again: moved buckets stay moved);
+ * -EINVAL if @h is not initialised (or destroyed).
  */
 __ak_global int ak_htab_maintain(__arg_arena struct ak_htab __arena *h)
 {
@@ -1132,13 +1252,15 @@ __ak_global int ak_htab_maintain(__arg_arena struct ak_htab __arena *h)
 	unsigned long long i;
 	int ret = 0;
 
+	if (!ak_read_once(h->cur))
+		return -EINVAL;
 	if (!__ak_htab_mover_enter(h, &old, &cur))
 		goto out;
 	for (i = ak_opaque_zero(); i < old->nbuckets; i++) {
 		ak_cond_break_label(cut);
-		if (h->old != old)
+		if (ak_read_once(h->old) != old)
 			break;
-		if (old->buckets[i] == __AK_HTAB_MOVED)
+		if (ak_read_once(old->buckets[i]) == __AK_HTAB_MOVED)
 			continue;
 		ret = __ak_htab_move_counted(h, old, cur, i);
 		if (ret)
@@ -1167,11 +1289,15 @@ static inline void __ak_htab_cursor_reset(struct ak_htab_cursor *c)
  * @key: set to the entry's key (in the arena)
  * @value: set to its value
  *
- * A growth in progress is finished first. Entries come bucket by bucket.
+ * A growth in progress is finished first. Entries come bucket by bucket;
+ * a chain is walked under its bucket's lock, so the walk only follows live
+ * links, in BPF and through the mmap alike. The table's generation, checked
+ * after each step as well as before, says whether anything changed since
+ * the walk began: a walk is complete, or says it is stale, never short.
  * Return: 0 (an entry); -ENOENT at the end (the cursor is reset);
  * -AK_EBUDGET (call again with @c); -AK_ESTALE if the table changed since
- * the last call (the cursor is reset; ak_htab_delete_current is the change
- * a walk may make); -EBUSY.
+ * the walk began (the cursor is reset; ak_htab_delete_current is the one
+ * change a walk may make itself); -EBUSY; -EINVAL if @h is not initialised.
  */
 __ak_global int ak_htab_next(__arg_arena struct ak_htab __arena *h, __ak_nonnull struct ak_htab_cursor *c,
 			       __ak_nonnull void __arena **key,
@@ -1179,30 +1305,44 @@ __ak_global int ak_htab_next(__arg_arena struct ak_htab __arena *h, __ak_nonnull
 {
 	struct __ak_htab_table __arena *t;
 	struct ak_htab_node __arena *node;
+	unsigned long long __arena *bucket;
 	unsigned long long b, k;
 	int err;
 
 	err = ak_htab_maintain(h);
 	if (err)
 		return err;
-	if (h->old)
+	if (ak_read_once(h->old))
 		return -EBUSY;
 	if (!c->htab) {
 		__ak_htab_cursor_reset(c);
 		c->htab = h;
-		c->gen = h->gen;
-	} else if (c->htab != h || c->gen != h->gen) {
-		__ak_htab_cursor_reset(c);
-		return -AK_ESTALE;
+		c->gen = ak_read_once(h->gen);
+	} else if (c->htab != h || c->gen != ak_read_once(h->gen)) {
+		goto stale;
 	}
-	t = h->cur;
+	t = ak_read_once(h->cur);
 	for (b = c->bucket + ak_opaque_zero(); b < t->nbuckets; b++) {
 		ak_cond_break_label(cut);
-		node = __ak_htab_node_of(t->buckets[b]);
+		bucket = &t->buckets[b];
+		/* An empty bucket that fills meanwhile moves the generation. */
+		if (!ak_read_once(*bucket)) {
+			c->skip = 0;
+			continue;
+		}
+		err = ak_bit_lock_acquire(bucket);
+		if (err) {
+			c->bucket = b;
+			return err;
+		}
+		node = __ak_htab_node_of(*bucket);
 		for (k = ak_opaque_zero(); node && k < c->skip; k++) {
-			ak_cond_break_label(cut);
+			ak_cond_break_label(cut_locked);
 			node = node->next;
 		}
+		ak_bit_lock_release(bucket);
+		if (c->gen != ak_read_once(h->gen))
+			goto stale;
 		if (node) {
 			c->bucket = b;
 			c->skip = k + 1;
@@ -1212,11 +1352,18 @@ __ak_global int ak_htab_next(__arg_arena struct ak_htab __arena *h, __ak_nonnull
 		}
 		c->skip = 0;
 	}
+	if (c->gen != ak_read_once(h->gen))
+		goto stale;
 	__ak_htab_cursor_reset(c);
 	return -ENOENT;
+cut_locked:
+	ak_bit_lock_release(bucket);
 cut:
 	c->bucket = b;
 	return -AK_EBUDGET;
+stale:
+	__ak_htab_cursor_reset(c);
+	return -AK_ESTALE;
 }
 
 /**
@@ -1225,39 +1372,67 @@ cut:
  * @h: the table
  * @c: the walk's cursor
  *
- * Return: 0, or as ak_htab_delete (-AK_ESTALE if the cursor is stale).
+ * The entry is found again under its bucket's lock, and the walk goes on
+ * only if this delete was the table's one change since the walk's last
+ * step: a change another CPU made meanwhile makes the next ak_htab_next
+ * -AK_ESTALE, never a skipped or repeated entry.
+ * Return: 0; -AK_ESTALE (the table changed: nothing deleted, the cursor is
+ * reset); -EBUSY; -AK_EBUDGET; -EINVAL if @h is not initialised.
  */
 __ak_global int ak_htab_delete_current(__arg_arena struct ak_htab __arena *h, __ak_nonnull struct ak_htab_cursor *c)
 {
+	struct __ak_htab_table __arena *t = ak_read_once(h->cur);
 	struct ak_htab_node __arena *node;
-	struct __ak_htab_key key;
-	unsigned long long k;
-	unsigned int i;
+	unsigned long long __arena *bucket;
+	unsigned long long __arena *link;
+	unsigned long long k, gen;
 	int err;
 
-	if (c->htab != h || c->gen != h->gen || !c->skip)
-		return -AK_ESTALE;
-	node = __ak_htab_node_of(h->cur->buckets[c->bucket & (h->cur->nbuckets - 1)]);
-	for (k = ak_opaque_zero(); node && k + 1 < c->skip && ak_can_loop; k++)
-		node = node->next;
-	if (!node || k + 1 < c->skip)
-		return node ? -AK_EBUDGET : -AK_ESTALE;
-	__AK_UNROLL
-	for (i = 0; i < AK_HTAB_MAX_KEY / 8; i++)
-		key.w[i] = i < h->key_words ? node->data[i] : 0;
-	err = __ak_htab_unlink(h, &key, 0, &node);
+	if (!t)
+		return -EINVAL;
+	if (c->htab != h || !c->skip)
+		goto stale;
+	bucket = &t->buckets[c->bucket & (t->nbuckets - 1)];
+	err = ak_bit_lock_acquire(bucket);
 	if (err)
 		return err;
+	/* Under the lock this chain holds still; the generation says the rest did. */
+	if (c->gen != ak_read_once(h->gen) || ak_read_once(h->cur) != t) {
+		ak_bit_lock_release(bucket);
+		goto stale;
+	}
+	link = bucket;
+	node = __ak_htab_node_of(*bucket);
+	for (k = ak_opaque_zero(); node && k + 1 < c->skip; k++) {
+		ak_cond_break_label(cut);
+		link = (unsigned long long __arena *)&node->next;
+		node = node->next;
+	}
+	if (!node) {
+		ak_bit_lock_release(bucket);
+		goto stale;
+	}
+	gen = __ak_htab_unlink_at(h, bucket, link, node);
+	ak_bit_lock_release(bucket);
 	c->skip--;
-	c->gen = h->gen;
+	/* Only this delete since the walk's last step: the walk goes on. */
+	if (gen == c->gen)
+		c->gen = gen + 1;
 	return ak_free_nosleep(node);
+cut:
+	ak_bit_lock_release(bucket);
+	return -AK_EBUDGET;
+stale:
+	__ak_htab_cursor_reset(c);
+	return -AK_ESTALE;
 }
 
 /**
  * ak_htab_clear - remove every entry and give every node back (sleepable)
  * @h: the table
  *
- * Return: 0; -EBUSY; -AK_EBUDGET (call again: what was removed stays so).
+ * Return: 0; -EBUSY; -AK_EBUDGET (call again: what was removed stays so);
+ * -EINVAL if @h is not initialised (or destroyed).
  */
 __ak_global int ak_htab_clear(__arg_arena struct ak_htab __arena *h)
 {
@@ -1270,20 +1445,17 @@ __ak_global int ak_htab_clear(__arg_arena struct ak_htab __arena *h)
 	err = ak_htab_maintain(h);
 	if (err)
 		return err;
-	t = h->cur;
+	t = ak_read_once(h->cur);
 	for (b = ak_opaque_zero(); b < t->nbuckets; b++) {
 		bucket = &t->buckets[b];
-		while (*bucket) {
+		while (ak_read_once(*bucket)) {
 			ak_cond_break_label(cut);
 			err = ak_bit_lock_acquire(bucket);
 			if (err)
 				return err;
 			node = __ak_htab_node_of(*bucket);
-			if (node) {
-				*bucket = (unsigned long long)node->next | __AK_HTAB_LOCKED;
-				__sync_fetch_and_add(&h->count, -1ULL);
-				__sync_fetch_and_add(&h->gen, 1);
-			}
+			if (node)
+				__ak_htab_unlink_at(h, bucket, bucket, node);
 			ak_bit_lock_release(bucket);
 			if (node)
 				ak_free(node);
@@ -1297,23 +1469,27 @@ cut:
 
 /**
  * ak_htab_destroy - clear @h and free its buckets (sleepable)
- * @h: the table; ak_htab_init makes it usable again
+ * @h: the table, which no other program or thread uses any more;
+ *	ak_htab_init makes it usable again
  *
+ * Its sizes are cleared too, so every later call on it fails with -EINVAL
+ * and writes nothing, until ak_htab_init.
  * Return: as ak_htab_clear.
  */
 __ak_global int ak_htab_destroy(__arg_arena struct ak_htab __arena *h)
 {
+	struct __ak_htab_table __arena *cur;
 	int err = ak_htab_clear(h);
 
 	if (err)
 		return err;
-	if (h->cur)
-		ak_free(h->cur);
-	if (h->retired)
-		ak_free(h->retired);
-	h->cur = 0;
+	cur = ak_xchg(&h->cur, 0);
+	ak_free(cur);
+	ak_free(ak_xchg(&h->retired, 0));
+	h->key_size = 0;
+	h->value_size = 0;
 	ak_arena_store_barrier();
-	h->retired = 0;
+	h->movers = 0;
 	h->gen++;
 	return 0;
 }
@@ -1338,13 +1514,15 @@ struct __ak_htab_check {
 __ak_global int __ak_htab_check_chunk(__arg_arena struct ak_htab __arena *h,
 				      __ak_nonnull struct __ak_htab_check *c)
 {
-	struct __ak_htab_table __arena *t = h->cur;
+	struct __ak_htab_table __arena *t = ak_read_once(h->cur);
 	struct ak_htab_node __arena *node;
 	unsigned long long b, n, mask;
 
-	if (h->gen != c->gen)
+	if (!t)
+		return -EINVAL;
+	if (ak_read_once(h->gen) != c->gen)
 		return -AK_ESTALE;
-	if (h->old)
+	if (ak_read_once(h->old))
 		return -EBUSY;	/* a growth began meanwhile */
 	mask = t->nbuckets - 1;
 	for (b = c->bucket + ak_opaque_zero(); b < t->nbuckets; b++) {

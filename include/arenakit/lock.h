@@ -56,8 +56,9 @@ static __ak_always_inline int ak_lock_acquire(struct ak_lock __arena *lock)
 	unsigned int spins;
 
 	for (spins = (unsigned int)ak_opaque_zero(); spins < AK_LOCK_SPINS; spins++) {
-		if (!__sync_val_compare_and_swap(&lock->locked, 0, 1))
+		if (!ak_cmpxchg(&lock->locked, 0, 1))
 			return 0;
+		ak_spin_wait();
 		ak_cond_break_label(spent);
 	}
 	return -EBUSY;
@@ -73,7 +74,7 @@ spent:
  */
 static __ak_always_inline int ak_lock_try(struct ak_lock __arena *lock)
 {
-	return __sync_val_compare_and_swap(&lock->locked, 0, 1) ? -EBUSY : 0;
+	return ak_cmpxchg(&lock->locked, 0, 1) ? -EBUSY : 0;
 }
 
 /**
@@ -85,7 +86,7 @@ static __ak_always_inline int ak_lock_try(struct ak_lock __arena *lock)
  */
 static __ak_always_inline void ak_lock_release(struct ak_lock __arena *lock)
 {
-	__sync_lock_test_and_set(&lock->locked, 0);
+	ak_xchg(&lock->locked, 0);
 }
 
 /**
@@ -96,7 +97,7 @@ static __ak_always_inline void ak_lock_release(struct ak_lock __arena *lock)
  */
 static __ak_always_inline int ak_lock_is_locked(const struct ak_lock __arena *lock)
 {
-	return *(const volatile unsigned int __arena *)&lock->locked != 0;
+	return ak_read_once(lock->locked) != 0;
 }
 
 /*
@@ -120,10 +121,10 @@ static __ak_always_inline int ak_bit_lock_acquire(unsigned long long __arena *wo
 	unsigned int spins;
 
 	for (spins = (unsigned int)ak_opaque_zero(); spins < AK_LOCK_SPINS; spins++) {
-		old = *(volatile unsigned long long __arena *)word;
-		if (!(old & AK_BIT_LOCK) &&
-		    __sync_val_compare_and_swap(word, old, old | AK_BIT_LOCK) == old)
+		old = ak_read_once(*word);
+		if (!(old & AK_BIT_LOCK) && ak_cmpxchg(word, old, old | AK_BIT_LOCK) == old)
 			return 0;
+		ak_spin_wait();
 		ak_cond_break_label(spent);
 	}
 	return -EBUSY;
@@ -134,10 +135,15 @@ spent:
 /**
  * ak_bit_lock_release - clear bit 0 of *@word, keeping the other bits
  * @word: the word, locked by ak_bit_lock_acquire
+ *
+ * While the bit is set only its holder writes the word (everyone else
+ * compares-and-swaps a word whose bit is clear), so the holder's own view
+ * of the word is its value: an exchange of that value without the bit
+ * releases it, fully ordered, so what the holder wrote is seen by the next.
  */
 static __ak_always_inline void ak_bit_lock_release(unsigned long long __arena *word)
 {
-	__sync_fetch_and_and(word, ~AK_BIT_LOCK);
+	ak_xchg(word, *word & ~AK_BIT_LOCK);
 }
 
 #endif /* __ARENAKIT_LOCK_H */
