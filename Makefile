@@ -18,7 +18,7 @@ export CMD ARGS
 # Debian packages every target needs; `make deps` installs the missing ones.
 PACKAGES := linux-source-6.12 xz-utils make gcc libc6-dev bc bison flex \
 	libelf-dev libssl-dev zlib1g-dev pahole clang-19 llvm-19 \
-	qemu-system-x86 busybox-static libcriterion-dev pkg-config clang-22
+	qemu-system-x86 busybox-static libcriterion-dev pkg-config clang-22 patch
 
 # ... and what the tree's BPF selftests need besides (make kernel-selftests),
 # and the plots of make bench.
@@ -61,12 +61,14 @@ LOADER_OBJS := $(BUILD)/user/loader.o $(BUILD)/user/kernel_features.o
 TOOL_OBJS := $(patsubst user/%.c,$(BUILD)/user/%.o,$(wildcard user/*.c)) \
 	$(patsubst bench/%.c,$(BUILD)/bench/%.o,$(filter-out %.bpf.c,$(wildcard bench/*.c)))
 HOST_TEST_OBJS := $(patsubst tests/host/%.c,$(BUILD)/tests/host/%.o,$(wildcard tests/host/*.c))
+EXPLORE_OBJS := $(patsubst tests/explore/%.c,$(BUILD)/tests/explore/%.o,$(wildcard tests/explore/*.c))
 GUEST_TEST_OBJS := $(patsubst tests/guest/%.c,$(BUILD)/tests/guest/%.o,\
 	$(filter-out %.bpf.c,$(wildcard tests/guest/*.c))) \
 	$(BUILD)/tests/guest/registry.o
 
 TOOL := $(BUILD)/arenakit
 HOST_TESTS := $(BUILD)/tests/host_tests
+EXPLORE_TESTS := $(BUILD)/tests/explore_tests
 GUEST_TESTS := $(BUILD)/tests/guest_tests
 
 # The guest tests run on four CPUs: the lock, allocator and hash table are
@@ -80,7 +82,7 @@ TEST_ARGS := --color=never $(if $(FILTER),--filter='$(FILTER)') $(CRITERION_ARGS
 
 .PHONY: all test run vm deps help clean kernel-clean kernel-selftests bench _bench
 .PHONY: stress _stress
-.PHONY: _all _test _run _vm kernel bpf tool tests host-test guest-test example
+.PHONY: _all _test _run _vm kernel bpf tool tests host-test guest-test example explore
 .PHONY: install uninstall flags
 
 help:
@@ -89,6 +91,8 @@ help:
 	@echo '                  FILTER=suite/test  run only matching Criterion tests'
 	@echo '                  KERNEL=stock       use the unpatched 6.12 kernel'
 	@echo '                  KASAN=1            use the kernel with KASAN (its own cache entry)'
+	@echo 'make explore    the schedule explorer alone (every schedule up to EXPLORE_BOUND=2'
+	@echo '                  preemptions; make test runs it too), then its mutants'
 	@echo "make run        boot the VM: arenakit info, then glob over the kernel's file list"
 	@echo "                  ARGS='glob PATTERN FILE'  run any arenakit command instead"
 	@echo "make vm CMD='...'  boot the VM and run a shell command in it"
@@ -152,7 +156,7 @@ $(KSTAMP):
 
 bpf: $(SKELS)
 tool: $(TOOL)
-tests: $(HOST_TESTS) $(GUEST_TESTS)
+tests: $(HOST_TESTS) $(GUEST_TESTS) $(EXPLORE_TESTS)
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(KSTAMP)
 	@mkdir -p $(@D)
@@ -206,6 +210,15 @@ HOST_TEST_ENV := ARENAKIT_KDIR=$(KDIR) LSAN_OPTIONS=suppressions=tests/host/lsan
 $(HOST_TESTS): $(HOST_TEST_OBJS) $(LOADER_OBJS)
 	$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ -lcriterion $(LDLIBS) -ldl \
 		-Wl,--export-dynamic-symbol=syscall
+# The schedule explorer (tests/explore/): the headers in user space, under
+# ASan/UBSan, with a scheduler hooked into atomic.h's points.
+$(EXPLORE_OBJS): CFLAGS += $(SANITIZE) -pthread
+$(EXPLORE_TESTS): $(EXPLORE_OBJS)
+	$(CC) $(CFLAGS) $(SANITIZE) -pthread -o $@ $^ -lcriterion
+# EXPLORE_BOUND: preemptions per schedule (every schedule up to it is run).
+EXPLORE_BOUND ?= 2
+EXPLORE_ENV = EXPLORE_BOUND=$(EXPLORE_BOUND) ASAN_OPTIONS=allow_user_segv_handler=1
+
 $(GUEST_TESTS): $(GUEST_TEST_OBJS) $(LOADER_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS) -lpthread
 
@@ -215,13 +228,26 @@ _test: _all
 	@rc=0; \
 	echo '== host tests'; \
 	$(HOST_TEST_ENV) $(HOST_TESTS) $(TEST_ARGS) 2>&1 | tee $(BUILD)/host-tests.log || rc=1; \
+	echo '== schedule explorer'; \
+	$(EXPLORE_ENV) $(EXPLORE_TESTS) $(TEST_ARGS) 2>&1 | tee $(BUILD)/explore-tests.log || rc=1; \
+	$(if $(FILTER),,$(MUTANTS_RUN) || rc=1;) \
 	echo '== guest tests (QEMU)'; \
 	SMP=$(GUEST_SMP) MEM=$(GUEST_MEM) kernel/vm '$(GUEST_TESTS) --verbose $(TEST_ARGS) 2>&1' 2>&1 | tee $(BUILD)/guest-tests.log || rc=1; \
-	tests/summary.sh $(BUILD)/host-tests.log $(BUILD)/guest-tests.log || rc=1; \
+	tests/summary.sh $(BUILD)/host-tests.log $(BUILD)/explore-tests.log \
+		$(BUILD)/guest-tests.log || rc=1; \
 	exit $$rc
 
 host-test: $(HOST_TESTS)
 	$(HOST_TEST_ENV) $(HOST_TESTS) $(TEST_ARGS) 2>&1
+
+# Each mutant takes one fix back out of the headers: the explorer must find it.
+MUTANTS_RUN = CC='$(CC)' CFLAGS='$(CFLAGS) $(SANITIZE) -pthread' EXPLORE_BOUND=$(EXPLORE_BOUND) \
+	tests/explore/mutants.sh $(BUILD)/mutants
+
+# The explorer alone, deeper: make explore EXPLORE_BOUND=3.
+explore: $(EXPLORE_TESTS)
+	$(EXPLORE_ENV) $(EXPLORE_TESTS) $(TEST_ARGS) 2>&1
+	$(MUTANTS_RUN)
 
 guest-test: _all
 	SMP=$(GUEST_SMP) MEM=$(GUEST_MEM) kernel/vm '$(GUEST_TESTS) $(TEST_ARGS) 2>&1'
@@ -304,4 +330,5 @@ clean:
 kernel-clean:
 	rm -rf $(KDIR)
 
--include $(BPF_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(HOST_TEST_OBJS:.o=.d) $(GUEST_TEST_OBJS:.o=.d)
+-include $(BPF_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(HOST_TEST_OBJS:.o=.d) $(GUEST_TEST_OBJS:.o=.d) \
+	$(EXPLORE_OBJS:.o=.d)

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * The schedule explorer's scheduler and emulated arena (explore.h says what
+ * they do). Logical threads are POSIX threads of which exactly one runs at
+ * a time: at each point the scheduler decides who runs next and hands the
+ * baton over with a semaphore, so a run is a pure function of its decisions.
+ * The decisions of a run are kept on a stack; the next schedule replays a
+ * prefix of it and takes another choice at its last open decision, depth
+ * first, until every choice within the preemption bound was taken.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <criterion/criterion.h>
+
+#include "explore/explore.h"
+
+/* ---- the emulated arena ---- */
+
+#define ARENA_PAGES 4096	/* 16 MiB of address space */
+
+enum page_state { PAGE_UNUSED, PAGE_LIVE, PAGE_FREED };
+
+static char *arena_base;
+static unsigned char page_state[ARENA_PAGES];
+static unsigned int arena_bump;
+static unsigned long long pages_held;
+
+struct ak_allocator ak_allocator;
+
+void *ak_user_pages_get(unsigned int pages)
+{
+	char *p;
+
+	if (pages > ARENA_PAGES - arena_bump)
+		return NULL;
+	p = arena_base + (size_t)arena_bump * AK_PAGE_SIZE;
+	/* Never used since the reset: zero, as the kernel's pages come. */
+	if (mprotect(p, (size_t)pages * AK_PAGE_SIZE, PROT_READ | PROT_WRITE))
+		abort();
+	memset(page_state + arena_bump, PAGE_LIVE, pages);
+	arena_bump += pages;
+	pages_held += pages;
+	return p;
+}
+
+void ak_user_pages_put(void *ptr, unsigned int pages)
+{
+	size_t first = ((char *)ptr - arena_base) / AK_PAGE_SIZE, i;
+
+	if ((char *)ptr < arena_base || first + pages > arena_bump ||
+	    ((char *)ptr - arena_base) % AK_PAGE_SIZE) {
+		explore_fail("pages %p (%u) given back are not the arena's", ptr, pages);
+		return;
+	}
+	for (i = first; i < first + pages; i++)
+		if (page_state[i] != PAGE_LIVE) {
+			explore_fail("page %zu given back twice", i);
+			return;
+		}
+	/* Gone: a later touch gets a fresh zero page (see on_fault). */
+	madvise(ptr, (size_t)pages * AK_PAGE_SIZE, MADV_DONTNEED);
+	mprotect(ptr, (size_t)pages * AK_PAGE_SIZE, PROT_NONE);
+	memset(page_state + first, PAGE_FREED, pages);
+	pages_held -= pages;
+}
+
+unsigned long long explore_pages_held(void)
+{
+	return pages_held;
+}
+
+static void arena_reset(void)
+{
+	if (!arena_base) {
+		arena_base = mmap(NULL, (size_t)ARENA_PAGES * AK_PAGE_SIZE, PROT_NONE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (arena_base == MAP_FAILED)
+			abort();
+	} else if (arena_bump) {
+		madvise(arena_base, (size_t)arena_bump * AK_PAGE_SIZE, MADV_DONTNEED);
+		mprotect(arena_base, (size_t)arena_bump * AK_PAGE_SIZE, PROT_NONE);
+	}
+	memset(page_state, PAGE_UNUSED, sizeof(page_state));
+	arena_bump = 0;
+	pages_held = 0;
+	memset(&ak_allocator, 0, sizeof(ak_allocator));
+}
+
+/* ---- the scheduler ---- */
+
+struct lthread {
+	pthread_t tid;
+	int id;
+	int done;
+	int spinning;		/* its last attempt at a lock failed */
+	sem_t baton;
+	sigjmp_buf escape;	/* where a wild access ends the thread */
+	const char *op, *file;	/* its last point */
+	int line;
+};
+
+struct decision {
+	unsigned char chosen, current, enabled, tried;
+	unsigned char fixed;		/* a spinner's switch: no other choice */
+	unsigned short preemptions;	/* before this decision */
+	const char *op, *file;
+	int line;
+};
+
+#define MAX_DECISIONS 100000
+
+static const struct explore_scenario *scenario;
+static struct lthread threads[EXPLORE_MAX_THREADS];
+static __thread struct lthread *self;
+static int current, starting, bound, preemptions;
+static sem_t all_done;
+static struct decision stack[MAX_DECISIONS];
+static size_t depth, prefix, overflowed;
+static int nondeterministic;
+
+static int run_failed;
+static char run_report[2048];
+static size_t run_report_len;
+static unsigned long long schedule_no;
+
+void explore_fail(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	run_failed = 1;
+	if (run_report_len >= sizeof(run_report) - 2)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(run_report + run_report_len, sizeof(run_report) - run_report_len - 1,
+		      fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		run_report_len += (size_t)n;
+	if (run_report_len > sizeof(run_report) - 2)
+		run_report_len = sizeof(run_report) - 2;
+	run_report[run_report_len++] = '\n';
+	run_report[run_report_len] = 0;
+}
+
+static unsigned int enabled_mask(void)
+{
+	unsigned int mask = 0;
+	int i;
+
+	for (i = 0; i < scenario->threads; i++)
+		if (!threads[i].done)
+			mask |= 1U << i;
+	return mask;
+}
+
+/* The first enabled thread after @from, round the ring; @from itself last. */
+static int next_after(unsigned int enabled, int from)
+{
+	int i, t;
+
+	for (i = 1; i <= scenario->threads; i++) {
+		t = (from + i) % scenario->threads;
+		if (enabled & (1U << t))
+			return t;
+	}
+	return -1;
+}
+
+/* Who runs after a point of the current thread (or its exit, or the start). */
+static int decide(const char *op, const char *file, int line)
+{
+	unsigned int enabled = enabled_mask();
+	int cur = current, runnable, spin, next;
+	struct decision *d;
+
+	if (!enabled)
+		return -1;
+	runnable = !starting && (enabled & (1U << cur));
+	spin = runnable && threads[cur].spinning;
+	threads[cur].spinning = 0;
+	if (depth >= MAX_DECISIONS) {
+		overflowed = 1;
+		return runnable ? cur : next_after(enabled, cur);
+	}
+	d = &stack[depth];
+	if (depth < prefix) {
+		next = d->chosen;
+		if (d->enabled != enabled || d->current != cur || !(enabled & (1U << next))) {
+			nondeterministic = 1;
+			next = runnable ? cur : next_after(enabled, cur);
+		}
+	} else {
+		next = runnable && !spin ? cur : next_after(enabled, starting ? -1 : cur);
+		d->chosen = next;
+		d->current = cur;
+		d->enabled = enabled;
+		d->tried = 1U << next;
+		d->fixed = spin;
+		d->preemptions = preemptions;
+	}
+	d->op = op;
+	d->file = file;
+	d->line = line;
+	if (next != cur && runnable && !spin)
+		preemptions++;
+	depth++;
+	return next;
+}
+
+static void hand_over(struct lthread *me, int next)
+{
+	current = next;
+	sem_post(&threads[next].baton);
+	while (sem_wait(&me->baton) && errno == EINTR)
+		;
+}
+
+void explore_point(const char *op, const char *file, int line)
+{
+	struct lthread *me = self;
+	int next;
+
+	if (!me)
+		return;		/* setup and checks run alone */
+	me->op = op;
+	me->file = file;
+	me->line = line;
+	next = decide(op, file, line);
+	if (next != me->id)
+		hand_over(me, next);
+}
+
+void explore_spin(void)
+{
+	if (self)
+		self->spinning = 1;
+}
+
+static void *thread_main(void *arg)
+{
+	struct lthread *me = arg;
+	int next;
+
+	self = me;
+	while (sem_wait(&me->baton) && errno == EINTR)
+		;
+	if (!sigsetjmp(me->escape, 1))
+		scenario->thread(me->id);
+	me->done = 1;
+	next = decide("exit", NULL, 0);
+	self = NULL;
+	if (next < 0) {
+		sem_post(&all_done);
+	} else {
+		current = next;
+		sem_post(&threads[next].baton);
+	}
+	return NULL;
+}
+
+static const char *base_name(const char *file)
+{
+	const char *slash = file ? strrchr(file, '/') : NULL;
+
+	return slash ? slash + 1 : file ? file : "?";
+}
+
+/* A fault in the arena: a freed or never-given page; elsewhere: wild. */
+static void on_fault(int sig, siginfo_t *info, void *context)
+{
+	ucontext_t *uc = context;
+	char *addr = info->si_addr;
+	int write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+	struct lthread *me = self;
+	size_t page;
+
+	(void)sig;
+	if (arena_base && addr >= arena_base && addr < arena_base + (size_t)ARENA_PAGES * AK_PAGE_SIZE) {
+		page = (size_t)(addr - arena_base) / AK_PAGE_SIZE;
+		if (write || !scenario->allow_stale_reads)
+			explore_fail("T%d %s a %s arena page (%p) after its %s at %s:%d",
+				     me ? me->id : -1, write ? "wrote to" : "read",
+				     page_state[page] == PAGE_FREED ? "freed" : "never given",
+				     (void *)addr, me ? me->op : "?",
+				     base_name(me ? me->file : NULL), me ? me->line : 0);
+		/* The page's bytes were dropped: it reads as a fresh zero page. */
+		mprotect(arena_base + page * AK_PAGE_SIZE, AK_PAGE_SIZE,
+			 write ? PROT_READ | PROT_WRITE : PROT_READ);
+		return;
+	}
+	if (me) {
+		explore_fail("T%d followed a wild pointer (%p) after its %s at %s:%d", me->id,
+			     (void *)addr, me->op, base_name(me->file), me->line);
+		siglongjmp(me->escape, 1);
+	}
+	signal(SIGSEGV, SIG_DFL);	/* not ours: crash as usual */
+}
+
+static void install_fault_handler(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_fault, .sa_flags = SA_SIGINFO | SA_NODEFER };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGSEGV, &sa, NULL);
+}
+
+static void run_once(void)
+{
+	int i, next;
+
+	arena_reset();
+	run_failed = 0;
+	run_report_len = 0;
+	run_report[0] = 0;
+	scenario->setup();
+	preemptions = 0;
+	depth = 0;
+	sem_init(&all_done, 0, 0);
+	for (i = 0; i < scenario->threads; i++) {
+		threads[i].id = i;
+		threads[i].done = 0;
+		threads[i].spinning = 0;
+		threads[i].op = "start";
+		threads[i].file = NULL;
+		threads[i].line = 0;
+		sem_init(&threads[i].baton, 0, 0);
+	}
+	for (i = 0; i < scenario->threads; i++)
+		if (pthread_create(&threads[i].tid, NULL, thread_main, &threads[i]))
+			abort();
+	starting = 1;
+	current = 0;
+	next = decide("start", NULL, 0);
+	starting = 0;
+	current = next;
+	sem_post(&threads[next].baton);
+	while (sem_wait(&all_done) && errno == EINTR)
+		;
+	for (i = 0; i < scenario->threads; i++) {
+		pthread_join(threads[i].tid, NULL);
+		sem_destroy(&threads[i].baton);
+	}
+	sem_destroy(&all_done);
+	scenario->check();
+}
+
+/* The next schedule: another choice at the deepest open decision. */
+static int backtrack(void)
+{
+	struct decision *d;
+	int t, runnable, cost;
+
+	while (depth > 0) {
+		d = &stack[depth - 1];
+		runnable = d->op && strcmp(d->op, "start") && (d->enabled & (1U << d->current));
+		for (t = 0; !d->fixed && t < scenario->threads; t++) {
+			if (!(d->enabled & (1U << t)) || (d->tried & (1U << t)))
+				continue;
+			cost = t != d->current && runnable;
+			if (d->preemptions + cost > bound)
+				continue;
+			d->tried |= 1U << t;
+			d->chosen = t;
+			prefix = depth;
+			return 1;
+		}
+		depth--;
+	}
+	return 0;
+}
+
+/* The switches of the run just made, for the report. */
+static void describe_schedule(char *out, size_t size)
+{
+	size_t i, len = 0;
+	int n;
+
+	for (i = 0; i < depth && len < size; i++) {
+		const struct decision *d = &stack[i];
+
+		if (d->chosen == d->current && strcmp(d->op, "start"))
+			continue;
+		n = snprintf(out + len, size - len, "  %s T%d at %s %s:%d\n",
+			     !strcmp(d->op, "start") ? "start" :
+			     !strcmp(d->op, "exit") ? "then" : d->fixed ? "spin, to" : "switch to",
+			     d->chosen, d->op, base_name(d->file), d->line);
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
+}
+
+int explore(const struct explore_scenario *s, int preemption_bound, int stop_at_failure,
+	    struct explore_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	scenario = s;
+	bound = preemption_bound;
+	prefix = 0;
+	depth = 0;
+	overflowed = 0;
+	nondeterministic = 0;
+	install_fault_handler();
+	do {
+		schedule_no = ++r->schedules;
+		run_once();
+		if (depth > r->longest)
+			r->longest = depth;
+		if (overflowed)
+			explore_fail("a run took more than %d decisions", MAX_DECISIONS);
+		if (nondeterministic) {
+			snprintf(r->first_report, sizeof(r->first_report),
+				 "schedule %llu did not replay its prefix: the scenario is not deterministic",
+				 r->schedules);
+			return -2;
+		}
+		if (run_failed && !r->failed++) {
+			char trace[3072] = "";
+
+			r->first_failed = r->schedules;
+			describe_schedule(trace, sizeof(trace));
+			snprintf(r->first_report, sizeof(r->first_report), "%s(schedule %llu:)\n%s",
+				 run_report, r->schedules, trace);
+			if (stop_at_failure)
+				break;
+		}
+	} while (backtrack());
+	return r->failed ? -1 : 0;
+}
+
+void explore_test(const struct explore_scenario *s)
+{
+	const char *env = getenv("EXPLORE_BOUND");
+	int bound_wanted = env ? atoi(env) : 2, err;
+	struct explore_result r;
+
+	err = explore(s, bound_wanted, 1, &r);
+	printf("explore: %s: %llu schedules, up to %d preemptions, %d threads, longest run %llu decisions: %s\n",
+	       s->name, r.schedules, bound_wanted, s->threads, r.longest,
+	       err ? "FAILED" : "every invariant held");
+	if (err == -1)
+		printf("explore: %s: schedule %llu failed:\n%s", s->name, r.first_failed,
+		       r.first_report);
+	fflush(stdout);
+	cr_assert_eq(err, 0, "%s: %s", s->name, r.first_report);
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The schedule explorer: the arenakit headers built for user space, with
+ * every access atomic.h routes (atomics, locks, lock-free reads and the
+ * links they follow) made a point where a deterministic scheduler may switch
+ * between two or three logical threads. A scenario is run once per
+ * schedule, and every schedule with at most a given number of preemptions
+ * (a switch away from a thread that could go on) is run, as CHESS and loom
+ * do; a switch away from a thread that spins on a lock, or that finished, is
+ * free. After each schedule the scenario checks its invariants.
+ *
+ * The arena is emulated as the kernel keeps one: pages come zeroed from a
+ * reserved region, and a page given back becomes inaccessible; a later
+ * touch gets a fresh zero page, as a user-space touch of a freed arena page
+ * does. A write to a freed page is a failure of the schedule (a write outside
+ * any live object); a read of one is a failure too unless the scenario
+ * allows it (lock-free readers, which in BPF read 0 there). A pointer
+ * outside the arena ends its logical thread with a failure.
+ *
+ * Include this first: it hooks atomic.h and then includes the headers.
+ */
+#ifndef ARENAKIT_TESTS_EXPLORE_H
+#define ARENAKIT_TESTS_EXPLORE_H
+
+#include <stddef.h>
+
+void explore_point(const char *op, const char *file, int line);
+void explore_spin(void);
+
+#define AK_SCHED_POINT(op) explore_point(op, __FILE__, __LINE__)
+#define AK_SCHED_SPIN() explore_spin()
+/* Spins are free switches here; a holder that never comes back is -EBUSY. */
+#define AK_LOCK_SPINS 64
+/* Scenarios choose which keys share a bucket: the key's first word. */
+#define AK_HTAB_TEST_HASH(h, key) ((void)(h), (key)->w[0])
+
+#include <arenakit/htab.h>
+#include <arenakit/list.h>
+
+#define EXPLORE_MAX_THREADS 3
+
+struct explore_scenario {
+	const char *name;
+	int threads;
+	/* Lock-free readers may read a freed page (BPF reads 0 there). */
+	int allow_stale_reads;
+	void (*setup)(void);
+	void (*thread)(int id);
+	/* After every thread ended: explore_fail() for each broken invariant. */
+	void (*check)(void);
+};
+
+struct explore_result {
+	unsigned long long schedules;
+	unsigned long long failed;		/* schedules with a failure */
+	unsigned long long first_failed;	/* the schedule number, from 1 */
+	unsigned long long longest;		/* decisions in the longest run */
+	char first_report[4096];		/* what failed first, and how */
+};
+
+/*
+ * Run @s under every schedule with at most @bound preemptions, stopping at
+ * the first failing one if @stop_at_failure. Returns 0 if every schedule
+ * held, -1 if one failed, -2 if the scenario was not deterministic.
+ */
+int explore(const struct explore_scenario *s, int bound, int stop_at_failure,
+	    struct explore_result *r);
+
+/* From a scenario's threads or check: this schedule failed. */
+void explore_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Pages of the emulated arena held now. */
+unsigned long long explore_pages_held(void);
+
+/*
+ * A Criterion test of a scenario: explores with EXPLORE_BOUND preemptions
+ * (default 2), prints the schedule count, fails with the first failing
+ * schedule's report.
+ */
+void explore_test(const struct explore_scenario *s);
+
+#endif

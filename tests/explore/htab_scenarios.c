@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * htab.h under the schedule explorer. Keys are 8-byte numbers whose value
+ * is their hash (explore.h), so a scenario says which keys share a bucket:
+ * in a 16-bucket table key k is in bucket k % 16. Every key's value is ten
+ * times the key unless a thread changes it.
+ */
+#include <string.h>
+#include <criterion/criterion.h>
+
+#include "explore/explore.h"
+
+static struct ak_htab table;
+
+static void expect_value(unsigned long long key, unsigned long long want)
+{
+	unsigned long long got = 0;
+	int err = ak_htab_lookup_copy(&table, &key, &got);
+
+	if (err || got != want)
+		explore_fail("key %llu: %d, value %llu (want %llu)", key, err, got, want);
+}
+
+static void insert(unsigned long long key)
+{
+	unsigned long long value = key * 10;
+	int err = ak_htab_update(&table, &key, &value, AK_HTAB_NOEXIST);
+
+	if (err)
+		explore_fail("setup: insert %llu: %d", key, err);
+}
+
+/* The table sound, its count @count, and everything given back after it. */
+static void expect_sound_then_destroy(unsigned long long count)
+{
+	struct ak_htab_node *bad;
+	int err = ak_htab_check_all(&table, &bad);
+
+	if (err)
+		explore_fail("ak_htab_check_all: %d (node %p)", err, (void *)bad);
+	if (ak_htab_count(&table) != count)
+		explore_fail("count %llu, want %llu", ak_htab_count(&table), count);
+	err = ak_htab_destroy(&table);
+	if (err)
+		explore_fail("destroy: %d", err);
+	err = ak_alloc_trim();
+	if (err)
+		explore_fail("trim: %d", err);
+	if (ak_allocator.stats.objects || ak_allocator.stats.bytes)
+		explore_fail("after destroy: %llu objects, %llu bytes still allocated",
+			     ak_allocator.stats.objects, ak_allocator.stats.bytes);
+	if (ak_allocator.stats.double_frees || ak_allocator.stats.bad_frees)
+		explore_fail("%llu double and %llu bad frees", ak_allocator.stats.double_frees,
+			     ak_allocator.stats.bad_frees);
+	if (ak_allocator.stats.pages != explore_pages_held())
+		explore_fail("stats say %llu pages, the arena holds %llu",
+			     ak_allocator.stats.pages, explore_pages_held());
+}
+
+/*
+ * A growth from 16 to 32 buckets with every old bucket moved but those of
+ * keys 9 and 10, and no bucket left to claim: the next update of key 9
+ * moves bucket 9, and the one of key 10 moves the last and retires the old
+ * array. (The insert that starts the growth moves buckets 0 to 7 and 14.)
+ */
+static void setup_growth_nearly_done(void)
+{
+	struct __ak_htab_table *old, *cur;
+	unsigned long long k;
+
+	if (ak_htab_init(&table, 8, 8, 16))
+		explore_fail("setup: init");
+	for (k = 1; k <= 14; k++)
+		insert(k);	/* the 14th starts the growth */
+	old = table.old;
+	cur = table.cur;
+	if (!old || old == cur) {
+		explore_fail("setup: no growth in progress");
+		return;
+	}
+	if (old->buckets[9] == __AK_HTAB_MOVED || old->buckets[10] == __AK_HTAB_MOVED)
+		explore_fail("setup: bucket 9 or 10 moved already");
+	for (k = 0; k < old->nbuckets; k++)
+		if (k != 9 && k != 10 && __ak_htab_move_counted(&table, old, cur, k))
+			explore_fail("setup: move %llu", k);
+	table.claimed = old->nbuckets;
+}
+
+static int copy_err;
+static unsigned long long copied;
+
+static void growth_threads(int id)
+{
+	unsigned long long key = 7, value;
+	int err;
+
+	if (id == 1) {
+		copy_err = ak_htab_lookup_copy(&table, &key, &copied);
+		return;
+	}
+	key = id ? 10 : 9;
+	value = key * 100;
+	err = ak_htab_update(&table, &key, &value, AK_HTAB_ANY);
+	if (err)
+		explore_fail("T%d: update %llu: %d", id, key, err);
+}
+
+static void check_growth(void)
+{
+	unsigned long long k;
+
+	if (copy_err || copied != 70)
+		explore_fail("lookup_copy of key 7 (present throughout): %d, value %llu",
+			     copy_err, copied);
+	for (k = 1; k <= 14; k++)
+		expect_value(k, k == 9 || k == 10 ? k * 100 : k * 10);
+	expect_sound_then_destroy(14);
+}
+
+/* The last mover frees the old array only when no one may hold it. */
+Test(explore_htab, growth_retires_the_old_array_once_unheld)
+{
+	static const struct explore_scenario s = {
+		.name = "growth: two movers finish it, a lookup_copy reads it",
+		.threads = 3,
+		.setup = setup_growth_nearly_done,
+		.thread = growth_threads,
+		.check = check_growth,
+	};
+
+	copy_err = 0;
+	copied = 0;
+	explore_test(&s);
+}
+
+/* ---- lock-free lookups, and a delete, during the growth's end ---- */
+
+static int lookup_err;
+static unsigned long long looked_up;
+
+static void lookup_threads(int id)
+{
+	unsigned long long key = 9, value = 900;
+	unsigned long long *v;
+	int err = 0;
+
+	switch (id) {
+	case 0:
+		err = ak_htab_update(&table, &key, &value, AK_HTAB_ANY);
+		break;
+	case 1:
+		key = 7;
+		v = ak_htab_lookup(&table, &key, &lookup_err);
+		looked_up = v ? *v : 0;
+		break;
+	case 2:
+		key = 10;
+		err = ak_htab_delete(&table, &key);
+		break;
+	}
+	if (err)
+		explore_fail("T%d: %d", id, err);
+}
+
+static void check_lookup(void)
+{
+	unsigned long long k, absent = 10, v;
+
+	if (looked_up != 70)
+		explore_fail("lookup of key 7 (present throughout): %d, value %llu", lookup_err,
+			     looked_up);
+	if (ak_htab_lookup_copy(&table, &absent, &v) != -ENOENT)
+		explore_fail("key 10 was deleted, and is there");
+	for (k = 1; k <= 14; k++)
+		if (k != 10)
+			expect_value(k, k == 9 ? 900 : k * 10);
+	expect_sound_then_destroy(13);
+}
+
+Test(explore_htab, lookup_finds_a_present_key_while_the_growth_ends)
+{
+	static const struct explore_scenario s = {
+		.name = "growth: an update and a delete finish it, a lock-free lookup",
+		.threads = 3,
+		/* In BPF a read of a freed page is 0; the lookup must still be right. */
+		.allow_stale_reads = 1,
+		.setup = setup_growth_nearly_done,
+		.thread = lookup_threads,
+		.check = check_lookup,
+	};
+
+	lookup_err = 0;
+	looked_up = 0;
+	explore_test(&s);
+}
+
+/* ---- walks (ak_htab_next, ak_htab_delete_current) against writers ---- */
+
+/* Keys 1, 17, 33 share bucket 1; 2 and 18 bucket 2; 3 is alone. */
+static const unsigned long long walk_keys[] = { 1, 17, 33, 2, 18, 3 };
+#define WALK_KEYS (sizeof(walk_keys) / sizeof(walk_keys[0]))
+
+static unsigned long long seen[64];
+static int walk_end, walk_deleted;
+
+static void setup_walk(void)
+{
+	unsigned int i;
+
+	memset(seen, 0, sizeof(seen));
+	walk_end = 0;
+	walk_deleted = 0;
+	if (ak_htab_init(&table, 8, 8, 16))
+		explore_fail("setup: init");
+	for (i = 0; i < WALK_KEYS; i++)
+		insert(walk_keys[i]);
+}
+
+/* Walk the table, deleting key @doomed on the way (0: none). */
+static void walk(unsigned long long doomed)
+{
+	struct ak_htab_cursor c = {};
+	unsigned long long *key, *value;
+	int err, steps;
+
+	for (steps = 0; steps < 64; steps++) {
+		err = ak_htab_next(&table, &c, (void **)&key, (void **)&value);
+		if (err) {
+			walk_end = err;
+			return;
+		}
+		if (*key >= 64 || *value != *key * 10) {
+			explore_fail("the walk returned key %llu, value %llu", *key, *value);
+			return;
+		}
+		seen[*key]++;
+		if (*key == doomed) {
+			err = ak_htab_delete_current(&table, &c);
+			if (err == -AK_ESTALE) {
+				walk_end = err;
+				return;
+			}
+			if (err)
+				explore_fail("delete_current: %d", err);
+			walk_deleted = 1;
+		}
+	}
+	explore_fail("the walk went on past 64 entries");
+}
+
+/* A walk that ends at -ENOENT saw every key present throughout, once. */
+static void check_walk(const unsigned long long *changed, int nchanged)
+{
+	unsigned int i;
+	int k, j, touched;
+
+	if (walk_end != -ENOENT && walk_end != -AK_ESTALE)
+		explore_fail("the walk ended with %d", walk_end);
+	for (k = 0; k < 64 && walk_end == -ENOENT; k++) {
+		touched = 0;
+		for (j = 0; j < nchanged; j++)
+			touched |= changed[j] == (unsigned long long)k;
+		for (i = 0; i < WALK_KEYS && !touched; i++)
+			touched = walk_keys[i] == (unsigned long long)k ? 2 : 0;
+		/* Present throughout: once; inserted or deleted meanwhile: at most once. */
+		if (touched == 2 ? seen[k] != 1 : seen[k] > 1)
+			explore_fail("a complete walk returned key %d %llu times", k, seen[k]);
+	}
+}
+
+static void next_vs_delete_threads(int id)
+{
+	unsigned long long key = 17, value = 490;
+	int err;
+
+	if (id == 0) {
+		walk(0);
+		return;
+	}
+	err = ak_htab_delete(&table, &key);
+	key = 49;
+	err = err ?: ak_htab_update(&table, &key, &value, AK_HTAB_NOEXIST);
+	if (err)
+		explore_fail("T1: %d", err);
+}
+
+static void check_next_vs_delete(void)
+{
+	static const unsigned long long changed[] = { 17, 49 };
+
+	check_walk(changed, 2);
+	expect_sound_then_destroy(WALK_KEYS);
+}
+
+Test(explore_htab, a_walk_is_complete_or_stale_while_a_key_goes)
+{
+	static const struct explore_scenario s = {
+		.name = "ak_htab_next against a delete and an insert in its chain",
+		.threads = 2,
+		.setup = setup_walk,
+		.thread = next_vs_delete_threads,
+		.check = check_next_vs_delete,
+	};
+
+	explore_test(&s);
+}
+
+static void delete_current_threads(int id)
+{
+	unsigned long long key = 49, value = 490;
+	int err;
+
+	if (id == 0) {
+		walk(17);
+		return;
+	}
+	err = ak_htab_update(&table, &key, &value, AK_HTAB_NOEXIST);
+	if (err)
+		explore_fail("T1: insert 49: %d", err);
+}
+
+static void check_delete_current(void)
+{
+	static const unsigned long long changed[] = { 49 };
+	unsigned long long key = 17, v;
+
+	check_walk(changed, 1);
+	if (walk_deleted != (ak_htab_lookup_copy(&table, &key, &v) == -ENOENT))
+		explore_fail("delete_current said %d, and key 17 is %s", walk_deleted,
+			     walk_deleted ? "there" : "gone");
+	expect_sound_then_destroy(WALK_KEYS + 1 - walk_deleted);
+}
+
+Test(explore_htab, delete_current_keeps_a_walk_exact_or_stale)
+{
+	static const struct explore_scenario s = {
+		.name = "ak_htab_delete_current against an insert into its chain",
+		.threads = 2,
+		.setup = setup_walk,
+		.thread = delete_current_threads,
+		.check = check_delete_current,
+	};
+
+	explore_test(&s);
+}
