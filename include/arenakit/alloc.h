@@ -152,6 +152,8 @@ struct ak_allocator {
 	 */
 	unsigned long long queued;
 	unsigned long long deferred;
+	/* Frees between reading a page's header and claiming their block. */
+	unsigned long long freeing;
 	struct ak_alloc_stats stats;
 };
 
@@ -515,7 +517,7 @@ static __ak_always_inline int __ak_free_check(void __arena *ptr, struct __ak_pag
 	struct __ak_page __arena *page = (struct __ak_page __arena *)(block - offset);
 	unsigned int class;
 
-	if (at & 7 || page->magic != __AK_PAGE_MAGIC)
+	if (at & 7 || ak_read_once(page->magic) != __AK_PAGE_MAGIC)
 		goto bad;
 	class = page->class;
 	if (class == __AK_CLASS_LARGE) {
@@ -606,12 +608,32 @@ spent:
 	return 0;
 }
 
+/*
+ * May @page go back to the kernel? Not while a free may still be checking
+ * a block on it: a free that passed the check and then claims its block
+ * with a compare-and-swap would write into a page the kernel may have
+ * handed out again, where a block at the same offset of a page of the same
+ * class has exactly the live header it compares with (a double free that
+ * loses its race would free another program's object). A free counts itself
+ * into ak_allocator.freeing before it reads the page's magic; here the
+ * magic is cleared before the count is read, both fully ordered, so either
+ * the free sees no magic and refuses (the page has no live block: it was a
+ * double or a bad free), or this sees the free and keeps the page.
+ */
+static __ak_always_inline int __ak_page_unwatched(struct __ak_page __arena *page)
+{
+	ak_xchg(&page->magic, 0);
+	if (!ak_read_once(ak_allocator.freeing))
+		return 1;
+	ak_write_once(page->magic, __AK_PAGE_MAGIC);
+	return 0;
+}
+
 /* Give the pages of a large object back; the lock is not held. */
 static __ak_always_inline void __ak_put_large(struct __ak_page __arena *page)
 {
 	unsigned int pages = page->pages;
 
-	page->magic = 0;
 	__ak_pages_put(page, pages);
 	__ak_stat_add(large_pages, -(unsigned long long)pages);
 	__ak_stat_add(pages, -(unsigned long long)pages);
@@ -620,7 +642,6 @@ static __ak_always_inline void __ak_put_large(struct __ak_page __arena *page)
 
 static __ak_always_inline void __ak_put_slab(struct __ak_page __arena *page)
 {
-	page->magic = 0;
 	__ak_pages_put(page, 1);
 	__ak_stat_add(slab_pages, -1ULL);
 	__ak_stat_add(pages, -1ULL);
@@ -651,7 +672,8 @@ static __ak_always_inline struct __ak_page __arena *__ak_free_block(struct __ak_
 	if (--page->live)
 		return 0;
 	__ak_page_unlink(cls, page);
-	if (may_return_page && cls->free_blocks >= cls->reserved + per_page) {
+	if (may_return_page && cls->free_blocks >= cls->reserved + per_page &&
+	    __ak_page_unwatched(page)) {
 		cls->free_blocks -= per_page;
 		return page;
 	}
@@ -678,10 +700,15 @@ static __ak_always_inline unsigned int __ak_drain_queued(unsigned int max)
 	return done;
 }
 
-/* Return the pages of large objects that ak_free_nosleep queued. */
+/*
+ * Return the pages of freed large objects (every free of one queues it
+ * here). One that a free may still be checking stays queued for a later
+ * call: -EBUSY.
+ */
 static __ak_always_inline int __ak_drain_deferred(void)
 {
 	struct __ak_block __arena *block;
+	struct __ak_page __arena *page;
 	int err;
 
 	for (;;) {
@@ -693,9 +720,15 @@ static __ak_always_inline int __ak_drain_deferred(void)
 			return err;
 		block = __ak_queue_pop(&ak_allocator.deferred);
 		ak_lock_release(&ak_allocator.lock);
-		if (block)
-			__ak_put_large((struct __ak_page __arena *)
-				       ((char __arena *)block - block->offset));
+		if (!block)
+			continue;
+		page = (struct __ak_page __arena *)((char __arena *)block - block->offset);
+		if (__ak_page_unwatched(page)) {
+			__ak_put_large(page);
+			continue;
+		}
+		err = __ak_queue_push(&ak_allocator.deferred, block);
+		return err ? err : -EBUSY;
 	}
 cut:
 	return -AK_EBUDGET;
@@ -711,29 +744,30 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 
 	if (!ptr)
 		return 0;
+	/* Counted in while it reads the page: see __ak_page_unwatched. */
+	ak_fetch_add(&ak_allocator.freeing, 1);
 	err = __ak_free_check(ptr, &page, &block, &class, &offset);
+	if (!err)
+		err = __ak_claim(block, class, offset, class == __AK_CLASS_LARGE ?
+				 __AK_BLOCK_DEFERRED : __AK_BLOCK_QUEUED);
+	ak_fetch_add(&ak_allocator.freeing, -1ULL);
 	if (err)
 		return err;
 	if (class == __AK_CLASS_LARGE) {
+		/* Its pages go back in __ak_drain_deferred (ak_free calls it). */
 		bytes = (unsigned long long)page->pages * AK_PAGE_SIZE;
-		err = __ak_claim(block, class, offset,
-				 sleepable ? __AK_BLOCK_FREE : __AK_BLOCK_DEFERRED);
-		if (!err && !sleepable)
-			err = __ak_queue_push(&ak_allocator.deferred, block);
+		err = __ak_queue_push(&ak_allocator.deferred, block);
 	} else {
 		bytes = __ak_block_size(class);
-		err = __ak_claim(block, class, offset, __AK_BLOCK_QUEUED);
 		/* Never wait for the lock: queue the block for its next holder. */
-		if (!err && ak_lock_try(&ak_allocator.lock)) {
+		if (ak_lock_try(&ak_allocator.lock)) {
 			err = __ak_queue_push(&ak_allocator.queued, block);
-		} else if (!err) {
+		} else {
 			empty = __ak_free_block(block, sleepable);
 			__ak_drain_queued(__AK_DRAIN_BATCH);
 			ak_lock_release(&ak_allocator.lock);
 		}
 	}
-	if (err == -EINVAL)
-		return err;
 	if (err) {
 		/* Not queued: the object stays the caller's. */
 		ak_write_once(*(unsigned long long __arena *)block,
@@ -742,8 +776,6 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 	}
 	__ak_stat_add(objects, -1ULL);
 	__ak_stat_add(bytes, -bytes);
-	if (class == __AK_CLASS_LARGE && sleepable)
-		__ak_put_large(page);
 	if (empty)
 		__ak_put_slab(empty);
 	return 0;
@@ -824,7 +856,9 @@ cut:
  * ak_alloc_trim - give every page without a live object back to the
  * kernel, the pool's reserve included (sleepable programs)
  *
- * Return: 0; -EBUSY; -AK_EBUDGET if the loop budget ran out (call again).
+ * Return: 0; -EBUSY (the lock stayed busy, or a free was checking a block
+ * on a page to give back: call again); -AK_EBUDGET if the loop budget ran
+ * out (call again).
  */
 __ak_global int ak_alloc_trim(void)
 {
@@ -849,12 +883,16 @@ __ak_global int ak_alloc_trim(void)
 		cls->reserved = 0;
 		for (;;) {
 			ak_cond_break_label(cut);
-			if (!cls->empty)
+			if (!ak_read_once(cls->empty))
 				break;
 			err = ak_lock_acquire(&ak_allocator.lock);
 			if (err)
 				return err;
 			page = cls->empty;
+			if (page && !__ak_page_unwatched(page)) {
+				ak_lock_release(&ak_allocator.lock);
+				return -EBUSY;	/* a free is checking a block on it */
+			}
 			if (page) {
 				__ak_page_unlink(cls, page);
 				cls->free_blocks -= __ak_blocks_per_page(class);

@@ -49,16 +49,32 @@ struct ak_list_cursor {
 	unsigned long long seen;		/* nodes visited before pos */
 };
 
+#ifdef __BPF__
+#define __ak_list_gen_seed() ((unsigned long long)bpf_get_prandom_u32() << 32)
+#else
+/* User space: where this file's counter lies (randomised) and its count. */
+static unsigned long long __ak_list_inits __attribute__((unused));
+#define __ak_list_gen_seed()						\
+	(((unsigned long long)(unsigned long)&__ak_list_inits * 0x9e3779b97f4a7c15ULL + \
+	  ++__ak_list_inits) << 32)
+#endif
+
 /**
  * ak_list_init - make @list an empty list
  * @list: the list
+ *
+ * A cursor saved before the init must never resume on the new list, even
+ * when the list's memory went back to the kernel and came back zeroed (its
+ * generation would start again from 0): the generation starts from a random
+ * value in its upper 32 bits, so an old cursor validates against the new
+ * list with a chance of 2^-32.
  */
 static inline void ak_list_init(struct ak_list __arena *list)
 {
 	list->head.next = &list->head;
 	list->head.prev = &list->head;
 	list->len = 0;
-	list->gen++;	/* a cursor from before init must not resume */
+	list->gen = (list->gen + 1) ^ __ak_list_gen_seed();
 }
 
 /**
@@ -144,16 +160,25 @@ static inline void ak_list_add_before(struct ak_list __arena *list,
 	__ak_list_insert(list, node, where->prev, where);
 }
 
-static inline void __ak_list_unlink(struct ak_list __arena *list,
-				    struct ak_list_node __arena *node)
+/*
+ * Unlink @node if its neighbours agree it is theirs (as the kernel's
+ * CONFIG_DEBUG_LIST checks): a node deleted already has NULL links, and
+ * writing through them would change whatever lies at the arena's first
+ * bytes. -EINVAL, and nothing written, if not.
+ */
+static inline int __ak_list_unlink(struct ak_list __arena *list,
+				   struct ak_list_node __arena *node)
 {
 	struct ak_list_node __arena *next = node->next, *prev = node->prev;
 
+	if (!next || !prev || next->prev != node || prev->next != node || node == &list->head)
+		return -EINVAL;
 	/* Write through the neighbours themselves, not through copies. */
 	prev->next = next;
 	next->prev = prev;
 	list->len--;
 	list->gen++;
+	return 0;
 }
 
 /**
@@ -162,14 +187,21 @@ static inline void __ak_list_unlink(struct ak_list __arena *list,
  * @node: the node
  *
  * Its links are cleared, so a walk that meets it later fails with -EFAULT
- * instead of wandering into the list it left.
+ * instead of wandering into the list it left, and a second delete is
+ * refused.
+ * Return: 0; -EINVAL if @node is not on a list (deleted already, never
+ * added) or its neighbours do not link back to it: nothing is written.
  */
-static inline void ak_list_del(struct ak_list __arena *list, struct ak_list_node __arena *node)
+static inline int ak_list_del(struct ak_list __arena *list, struct ak_list_node __arena *node)
 {
-	__ak_list_unlink(list, node);
+	int err = __ak_list_unlink(list, node);
+
+	if (err)
+		return err;
 	node->next = 0;
 	ak_arena_store_barrier();
 	node->prev = 0;
+	return 0;
 }
 
 /**
@@ -177,12 +209,17 @@ static inline void ak_list_del(struct ak_list __arena *list, struct ak_list_node
  * @from: the list @node is on
  * @node: the node
  * @to: the list to put it on (may be @from)
+ *
+ * Return: 0; -EINVAL as ak_list_del (nothing moved).
  */
-static inline void ak_list_move(struct ak_list __arena *from, struct ak_list_node __arena *node,
-				struct ak_list __arena *to)
+static inline int ak_list_move(struct ak_list __arena *from, struct ak_list_node __arena *node,
+			       struct ak_list __arena *to)
 {
-	__ak_list_unlink(from, node);
-	ak_list_add_head(to, node);
+	int err = __ak_list_unlink(from, node);
+
+	if (!err)
+		ak_list_add_head(to, node);
+	return err;
 }
 
 /**
@@ -190,13 +227,18 @@ static inline void ak_list_move(struct ak_list __arena *from, struct ak_list_nod
  * @from: the list @node is on
  * @node: the node
  * @to: the list to put it on (may be @from)
+ *
+ * Return: 0; -EINVAL as ak_list_del (nothing moved).
  */
-static inline void ak_list_move_tail(struct ak_list __arena *from,
-				     struct ak_list_node __arena *node,
-				     struct ak_list __arena *to)
+static inline int ak_list_move_tail(struct ak_list __arena *from,
+				    struct ak_list_node __arena *node,
+				    struct ak_list __arena *to)
 {
-	__ak_list_unlink(from, node);
-	ak_list_add_tail(to, node);
+	int err = __ak_list_unlink(from, node);
+
+	if (!err)
+		ak_list_add_tail(to, node);
+	return err;
 }
 
 /**
