@@ -78,6 +78,13 @@ AK_ARENA_MAP(arena, AK_ARENA_PAGES, 0);
 /* The largest object at all: 1 GiB (no 6.12 arena is larger than 4 GiB). */
 #define AK_ALLOC_MAX (1ULL << 30)
 
+/*
+ * The most objects ak_alloc_reserve keeps for a class: more 16-byte blocks
+ * than a 4 GiB arena (the largest) holds is a mistake, and a count this
+ * small never wraps the sums it goes into.
+ */
+#define AK_ALLOC_MAX_RESERVE (1ULL << 28)
+
 /* Blocks a lock holder takes off the queue of frees that found it busy. */
 #define __AK_DRAIN_BATCH 64
 
@@ -672,6 +679,7 @@ static __ak_always_inline struct __ak_page __arena *__ak_free_block(struct __ak_
 	if (--page->live)
 		return 0;
 	__ak_page_unlink(cls, page);
+	/* reserved <= AK_ALLOC_MAX_RESERVE: the sum cannot wrap. */
 	if (may_return_page && cls->free_blocks >= cls->reserved + per_page &&
 	    __ak_page_unwatched(page)) {
 		cls->free_blocks -= per_page;
@@ -818,10 +826,12 @@ __ak_global int ak_free_nosleep(__arg_arena void __arena *ptr)
  * ak_alloc_reserve - keep @count objects of @size ready for
  * ak_alloc_nosleep (sleepable programs)
  * @size: object size, at most AK_ALLOC_MAX_SMALL
- * @count: free objects of that class wanted; sleepable frees keep at least
- *	this many free blocks of the class from then on
+ * @count: free objects of that class wanted, at most AK_ALLOC_MAX_RESERVE;
+ *	sleepable frees keep at least this many free blocks of the class from
+ *	then on
  *
- * Return: 0; -EINVAL or -E2BIG for a size without a class; -ENOMEM if the
+ * Return: 0; -EINVAL or -E2BIG for a size without a class, -E2BIG for a
+ * count above AK_ALLOC_MAX_RESERVE (nothing is changed); -ENOMEM if the
  * arena is full; -EBUSY if the lock stayed busy; -AK_EBUDGET if the loop
  * budget ran out first (call again: the pages taken so far stay).
  */
@@ -832,6 +842,8 @@ __ak_global int ak_alloc_reserve(unsigned long long size, unsigned long long cou
 
 	if (!size || class < 0)
 		return size ? -E2BIG : -EINVAL;
+	if (count > AK_ALLOC_MAX_RESERVE)
+		return -E2BIG;
 	cls = &ak_allocator.classes[class & (AK_ALLOC_CLASSES - 1)];
 	err = __ak_drain_deferred();
 	if (err)

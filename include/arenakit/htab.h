@@ -1230,10 +1230,12 @@ static inline unsigned long long ak_htab_count(const struct ak_htab __arena *h)
  * @h: the table
  * @n: entries the pool should hold nodes for
  *
- * Return: as ak_alloc_reserve.
+ * Return: as ak_alloc_reserve; -EINVAL if @h is not initialised.
  */
 static inline int ak_htab_reserve(struct ak_htab __arena *h, unsigned long long n)
 {
+	if (!ak_read_once(h->cur))
+		return -EINVAL;
 	return ak_alloc_reserve(h->node_size, n);
 }
 

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * Misuse the headers must refuse with an error, changing nothing: a table
+ * used after destroy or never initialised, a set (value size 0), macro
+ * arguments with side effects, a node deleted twice, a growth past the
+ * largest bucket array, a reserve too large to count, a list cursor that
+ * outlived its list's memory. (Issue 19's defects 4 to 8 and two of its
+ * open questions; each of these crashed, corrupted or misled before.)
+ */
+#include <stdint.h>
+#include <string.h>
+#include <criterion/criterion.h>
+
+#include "host/alloc_pages.h"
+#include <arenakit/htab.h>
+#include <arenakit/list.h>
+
+static void teardown(void)
+{
+	expect_pages_accounted();
+}
+
+TestSuite(misuse, .fini = teardown);
+
+/* Every call on @t is -EINVAL, and neither @t nor the allocator changes. */
+static void expect_every_call_refused(struct ak_htab *t)
+{
+	struct ak_htab before = *t;
+	struct ak_alloc_stats stats = ak_allocator.stats;
+	struct ak_htab_cursor c = { .htab = t, .skip = 1 };
+	uint32_t key = 7;
+	uint64_t value = 70, got = 0;
+	void *k, *v;
+	int err = 0;
+
+	cr_expect_eq(ak_htab_update(t, &key, &value, AK_HTAB_ANY), -EINVAL);
+	cr_expect_eq(ak_htab_update_nosleep(t, &key, &value, AK_HTAB_ANY), -EINVAL);
+	cr_expect_null(ak_htab_lookup(t, &key, &err));
+	cr_expect_eq(err, -EINVAL);
+	cr_expect_eq(ak_htab_lookup_copy(t, &key, &got), -EINVAL);
+	cr_expect_eq(ak_htab_lookup_and_delete(t, &key, &got), -EINVAL);
+	cr_expect_eq(ak_htab_delete(t, &key), -EINVAL);
+	cr_expect_eq(ak_htab_delete_nosleep(t, &key), -EINVAL);
+	cr_expect_eq(ak_htab_maintain(t), -EINVAL);
+	cr_expect_eq(ak_htab_clear(t), -EINVAL);
+	cr_expect_eq(ak_htab_reserve(t, 10), -EINVAL);
+	cr_expect_eq(ak_htab_next(t, &c, &k, &v), -EINVAL);
+	cr_expect_eq(ak_htab_delete_current(t, &c), -EINVAL);
+	cr_expect_eq(ak_htab_check_all(t, NULL), -EINVAL);
+	cr_expect_eq(ak_htab_destroy(t), -EINVAL);
+	cr_expect_eq(memcmp(&before, t, sizeof(before)), 0, "the table changed");
+	cr_expect_eq(memcmp(&stats, &ak_allocator.stats, sizeof(stats)), 0,
+		     "the allocator changed");
+}
+
+Test(misuse, a_destroyed_table_refuses_every_call)
+{
+	static struct ak_htab t;
+	uint32_t key = 1;
+	uint64_t value = 10;
+
+	cr_assert_eq(ak_htab_init(&t, sizeof(key), sizeof(value), 16), 0);
+	cr_assert_eq(ak_htab_update(&t, &key, &value, AK_HTAB_ANY), 0);
+	cr_assert_eq(ak_htab_destroy(&t), 0);
+	expect_every_call_refused(&t);
+	cr_expect_eq(ak_allocator.stats.objects, 0);
+	cr_expect_eq(ak_htab_init(&t, sizeof(key), sizeof(value), 16), 0, "init makes it usable");
+	cr_expect_eq(ak_htab_update(&t, &key, &value, AK_HTAB_ANY), 0);
+	cr_expect_eq(ak_htab_destroy(&t), 0);
+}
+
+Test(misuse, a_never_initialised_table_refuses_every_call)
+{
+	static struct ak_htab t;	/* zero, as arena memory comes */
+
+	expect_every_call_refused(&t);
+}
+
+Test(misuse, a_table_whose_init_failed_refuses_every_call)
+{
+	static struct ak_htab t;
+
+	test_pages_left = 0;
+	cr_assert_eq(ak_htab_init(&t, 4, 8, 16), -ENOMEM);
+	expect_every_call_refused(&t);
+	test_pages_left = ~0ULL;
+}
+
+Test(misuse, a_value_size_of_zero_is_refused)
+{
+	static struct ak_htab t;
+
+	cr_expect_eq(ak_htab_init(&t, 4, 0, 16), -EINVAL);
+	cr_expect_null(t.cur);
+}
+
+/* Each argument of each table macro is evaluated exactly once. */
+Test(misuse, table_macros_evaluate_each_argument_once)
+{
+	static struct ak_htab t[4];
+	uint32_t keys[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+	uint64_t values[8] = { 10, 10, 10, 10, 10, 10, 10, 10 };
+	unsigned long long flags[4] = { AK_HTAB_ANY, AK_HTAB_ANY, AK_HTAB_ANY, AK_HTAB_ANY };
+	int errs[4], i, ti = 0, ki = 0, vi = 0, fi = 0, ei = 0;
+
+	for (i = 0; i < 4; i++)
+		cr_assert_eq(ak_htab_init(&t[i], 4, 8, 16), 0);
+	cr_expect_eq(ak_htab_update(&t[ti++], &keys[ki++], &values[vi++], flags[fi++]), 0);
+	cr_expect(ti == 1 && ki == 1 && vi == 1 && fi == 1, "update: %d %d %d %d", ti, ki, vi, fi);
+	cr_expect_eq(ak_htab_count(&t[0]), 1);
+	cr_expect_eq(ak_htab_count(&t[1]), 0, "written into the wrong table");
+	ti = ki = 0;
+	cr_expect(ak_htab_lookup(&t[ti++], &keys[ki++], &errs[ei++]));
+	cr_expect(ti == 1 && ki == 1 && ei == 1, "lookup: %d %d %d", ti, ki, ei);
+	ti = ki = vi = 0;
+	cr_expect_eq(ak_htab_lookup_copy(&t[ti++], &keys[ki++], &values[vi++]), 0);
+	cr_expect(ti == 1 && ki == 1 && vi == 1, "lookup_copy: %d %d %d", ti, ki, vi);
+	ti = ki = vi = 0;
+	cr_expect_eq(ak_htab_update_nosleep(&t[ti++], &keys[ki++], &values[vi++], flags[fi++]), 0);
+	cr_expect(ti == 1 && ki == 1 && vi == 1, "update_nosleep: %d %d %d", ti, ki, vi);
+	ti = ki = vi = 0;
+	cr_expect_eq(ak_htab_lookup_and_delete(&t[ti++], &keys[ki++], &values[vi++]), 0);
+	cr_expect(ti == 1 && ki == 1 && vi == 1, "lookup_and_delete: %d %d %d", ti, ki, vi);
+	ti = ki = 0;
+	cr_expect_eq(ak_htab_delete(&t[ti++], &keys[ki++]), -ENOENT);
+	cr_expect(ti == 1 && ki == 1, "delete: %d %d", ti, ki);
+	ti = ki = 0;
+	cr_expect_eq(ak_htab_delete_nosleep(&t[ti++], &keys[ki++]), -ENOENT);
+	cr_expect(ti == 1 && ki == 1, "delete_nosleep: %d %d", ti, ki);
+	for (i = 0; i < 4; i++)
+		cr_expect_eq(ak_htab_destroy(&t[i]), 0);
+	cr_expect_eq(ak_allocator.stats.objects, 0);
+}
+
+struct item {
+	struct ak_list_node node;
+	unsigned long long key;
+};
+
+Test(misuse, a_node_deleted_twice_is_refused_and_nothing_written)
+{
+	static struct ak_list list;
+	static struct item a, b;
+	struct ak_list_node head_before;
+
+	ak_list_init(&list);
+	ak_list_add_tail(&list, &a.node);
+	ak_list_add_tail(&list, &b.node);
+	cr_assert_eq(ak_list_del(&list, &a.node), 0);
+	head_before = list.head;
+	cr_expect_eq(ak_list_del(&list, &a.node), -EINVAL);
+	cr_expect_eq(ak_list_move(&list, &a.node, &list), -EINVAL);
+	cr_expect_eq(ak_list_move_tail(&list, &a.node, &list), -EINVAL);
+	cr_expect_eq(ak_list_len(&list), 1);
+	cr_expect_eq(memcmp(&head_before, &list.head, sizeof(head_before)), 0);
+	cr_expect_null(a.node.next);
+	cr_expect_eq(ak_list_check(&list, NULL, NULL), 0);
+	/* A node another list holds is refused too: its neighbours say so. */
+	b.node.next->prev = NULL;
+	cr_expect_eq(ak_list_del(&list, &b.node), -EINVAL);
+	cr_expect_eq(ak_list_len(&list), 1);
+}
+
+/* A cut walk's cursor, as ak_list_count leaves it after @seen nodes. */
+static void cut_cursor(struct ak_list *list, struct ak_list_cursor *c, unsigned long long seen)
+{
+	struct ak_list_node *pos = list->head.next;
+	unsigned long long i;
+
+	for (i = 0; i < seen; i++)
+		pos = pos->next;
+	*c = (struct ak_list_cursor){ .pos = pos, .list = list, .gen = list->gen, .seen = seen };
+}
+
+Test(misuse, a_cursor_does_not_resume_on_a_list_whose_memory_came_back_zeroed)
+{
+	/* The list in a page that goes back and comes back zeroed. */
+	struct ak_list *list = ak_user_pages_get(1);
+	struct item *items = (struct item *)(list + 1);
+	struct ak_list_cursor c;
+	int i;
+
+	cr_assert(list);
+	ak_list_init(list);
+	for (i = 0; i < 4; i++)
+		ak_list_add_tail(list, &items[i].node);
+	cut_cursor(list, &c, 2);
+	memset(list, 0, AK_PAGE_SIZE);
+	ak_list_init(list);
+	for (i = 0; i < 4; i++)
+		ak_list_add_tail(list, &items[i].node);
+	cr_expect_eq(ak_list_count(list, &c), -AK_ESTALE,
+		     "a cursor of the list that was here resumed on the new one");
+	ak_user_pages_put(list, 1);
+}
+
+Test(misuse, a_reserve_too_large_to_count_is_refused)
+{
+	cr_expect_eq(ak_alloc_reserve(16, AK_ALLOC_MAX_RESERVE + 1), -E2BIG);
+	cr_expect_eq(ak_alloc_reserve(16, ~0ULL), -E2BIG);
+	cr_expect_eq(ak_allocator.classes[0].reserved, 0);
+	cr_expect_eq(ak_allocator.stats.pages, 0, "pages taken for a refused reserve");
+}
+
+/*
+ * The largest table: growth stops at AK_HTAB_MAX_BUCKETS, the largest
+ * array one allocation holds (it used to try a 1 GiB array on every update
+ * past 3/4 load, failing each time).
+ */
+Test(misuse, growth_stops_at_the_largest_bucket_array)
+{
+	static struct ak_htab t;
+	uint32_t key = 1;
+	uint64_t value = 10;
+
+	cr_expect_eq(ak_htab_init(&t, 4, 8, AK_HTAB_MAX_BUCKETS + 1), -EINVAL);
+	cr_assert_eq(ak_htab_init(&t, 4, 8, AK_HTAB_MAX_BUCKETS), 0);
+	cr_assert_eq(t.cur->nbuckets, AK_HTAB_MAX_BUCKETS);
+	t.count = AK_HTAB_MAX_BUCKETS;	/* as if loaded past 3/4 */
+	cr_expect_eq(ak_htab_update(&t, &key, &value, AK_HTAB_ANY), 0);
+	cr_expect_null(t.old, "a growth started past the largest array");
+	cr_expect_eq(ak_allocator.stats.fail_size, 0, "an allocation too large was tried");
+	t.count = 1;
+	cr_expect_eq(ak_htab_destroy(&t), 0);
+}
