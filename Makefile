@@ -74,7 +74,8 @@ GUEST_TESTS := $(BUILD)/tests/guest_tests
 # The guest tests run on four CPUs: the lock, allocator and hash table are
 # tested with writers on all of them.
 GUEST_SMP ?= 4
-# ... and 4 GiB: tests/guest/list_huge.c walks 1.6 GB of list nodes.
+# ... and 4 GiB: the million-entry hash table and the long lists of
+# tests/guest/ at once.
 GUEST_MEM ?= 4G
 
 # Criterion options: FILTER='suite/test' selects tests, CRITERION_ARGS adds more.

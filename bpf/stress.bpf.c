@@ -23,6 +23,7 @@ __u64 target;				/* items wanted (build) */
 __u64 built;
 __u64 zero;
 long long walk_result[STRESS_WALKS];
+__u32 walk_which;			/* the walk the next run of walks makes */
 struct ak_list_cursor cursor;		/* count_resume's, between runs */
 long long resume_result;
 
@@ -101,21 +102,37 @@ __noinline long long walk_count_once(void)
 	return ak_list_count(&list, 0);
 }
 
+/*
+ * One walk a run (walk_which): a run holds its CPU for its whole walk, and
+ * each of these may take seconds of a 100M-item list.
+ */
 SEC("syscall")
 int walks(void *ctx)
 {
 	struct ak_list_node __arena *node = 0;
 	long long err;
 
-	walk_result[STRESS_COUNT_ONCE] = walk_count_once();
-	walk_result[STRESS_COUNT_ALL] = ak_list_count_all(&list);
-	walk_result[STRESS_FOR_EACH] = walk_for_each();
-	err = ak_list_find_all(&list, ak_list_key_offset(struct stress_item, node, key), ~0ULL,
-			       &node);
-	walk_result[STRESS_FIND_ALL] = err ? err : node ? -EEXIST : 0;
-	walk_result[STRESS_CHECK_ALL] = ak_list_check_all(&list, &node);
-	bad_index = node && node != &list.head ?
-		    ak_container_of(node, struct stress_item, node)->key : ~0ULL;
+	switch (walk_which) {
+	case STRESS_COUNT_ONCE:
+		walk_result[STRESS_COUNT_ONCE] = walk_count_once();
+		break;
+	case STRESS_COUNT_ALL:
+		walk_result[STRESS_COUNT_ALL] = ak_list_count_all(&list);
+		break;
+	case STRESS_FOR_EACH:
+		walk_result[STRESS_FOR_EACH] = walk_for_each();
+		break;
+	case STRESS_FIND_ALL:
+		err = ak_list_find_all(&list, ak_list_key_offset(struct stress_item, node, key),
+				       ~0ULL, &node);
+		walk_result[STRESS_FIND_ALL] = err ? err : node ? -EEXIST : 0;
+		break;
+	case STRESS_CHECK_ALL:
+		walk_result[STRESS_CHECK_ALL] = ak_list_check_all(&list, &node);
+		bad_index = node && node != &list.head ?
+			    ak_container_of(node, struct stress_item, node)->key : ~0ULL;
+		break;
+	}
 	return 0;
 }
 

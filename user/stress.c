@@ -126,6 +126,18 @@ static int run(const struct bpf_program *prog)
 	return err ? err : retval;
 }
 
+/* Every walk of bpf/stress.bpf.c's walks, one program run each. */
+static int run_walks(struct stress_run *s)
+{
+	int k, err = 0;
+
+	for (k = 0; k < STRESS_WALKS && !err; k++) {
+		s->skel->bss->walk_which = k;
+		err = run(s->skel->progs.walks);
+	}
+	return err;
+}
+
 static int build_to(struct stress_run *s, unsigned long long n)
 {
 	unsigned int runs;
@@ -174,7 +186,7 @@ static int scenario_long(struct stress_run *s)
 			return -1;
 		r = row(s, "long", "6 walks of a sound list", n);
 		progress(s, "long: walking %llu items", n);
-		if (run(s->skel->progs.walks))
+		if (run_walks(s))
 			return -1;
 		for (k = 0; k < STRESS_WALKS; k++) {
 			got = w[k];
@@ -204,7 +216,7 @@ static void expect_errors(struct stress_run *s, struct row *r, unsigned long lon
 	long long got;
 	int k;
 
-	if (run(s->skel->progs.walks)) {
+	if (run_walks(s)) {
 		verdict(r, 0, 0, "the walks program failed");
 		return;
 	}
@@ -241,7 +253,7 @@ static int set_link(struct stress_run *s, unsigned long long index, int kind,
 static void expect_restored(struct stress_run *s, struct row *r, unsigned long long n)
 {
 	if (set_link(s, s->skel->bss->link_index, STRESS_LINK_RESTORE, 0) ||
-	    run(s->skel->progs.walks)) {
+	    run_walks(s)) {
 		verdict(r, 0, 0, "restoring the link failed");
 		return;
 	}

@@ -51,6 +51,27 @@
  *    delete, it can follow a freed node's link into reused bytes, which a
  *    BPF load survives (a fault reads 0) and a user-space load need not.
  *
+ * Memory order (atomic.h's terms), path by path:
+ *  - Bucket locks: taken by compare-and-swap, released by exchange, both
+ *    fully ordered: what a holder wrote is seen by the next, on any CPU.
+ *  - A new node is linked by an exchange, fully ordered, so a lock-free
+ *    reader that loads the link (ak_read_once, then loads through it:
+ *    address dependency) sees the node whole. A growth publishes the old
+ *    array, then the new one, each by an exchange.
+ *  - The old array's lifetime (h->movers): a holder's fetch-and-add comes
+ *    before its load of h->old, and the retirer's exchanges before its
+ *    fetch-and-add; all fully ordered, so the argument at
+ *    __ak_htab_moved_one holds on every architecture.
+ *  - The lock-free lookup's miss and ak_htab_next's empty buckets read the
+ *    generation, then the bucket and chain, then both again: a seqlock
+ *    read. It needs those loads kept in program order, which x86-64 (TSO)
+ *    does; a weakly ordered CPU needs a read barrier at both ends, which
+ *    6.12's BPF has only as a fully ordered atomic (a store, on a line every
+ *    writer bumps). It is not paid: arenakit's arena atomics are tested on
+ *    x86-64, and where loads may pass loads, a miss from ak_htab_lookup can
+ *    be wrong in the moment a writer moves its bucket; ak_htab_lookup_copy,
+ *    under the lock, is the answer that holds everywhere.
+ *
  * Program types: lookup and the _nosleep update/delete work anywhere (nodes
  * come from the allocator's pool: ak_htab_reserve fills it); ak_htab_init,
  * ak_htab_update/delete (which may take and give back pages), maintain,
@@ -1497,12 +1518,27 @@ __ak_global int ak_htab_destroy(__arg_arena struct ak_htab __arena *h)
 }
 
 /*
- * A whole-table check in one program run, in chunks as list.h's _all
- * walks: each chunk a global function call with a loop budget of its own.
- * A chain walk that took more steps than the largest arena can hold nodes
- * (4 GiB of 32-byte nodes) is going round a cycle: -ELOOP.
+ * Whole-table walks in one program run, in chunks as list.h's _all walks:
+ * each chunk a global function call with a loop budget of its own. A walk
+ * that found more nodes than the table counts (checked between chunks) is
+ * going round a cycle, or the count is wrong: -ELOOP. None takes more
+ * steps than the largest arena can hold nodes (4 GiB of 32-byte nodes).
+ * As there, a run holds its CPU for the whole walk: see list.h.
  */
 #define AK_HTAB_MAX_NODES (1ULL << 27)
+
+/*
+ * The steps a whole-table walk may take: the table's entries, checked
+ * between chunks, so a chain that goes round a cycle ends the walk after
+ * one chunk past them instead of AK_HTAB_MAX_NODES steps (seconds of a CPU
+ * that a program run holds).
+ */
+static inline unsigned long long __ak_htab_max_steps(struct ak_htab __arena *h)
+{
+	unsigned long long count = ak_read_once(h->count);
+
+	return count < AK_HTAB_MAX_NODES ? count + 1 : AK_HTAB_MAX_NODES;
+}
 
 /* Where a whole-table check is; zeroed by ak_htab_check_all. */
 struct __ak_htab_check {
@@ -1562,8 +1598,9 @@ cut:
  * A growth in progress is finished first (ak_htab_maintain).
  *
  * Return: 0 if the table is sound; -EINVAL if not (*@bad names the node,
- * or is NULL when the count is wrong); -ELOOP if a chain went on longer
- * than any arena holds nodes (a cycle); -AK_ESTALE if the table changed
+ * or is NULL when the count is wrong); -ELOOP if the chains held more
+ * nodes than the count past a chunk's end (a cycle, or a count too small);
+ * -AK_ESTALE if the table changed
  * meanwhile; -EBUSY or -AK_EBUDGET as ak_htab_maintain, or if the
  * caller's own budget ran out between chunks.
  */
@@ -1577,7 +1614,8 @@ static inline int ak_htab_check_all(struct ak_htab __arena *h, struct ak_htab_no
 	if (err)
 		return err;
 	c.gen = h->gen;
-	err = __ak_walk_all(__ak_htab_check_chunk(h, &c), c.steps, AK_HTAB_MAX_NODES);
+	/* Past the count, a chain goes round (or the count is wrong). */
+	err = __ak_walk_all(__ak_htab_check_chunk(h, &c), c.steps, __ak_htab_max_steps(h));
 	if (bad)
 		*bad = (struct ak_htab_node __arena *)c.bad;
 	return err;
@@ -1595,8 +1633,7 @@ static inline int ak_htab_check_all(struct ak_htab __arena *h, struct ak_htab_no
  * a loop budget of its own, walks with ak_htab_next until its budget ends;
  * name() calls it until the table ends, in one program run. @ctx is arena
  * memory (may be NULL). @fn must not change the table. A walk that visited
- * more entries than any arena holds nodes (AK_HTAB_MAX_NODES) is going
- * round a cycle.
+ * more entries than the table counts is going round a cycle: -ELOOP.
  *
  * Return (name): 0 when @fn saw every entry; @fn's value if it stopped the
  * walk; -ELOOP; -AK_ESTALE (the table changed meanwhile); -EBUSY; or
@@ -1634,7 +1671,7 @@ static inline long long name(struct ak_htab __arena *h, void __arena *ctx)	\
 	unsigned long long seen = 0;					\
 									\
 	return __ak_walk_all(name##_chunk(h, &cursor, &seen, ctx), seen,	\
-			     AK_HTAB_MAX_NODES);			\
+			     __ak_htab_max_steps(h));			\
 }
 
 #endif /* __ARENAKIT_HTAB_H */

@@ -675,14 +675,69 @@ fault:
  * with a loop budget of its own, so a walk done in chunks, one global
  * function call per chunk, goes on past any one frame's budget: the _all
  * walks below finish a list of any length inside one program run, with no
- * cursor kept between runs. What bounds them instead: a walk that has
- * taken more steps than the largest arena can hold nodes (4 GiB of 16-byte
- * nodes) is going round a cycle, and stops with -ELOOP; the chunks' own
- * loop (one step per chunk) is bounded by the caller's frame, whose end is
- * -AK_EBUDGET as ever. Use the cursor forms (ak_list_count ...) where a
- * program must return between chunks.
+ * cursor kept between runs.
+ *
+ * What bounds them instead: a walk of a sound list takes ak_list_len()
+ * steps. One that has gone past that (checked between chunks) is followed
+ * by a cycle search (Brent's: a mark left at each power of two of steps,
+ * which the walk meets again only on a cycle), which ends with -ELOOP
+ * after at most about twice the nodes before and on the cycle; if there is
+ * no cycle (the list's length is wrong), the walk goes on, up to
+ * AK_LIST_MAX_NODES steps, more than the largest arena holds 16-byte
+ * nodes. The chunks' own loop (one step per chunk) is bounded by the
+ * caller's frame, whose end is -AK_EBUDGET as ever.
+ *
+ * How long a run holds its CPU: the whole walk. A program run is not
+ * preempted, and the kernel's soft-lockup watchdog reports a CPU held for
+ * about 20 s; at 1-10 ns a node natively, and 10-100 under emulation or on
+ * a busy host, keep a one-run walk to lists of about 10M nodes (and a
+ * cycle to about as many again). Longer lists: the cursor forms
+ * (ak_list_count ...), returning between runs, one budget each.
  */
 #define AK_LIST_MAX_NODES (1ULL << 28)
+
+/* Brent's cycle search over @list from its head, resumable in chunks. */
+struct __ak_list_cycle {
+	struct ak_list_node __arena *pos;	/* NULL: not started */
+	struct ak_list_node __arena *mark;
+	unsigned long long steps, next_mark;
+};
+
+__ak_global int __ak_list_cycle_chunk(__arg_arena struct ak_list __arena *list,
+				      __ak_nonnull struct __ak_list_cycle *c)
+{
+	struct ak_list_node __arena *pos = c->pos;
+
+	if (!pos) {
+		pos = list->head.next;
+		c->next_mark = 1;
+	}
+	for (;;) {
+		ak_cond_break_label(cut);
+		if (pos == &list->head)
+			return 0;		/* the end: no cycle */
+		if (!pos)
+			return -EFAULT;
+		if (pos == c->mark)
+			return -ELOOP;
+		if (++c->steps == c->next_mark) {
+			c->mark = pos;
+			c->next_mark <<= 1;
+		}
+		pos = pos->next;
+	}
+cut:
+	c->pos = pos;
+	return -AK_EBUDGET;
+}
+
+/* 0 if @list ends at its head, -ELOOP if it goes round a cycle, or an error. */
+static inline int __ak_list_find_cycle(struct ak_list __arena *list)
+{
+	struct __ak_list_cycle c = {};
+
+	return __ak_walk_all(__ak_list_cycle_chunk(list, &c), c.steps, AK_LIST_MAX_NODES);
+}
 
 __ak_global long long __ak_list_count_chunk(__arg_arena struct ak_list __arena *list,
 					    __ak_nonnull struct ak_list_cursor *cursor)
@@ -713,8 +768,23 @@ __ak_global int __ak_list_check_chunk(__arg_arena struct ak_list __arena *list,
 	return err;
 }
 
-/* Call @chunk until it is not cut; a cycle once @cursor passed AK_LIST_MAX_NODES. */
-#define __ak_list_all(chunk, cursor) __ak_walk_all(chunk, (cursor).seen, AK_LIST_MAX_NODES)
+/*
+ * Call @chunk until it is not cut. Past the list's length, a cycle search
+ * decides: -ELOOP, or go on up to AK_LIST_MAX_NODES steps.
+ */
+#define __ak_list_all(list, chunk, cursor)				\
+	({								\
+		long long ___ak_all = __ak_walk_all(chunk, (cursor).seen, \
+						    ak_list_len(list) + 1); \
+									\
+		if (___ak_all == -ELOOP) {				\
+			___ak_all = __ak_list_find_cycle(list);		\
+			if (!___ak_all)					\
+				___ak_all = __ak_walk_all(chunk, (cursor).seen, \
+							  AK_LIST_MAX_NODES); \
+		}							\
+		___ak_all;						\
+	})
 
 /**
  * ak_list_count_all - count the nodes of @list in one call, however many
@@ -723,8 +793,8 @@ __ak_global int __ak_list_check_chunk(__arg_arena struct ak_list __arena *list,
  * Walks in chunks, each a global function call with a loop budget of its
  * own (see above).
  *
- * Return: the number of nodes; -ELOOP if the walk took more steps than
- * AK_LIST_MAX_NODES (a cycle); -EFAULT on a NULL link; -AK_ESTALE if the
+ * Return: the number of nodes; -ELOOP if the list goes round a cycle (or
+ * past AK_LIST_MAX_NODES nodes); -EFAULT on a NULL link; -AK_ESTALE if the
  * list changed between chunks; -AK_EBUDGET if the caller's own budget ran
  * out between chunks.
  */
@@ -732,7 +802,7 @@ static inline long long ak_list_count_all(struct ak_list __arena *list)
 {
 	struct ak_list_cursor cursor = {};
 
-	return __ak_list_all(__ak_list_count_chunk(list, &cursor), cursor);
+	return __ak_list_all(list, __ak_list_count_chunk(list, &cursor), cursor);
 }
 
 /**
@@ -751,7 +821,8 @@ static inline int ak_list_find_all(struct ak_list __arena *list, long key_offset
 	unsigned long long node = 0;
 	int err;
 
-	err = __ak_list_all(__ak_list_find_chunk(list, key_offset, key, &cursor, &node), cursor);
+	err = __ak_list_all(list, __ak_list_find_chunk(list, key_offset, key, &cursor, &node),
+			    cursor);
 	*found = err ? 0 : (struct ak_list_node __arena *)node;
 	return err;
 }
@@ -771,7 +842,7 @@ static inline int ak_list_check_all(struct ak_list __arena *list,
 	unsigned long long node = 0;
 	int err;
 
-	err = __ak_list_all(__ak_list_check_chunk(list, &cursor, &node), cursor);
+	err = __ak_list_all(list, __ak_list_check_chunk(list, &cursor, &node), cursor);
 	if (bad)
 		*bad = (struct ak_list_node __arena *)node;
 	return err;
@@ -819,7 +890,7 @@ static inline long long name(struct ak_list __arena *list, void __arena *ctx) \
 {									\
 	struct ak_list_cursor cursor = {};				\
 									\
-	return __ak_list_all(name##_chunk(list, &cursor, ctx), cursor);	\
+	return __ak_list_all(list, name##_chunk(list, &cursor, ctx), cursor); \
 }
 
 #endif /* __ARENAKIT_LIST_H */

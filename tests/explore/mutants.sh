@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #
-# Does the explorer find the defects it was built for? Each mutant in
+# Do the tests find the defects they were written for? Each mutant in
 # tests/explore/mutants/ is a patch that takes one fix back out of the
-# headers, and names the scenario that must then fail. For each: copy the
-# headers, apply the patch, build the explorer against them, run that
-# scenario, and say after how many schedules it failed. Exit 1 if a mutant
-# survives (its scenario passes: the explorer would not have found it) or
-# does not apply.
+# headers, and names the test that must then fail: an explorer scenario
+# ("# scenario: suite/test") or a host test of tests/host/misuse.c ("# host
+# test: suite/test"). For each: copy the headers, apply the patch, build the
+# test against them, run it, and say how it failed (for the explorer, after
+# how many schedules). Exit 1 if a mutant survives (its test passes: it
+# would not have found the defect) or does not apply.
 #
 # Usage: tests/explore/mutants.sh BUILD_DIR [MUTANT.patch...]
 # CC, CFLAGS (the build's, sanitizers in) and EXPLORE_BOUND from the Makefile.
@@ -20,6 +21,7 @@ survived=0
 for mutant in "$@"; do
 	name=$(basename "$mutant" .patch)
 	scenario=$(sed -n 's/^# scenario: //p' "$mutant")
+	host_test=$(sed -n 's/^# host test: //p' "$mutant")
 	dir=$out/$name
 	rm -rf "$dir"
 	mkdir -p "$dir"
@@ -30,7 +32,14 @@ for mutant in "$@"; do
 		continue
 	fi
 	# The patched headers come first; the sources are today's.
-	if ! $CC -I"$dir/include" $CFLAGS -Itests -o "$dir/explore" tests/explore/*.c \
+	if [ -n "$host_test" ]; then
+		sources="tests/host/misuse.c tests/host/alloc_pages.c"
+		test=$host_test
+	else
+		sources=tests/explore/*.c
+		test=$scenario
+	fi
+	if ! $CC -I"$dir/include" $CFLAGS -Itests -o "$dir/test" $sources \
 		-lcriterion > "$dir/build.log" 2>&1; then
 		echo "mutant $name: does not build:"
 		sed 's/^/  /' "$dir/build.log"
@@ -38,14 +47,18 @@ for mutant in "$@"; do
 		continue
 	fi
 	EXPLORE_BOUND=$EXPLORE_BOUND ASAN_OPTIONS=allow_user_segv_handler=1 \
-		"$dir/explore" --filter="$scenario" > "$dir/run.log" 2>&1
+		"$dir/test" --filter="$test" > "$dir/run.log" 2>&1
 	found=$(grep -m1 '^explore: .* schedule [0-9]* failed' "$dir/run.log")
 	if [ -n "$found" ]; then
 		schedules=$(sed -n 's/.* schedule \([0-9]*\) failed.*/\1/p' <<< "$found")
-		echo "mutant $name: found by $scenario after $schedules schedules:"
+		echo "mutant $name: found by $test after $schedules schedules:"
 		sed -n '/ failed:$/,/^\[/p' "$dir/run.log" | sed '1d;$d' | head -n 12 | sed 's/^/  /'
+	elif [ -n "$host_test" ] && grep -q 'Synthesis: .*Passing: 0 ' "$dir/run.log"; then
+		echo "mutant $name: found by $test:"
+		grep -a -m3 'Assertion Failed\|CRASH\|Unexpected signal\|runtime error\|ERROR: AddressSanitizer' -A2 "$dir/run.log" |
+			grep -v '^\[----\] *$' | cut -c1-160 | head -n 4 | sed 's/^/  /'
 	else
-		echo "mutant $name: SURVIVED ($scenario passed with the fix taken out)"
+		echo "mutant $name: SURVIVED ($test passed with the fix taken out)"
 		sed 's/^/  /' "$dir/run.log" | tail -n 5
 		survived=$((survived + 1))
 	fi

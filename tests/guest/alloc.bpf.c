@@ -316,4 +316,87 @@ int pool_user(struct __sk_buff *skb)
 	return got;
 }
 
+/*
+ * A user's shape, reported once as handing out 32-byte objects 16 bytes
+ * apart: a retry loop around ak_alloc_err in a global function of the
+ * program's own. Each object is filled with words of its own address;
+ * objects that overlapped would overwrite each other's, so every word read
+ * back intact means every object kept its 32 bytes to itself.
+ */
+#define RETRY_OBJECTS 32	/* a power of two: indexes are masked for the verifier */
+
+/* Globals: a loop up to a constant makes the verifier track its counter. */
+int retry_n = RETRY_OBJECTS, retry_tries = 4;
+
+__weak __noinline int alloc_retrying(__u64 size, __u64 *out)
+{
+	void __arena *p = 0;
+	int err = 0, tries;
+
+	if (!out)
+		return -EINVAL;
+	for (tries = zero; tries < retry_tries && can_loop; tries++) {
+		p = ak_alloc_err(size, &err);
+		if (p || err != -EBUSY)
+			break;
+	}
+	*out = (__u64)p;
+	return p ? 0 : err;
+}
+
+__u64 retry_objects[RETRY_OBJECTS];
+__u32 retry_changed;	/* a global: a sum in a register the verifier would track */
+
+
+/* Allocate the objects, each filled with words of its own address. */
+__weak __noinline int retry_fill(void)
+{
+	__u64 __arena *w;
+	__u64 a;
+	int i;
+
+	for (i = zero; i < retry_n && can_loop; i++) {
+		if (alloc_retrying(32, &retry_objects[i & (RETRY_OBJECTS - 1)]))
+			return -ENOMEM;
+		a = retry_objects[i & (RETRY_OBJECTS - 1)];
+		w = (__u64 __arena *)a;
+		w[0] = a;
+		w[1] = ~a;
+		w[2] = a + 1;
+		w[3] = a - 1;
+	}
+	return 0;
+}
+
+/* 1 if the 32 bytes at @addr no longer hold what retry_fill wrote. */
+__weak __noinline int object_changed(__u64 addr)
+{
+	__u64 __arena *w = (__u64 __arena *)addr;
+
+	return !addr || (addr & 7) || w[0] != addr || w[1] != ~addr || w[2] != addr + 1 ||
+	       w[3] != addr - 1;
+}
+
+__weak __noinline int retry_check_and_free(void)
+{
+	int i;
+
+	retry_changed = 0;
+	for (i = zero; i < retry_n && can_loop; i++)
+		retry_changed += object_changed(retry_objects[i & (RETRY_OBJECTS - 1)]);
+	for (i = zero; i < retry_n && can_loop; i++)
+		ak_free((void __arena *)retry_objects[i & (RETRY_OBJECTS - 1)]);
+	return 0;
+}
+
+SEC("syscall")
+int test_alloc_retry_loop_in_a_global_function_keeps_objects_apart(void *ctx)
+{
+	ak_expect_eq(retry_fill(), 0);
+	ak_expect_eq(retry_check_and_free(), 0);
+	ak_expect_eq(retry_changed, 0);
+	ak_expect_eq(ak_allocator.stats.objects, 0);
+	return 0;
+}
+
 char _license[] SEC("license") = "GPL";

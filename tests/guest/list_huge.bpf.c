@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A list of 100M nodes, counted and checked whole in one program run by
+ * A list of 16M nodes, counted and checked whole in one program run by
  * the chunked _all walks of list.h; and a cycle, which they must stop
  * with -ELOOP. tests/guest/list_huge.c drives it. The nodes are bare
- * 16-byte list nodes cut from 1 MiB allocations: 1.6 GB of arena.
+ * 16-byte list nodes cut from 1 MiB allocations: 256 MiB of arena.
  */
 #define AK_ARENA_PAGES (1 << 19)	/* 2 GiB of address space */
 #include <arenakit/alloc.h>
