@@ -134,10 +134,32 @@ spent:
 /**
  * ak_bit_lock_release - clear bit 0 of *@word, keeping the other bits
  * @word: the word, locked by ak_bit_lock_acquire
+ *
+ * An atomic exchange of the word as the holder reads it, bit 0 cleared.
+ * That is exact because the holder is the only writer of the word while
+ * bit 0 is set: ak_bit_lock_acquire changes the word only by a
+ * compare-and-swap from a value with bit 0 clear, which fails until this
+ * exchange lands, and the holder's own stores keep the bit. So the word
+ * cannot change between the read and the exchange. Like ak_lock_release,
+ * the exchange makes every store made under the lock visible to the next
+ * holder before it sees the bit clear; the compiler barrier keeps those
+ * stores before it in user space too (gcc's __sync_lock_test_and_set is
+ * only an acquire barrier).
+ *
+ * Not an atomic AND: clang 22 emits its fetching form (BPF_AND |
+ * BPF_FETCH) even when the result is unused, and the 6.12 x86 JIT refuses
+ * that on arena memory ("BPF_ATOMIC stores into R1 arena is not
+ * allowed"): the program does not load. An exchange (BPF_XCHG) it JITs,
+ * as it does add, fetch-add and compare-and-swap: the only atomics the
+ * headers use.
  */
 static __ak_always_inline void ak_bit_lock_release(unsigned long long __arena *word)
 {
-	__sync_fetch_and_and(word, ~AK_BIT_LOCK);
+	unsigned long long held;
+
+	asm volatile("" ::: "memory");
+	held = *(volatile unsigned long long __arena *)word;
+	__sync_lock_test_and_set(word, held & ~AK_BIT_LOCK);
 }
 
 #endif /* __ARENAKIT_LOCK_H */
