@@ -46,6 +46,15 @@ BENCH_BPF_OBJS := $(patsubst bench/%.bpf.c,$(BUILD)/bench/%.bpf.o,$(wildcard ben
 BPF_OBJS := $(TOOL_BPF_OBJS) $(TEST_BPF_OBJS) $(BENCH_BPF_OBJS)
 SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
 
+# Every BPF object again with the newest supported clang, in build/clang-22/
+# (the example's too, from the scratch install): tests/guest/compilers.c
+# loads each program of them in the VM. The skeletons and the other tests
+# use the objects of $(CLANG).
+CLANG_NEW := clang-22
+NEW_BUILD := $(BUILD)/$(CLANG_NEW)
+NEW_EXAMPLE_BPF_OBJ := $(NEW_BUILD)/example/exec_glob.bpf.o
+NEW_BPF_OBJS := $(patsubst $(BUILD)/%,$(NEW_BUILD)/%,$(BPF_OBJS)) $(NEW_EXAMPLE_BPF_OBJ)
+
 BPF_CFLAGS := --target=bpf -mcpu=v3 -O2 -g -Wall -Werror \
 	-Iinclude -I$(KDIR) -I$(LIBBPF_INC) \
 	-idirafter /usr/include/x86_64-linux-gnu -idirafter /usr/include
@@ -157,7 +166,7 @@ $(KSTAMP):
 
 bpf: $(SKELS)
 tool: $(TOOL)
-tests: $(HOST_TESTS) $(GUEST_TESTS) $(EXPLORE_TESTS)
+tests: $(HOST_TESTS) $(GUEST_TESTS) $(EXPLORE_TESTS) $(NEW_BPF_OBJS)
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(KSTAMP)
 	@mkdir -p $(@D)
@@ -169,11 +178,22 @@ $(BUILD)/bench/%.bpf.o: bench/%.bpf.c $(KSTAMP)
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
 
+$(NEW_BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(KSTAMP)
+	@mkdir -p $(@D)
+	$(CLANG_NEW) $(BPF_CFLAGS) -Ibpf -MMD -MP -c $< -o $@
+$(NEW_BUILD)/tests/guest/%.bpf.o: tests/guest/%.bpf.c $(KSTAMP)
+	@mkdir -p $(@D)
+	$(CLANG_NEW) $(BPF_CFLAGS) -Itests -MMD -MP -c $< -o $@
+$(NEW_BUILD)/bench/%.bpf.o: bench/%.bpf.c $(KSTAMP)
+	@mkdir -p $(@D)
+	$(CLANG_NEW) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
 # Keep the objects the skeletons come from: tests read them (bpf_objects.c).
 .SECONDARY: $(BPF_OBJS)
 
 # These include the 6.12 selftests' arena headers beside ours.
-$(BUILD)/tests/guest/combined.bpf.o $(BUILD)/bench/alloc_vs_frag.bpf.o: \
+$(BUILD)/tests/guest/combined.bpf.o $(BUILD)/bench/alloc_vs_frag.bpf.o \
+$(NEW_BUILD)/tests/guest/combined.bpf.o $(NEW_BUILD)/bench/alloc_vs_frag.bpf.o: \
 	BPF_CFLAGS += -I$(KDIR)/src/tools/testing/selftests/bpf
 
 %.skel.h: %.bpf.o
@@ -325,11 +345,17 @@ $(EXAMPLE): $(HEADERS) $(wildcard bpf/exec_glob/*) $(KSTAMP)
 		$(MAKE) --no-print-directory -C bpf/exec_glob OUT=$(abspath $(@D)) CLANG=$(CLANG) \
 		BPFTOOL=$(BPFTOOL) LIBBPF_DIR=$(KDIR)/libbpf VMLINUX_DIR=$(KDIR)
 
+# ... and its BPF object with $(CLANG_NEW), from the same install.
+$(NEW_EXAMPLE_BPF_OBJ): $(EXAMPLE)
+	PKG_CONFIG_LIBDIR=$(EXAMPLE_ROOT)/usr/local/share/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(EXAMPLE_ROOT) \
+		$(MAKE) --no-print-directory -C bpf/exec_glob OUT=$(abspath $(@D)) CLANG=$(CLANG_NEW) \
+		BPFTOOL=$(BPFTOOL) LIBBPF_DIR=$(KDIR)/libbpf VMLINUX_DIR=$(KDIR) $(abspath $@)
+
 clean:
 	rm -rf $(BUILD)
 
 kernel-clean:
 	rm -rf $(KDIR)
 
--include $(BPF_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(HOST_TEST_OBJS:.o=.d) $(GUEST_TEST_OBJS:.o=.d) \
-	$(EXPLORE_OBJS:.o=.d)
+-include $(BPF_OBJS:.o=.d) $(NEW_BPF_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(HOST_TEST_OBJS:.o=.d) \
+	$(GUEST_TEST_OBJS:.o=.d) $(EXPLORE_OBJS:.o=.d)

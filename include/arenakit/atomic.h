@@ -65,10 +65,11 @@
 		__sync_val_compare_and_swap((p), (old), (new));		\
 	})
 
+/* Not __sync_lock_test_and_set: gcc makes that an acquire barrier only. */
 #define ak_xchg(p, v)							\
 	({								\
 		AK_SCHED_POINT("xchg");					\
-		__sync_lock_test_and_set((p), (v));			\
+		__atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST);	\
 	})
 
 #define ak_fetch_add(p, v)						\

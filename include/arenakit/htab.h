@@ -236,11 +236,32 @@ static __ak_always_inline unsigned long long __ak_htab_hash(const struct ak_htab
 #endif
 }
 
-/* Load a caller's key of constant @size into a zero-padded key. */
+/*
+ * Load a caller's key of constant @size into a zero-padded key, a word at a
+ * time through one 8-byte local. One memcpy from a key of byte alignment
+ * (a struct of chars) is lowered by clang to all the byte loads first, then
+ * the stores: for a 64-byte key, dozens of spill slots, over a hundred
+ * bytes of the caller's 512-byte stack. The volatile store keeps clang from
+ * merging the words back into that memcpy.
+ */
 #define __ak_htab_key_load(k, src, size)				\
 	do {								\
-		__builtin_memset((k), 0, sizeof(*(k)));		\
-		__builtin_memcpy((k)->w, (src), (size));		\
+		const void *___ak_ks = (src);				\
+		unsigned long long ___ak_kx;				\
+		unsigned int ___ak_ki;					\
+									\
+		__AK_UNROLL						\
+		for (___ak_ki = 0; ___ak_ki < AK_HTAB_MAX_KEY / 8; ___ak_ki++) { \
+			___ak_kx = 0;					\
+			if (___ak_ki * 8 + 8 <= (size))			\
+				__builtin_memcpy(&___ak_kx,		\
+						 (const char *)___ak_ks + ___ak_ki * 8, 8); \
+			else if (___ak_ki * 8 < (size))			\
+				__builtin_memcpy(&___ak_kx,		\
+						 (const char *)___ak_ks + ___ak_ki * 8, \
+						 (size) % 8);		\
+			((volatile unsigned long long *)(k)->w)[___ak_ki] = ___ak_kx; \
+		}							\
 	} while (0)
 
 static __ak_always_inline int __ak_htab_key_equal(const struct ak_htab __arena *h,
@@ -800,16 +821,40 @@ __ak_global unsigned long long __ak_htab_lookup(__arg_arena struct ak_htab __are
 		___ak_v;						\
 	})
 
-/* Copy a value of constant @size from @src into arena @dst, word by word. */
+/*
+ * Copy a value of constant @size from the caller's @src (stack or global,
+ * any alignment) into arena @dst (whole words: the last one's bytes past
+ * @size are stored as zero), a word at a time through one 8-byte local.
+ *
+ * Every arena access of the value copies (this and __ak_htab_value_fetch)
+ * is volatile. clang turns a plain copy loop into a memcpy, which clang-19
+ * lowers without the arena address cast, and the verifier refuses the
+ * program ("R0 invalid mem access 'scalar'"; values over 8 bytes).
+ * Volatile forbids only merging or dropping that one access; a compiler
+ * barrier per word would also make clang reload from memory everything
+ * else it holds. So the copy stays a load and a store per word (from an
+ * aligned source; bytes are gathered from an unaligned one), unrolled, and
+ * no copy of the value is made on the caller's stack.
+ */
 #define __ak_htab_value_store(dst, src, size)				\
 	do {								\
-		unsigned long long ___ak_w[((size) + 7) / 8];		\
+		volatile unsigned long long __arena *___ak_d =		\
+			(volatile unsigned long long __arena *)(dst);	\
+		const void *___ak_s = (src);				\
+		unsigned long long ___ak_x;				\
 		unsigned int ___ak_i;					\
 									\
-		___ak_w[((size) + 7) / 8 - 1] = 0;			\
-		__builtin_memcpy(___ak_w, (src), (size));		\
-		for (___ak_i = 0; ___ak_i < ((size) + 7) / 8; ___ak_i++) \
-			((unsigned long long __arena *)(dst))[___ak_i] = ___ak_w[___ak_i]; \
+		__AK_UNROLL						\
+		for (___ak_i = 0; ___ak_i * 8 + 8 <= (size); ___ak_i++) {	\
+			__builtin_memcpy(&___ak_x, (const char *)___ak_s + ___ak_i * 8, 8); \
+			___ak_d[___ak_i] = ___ak_x;			\
+		}							\
+		if ((size) % 8) {					\
+			___ak_x = 0;					\
+			__builtin_memcpy(&___ak_x, (const char *)___ak_s + (size) / 8 * 8, \
+					 (size) % 8);			\
+			___ak_d[(size) / 8] = ___ak_x;			\
+		}							\
 	} while (0)
 
 /* An update in progress: the bucket it holds locked and the node it fills. */
@@ -1112,16 +1157,37 @@ __ak_global int __ak_htab_free_nosleep(__arg_arena void __arena *node)
 /* ak_htab_delete from any program type. */
 #define ak_htab_delete_nosleep(h, key) __ak_htab_delete_key(h, key, 0)
 
-/* Copy a value of constant @size from arena @src to @dst, word by word. */
+/*
+ * Copy a value of constant @size from arena @src (whole words) to the
+ * caller's @dst, a word at a time: volatile loads, as __ak_htab_value_store
+ * explains. User space has no address cast to lose, and one memcpy there
+ * lets gcc see that all of @dst was written (it warns of "maybe
+ * uninitialized" bytes after a loop of them).
+ */
+#ifndef __BPF__
+#define __ak_htab_value_fetch(dst, src, size)				\
+	__builtin_memcpy((dst), (const void *)(src), (size))
+#else
 #define __ak_htab_value_fetch(dst, src, size)				\
 	do {								\
-		unsigned long long ___ak_w[((size) + 7) / 8];		\
+		const volatile unsigned long long __arena *___ak_s =	\
+			(const volatile unsigned long long __arena *)(src); \
+		void *___ak_d = (dst);					\
+		unsigned long long ___ak_x;				\
 		unsigned int ___ak_i;					\
 									\
-		for (___ak_i = 0; ___ak_i < ((size) + 7) / 8; ___ak_i++) \
-			___ak_w[___ak_i] = ((unsigned long long __arena *)(src))[___ak_i]; \
-		__builtin_memcpy((dst), ___ak_w, (size));		\
+		__AK_UNROLL						\
+		for (___ak_i = 0; ___ak_i * 8 + 8 <= (size); ___ak_i++) {	\
+			___ak_x = ___ak_s[___ak_i];			\
+			__builtin_memcpy((char *)___ak_d + ___ak_i * 8, &___ak_x, 8); \
+		}							\
+		if ((size) % 8) {					\
+			___ak_x = ___ak_s[(size) / 8];			\
+			__builtin_memcpy((char *)___ak_d + (size) / 8 * 8, &___ak_x, \
+					 (size) % 8);			\
+		}							\
 	} while (0)
+#endif
 
 /**
  * ak_htab_lookup_and_delete - copy the value of *@key to *@value and
@@ -1169,8 +1235,9 @@ __ak_global unsigned long long __ak_htab_lookup_lock(__arg_arena struct ak_htab 
 							__ak_nonnull const struct __ak_htab_key *key,
 							__ak_nonnull struct __ak_htab_locked *l)
 {
-	struct ak_htab_node __arena *node;
-	unsigned long long __arena *bucket;
+	/* Set by __ak_htab_lock_find on success; gcc -Og cannot tell. */
+	struct ak_htab_node __arena *node = 0;
+	unsigned long long __arena *bucket = 0;
 	int err;
 
 	if (!ak_read_once(h->cur)) {

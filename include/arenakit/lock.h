@@ -136,10 +136,18 @@ spent:
  * ak_bit_lock_release - clear bit 0 of *@word, keeping the other bits
  * @word: the word, locked by ak_bit_lock_acquire
  *
- * While the bit is set only its holder writes the word (everyone else
- * compares-and-swaps a word whose bit is clear), so the holder's own view
- * of the word is its value: an exchange of that value without the bit
- * releases it, fully ordered, so what the holder wrote is seen by the next.
+ * The holder is the only writer of the word while bit 0 is set:
+ * ak_bit_lock_acquire changes the word only by a compare-and-swap from a
+ * value with bit 0 clear, which fails until the release lands, and the
+ * holder's own stores keep the bit. So the word as the holder reads it is
+ * its value, and an exchange of it with bit 0 cleared releases the lock,
+ * fully ordered (atomic.h): every store made under the lock is seen by the
+ * next holder before it sees the bit clear.
+ *
+ * Not an atomic AND: clang 22 emits its fetching form (BPF_AND |
+ * BPF_FETCH) even when the result is unused, and the 6.12 x86 JIT refuses
+ * that on arena memory ("BPF_ATOMIC stores into R1 arena is not
+ * allowed"): the program would not load.
  */
 static __ak_always_inline void ak_bit_lock_release(unsigned long long __arena *word)
 {

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * Every BPF program loads whatever supported clang built it. The other
+ * tests load the objects of clang-19 (make's CLANG); make builds every
+ * object again with clang-22 into build/clang-22/ (the tool's, the tests',
+ * the benchmarks' and the worked example's), and this test loads each of
+ * their programs, alone, without running it: what a newer clang emits that
+ * the 6.12 verifier or JIT refuses (an atomic the JIT does not take on
+ * arena memory, a copy merged into a memcpy without the arena cast) fails
+ * here, named by object and program.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <glob.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "guest/guest.h"
+#include "kernel_features.h"
+
+#define NEW_OBJECTS "build/clang-22/{bpf,tests/guest,bench,example}/*.bpf.o"
+
+/*
+ * Programs that exist to be refused (the tests named load the clang-19 build
+ * and check the verifier's words). @always: refused whatever the compiler;
+ * otherwise the refusal is clang-19's doing, and a newer clang may well
+ * emit what loads (zero_neighbours: clang-22 no longer merges the stores
+ * into a memset without the arena cast), so either is right.
+ */
+static const struct {
+	const char *name;
+	int always;
+} refused[] = {
+	{ "mistakes/alloc_in_tc", 1 },				/* tests/guest/mistakes.c */
+	{ "mistakes/zero_neighbours", 0 },			/* tests/guest/mistakes.c */
+	{ "verifier/reject_infinite_loop", 1 },			/* tests/guest/verifier.c */
+	{ "can_loop_kfunc/reject_unchecked_index", 1 },		/* tests/guest/can_loop_kfunc.c */
+	{ "can_loop_kfunc/reject_after_callee_drained", 1 },	/* tests/guest/can_loop_kfunc.c */
+};
+
+/* Objects that need a change of kernel/patches/ to load (skipped, as their tests skip). */
+static const struct {
+	const char *object;
+	enum arenakit_feature feature;
+} needs[] = {
+	{ "may_goto_zero", ARENAKIT_MAY_GOTO_ZERO },	/* may_goto +0, by design */
+	{ "can_loop_kfunc", ARENAKIT_CAN_LOOP_KFUNC },	/* calls the kfunc */
+};
+
+/* -1 if @object/@program is not one of refused[], else its entry's index. */
+static int refused_index(const char *object, const char *program)
+{
+	size_t i, len = strlen(object);
+
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (!strncmp(refused[i].name, object, len) && refused[i].name[len] == '/' &&
+		    !strcmp(refused[i].name + len + 1, program))
+			return i;
+	return -1;
+}
+
+/* 1 if this kernel lacks what @object needs (its programs are not loaded). */
+static int lacks_feature(const char *object)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(needs) / sizeof(needs[0]); i++)
+		if (!strcmp(needs[i].object, object))
+			return arenakit_feature_probe(needs[i].feature) != 1;
+	return 0;
+}
+
+static double seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The object's name: "htab" for build/clang-22/tests/guest/htab.bpf.o. */
+static void object_name(const char *path, char *name, size_t size)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	snprintf(name, size, "%.*s", (int)(strlen(base) - strlen(".bpf.o")), base);
+}
+
+#define MAX_PROGRAMS 64
+#define NAME_SIZE 128
+
+/* The names of the object's programs, in its order: how many. */
+static int program_names(const char *path, char names[][NAME_SIZE])
+{
+	struct bpf_object *obj = bpf_object__open_file(path, NULL);
+	struct bpf_program *prog;
+	int n = 0;
+
+	cr_assert(obj, "cannot open %s: %s", path, strerror(errno));
+	bpf_object__for_each_program(prog, obj) {
+		cr_assert_lt(n, MAX_PROGRAMS, "%s: over %d programs", path, MAX_PROGRAMS);
+		snprintf(names[n++], NAME_SIZE, "%s", bpf_program__name(prog));
+	}
+	bpf_object__close(obj);
+	return n;
+}
+
+/*
+ * Load, without running, the object's program @only alone, or with @only
+ * -1 all of them but refused[]'s: 0, or -errno (the loader printed the
+ * verifier's log tail).
+ */
+static int load(const char *path, const char *object, int only)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = object);
+	struct bpf_object *obj = bpf_object__open_file(path, &opts);
+	struct bpf_program *prog;
+	int i = 0, err, any = 0, pick;
+
+	cr_assert(obj, "cannot open %s: %s", path, strerror(errno));
+	bpf_object__for_each_program(prog, obj) {
+		pick = only >= 0 ? i == only : refused_index(object, bpf_program__name(prog)) < 0;
+		bpf_program__set_autoload(prog, pick);
+		any |= pick;
+		i++;
+	}
+	err = any ? arenakit_load_object(obj) : 0;
+	bpf_object__close(obj);
+	return err;
+}
+
+struct tally {
+	int loaded, skipped, bad;
+	char failed[4096];
+	size_t used;
+};
+
+static void wrong(struct tally *t, const char *object, const char *program, const char *why)
+{
+	t->bad++;
+	if (t->used < sizeof(t->failed))
+		t->used += snprintf(t->failed + t->used, sizeof(t->failed) - t->used,
+				    "\n  %s/%s: %s", object, program, why);
+}
+
+/*
+ * One load per object, of every program but refused[]'s; if it fails, each
+ * program is loaded alone, to name every one that fails. Each of refused[]
+ * is loaded alone.
+ */
+static void check_object(const char *path, struct tally *t)
+{
+	char object[64], names[MAX_PROGRAMS][NAME_SIZE];
+	int i, n = program_names(path, names), err, r, ok;
+	double start = seconds();
+
+	object_name(path, object, sizeof(object));
+	if (lacks_feature(object)) {
+		printf("compilers: %s: not loaded: this kernel lacks what it needs\n", path);
+		t->skipped += n;
+		return;
+	}
+	err = load(path, object, -1);
+	printf("compilers: %s: %d programs, %s (%.2f s)\n", path, n,
+	       err ? strerror(-err) : "loaded", seconds() - start);
+	for (i = 0; i < n; i++) {
+		r = refused_index(object, names[i]);
+		if (r < 0 && !err) {
+			t->loaded++;
+			continue;
+		}
+		ok = !load(path, object, i);
+		if (r >= 0 && ok && refused[r].always)
+			wrong(t, object, names[i], "loaded, but must be refused");
+		else if (r < 0 && !ok)
+			wrong(t, object, names[i], "refused (its verifier log is above)");
+		else
+			t->loaded += ok;
+	}
+}
+
+Test(compilers, every_program_built_with_clang_22_loads, .timeout = 600)
+{
+	struct tally t = {};
+	glob_t objects;
+	size_t o;
+	double start = seconds();
+
+	cr_assert_eq(glob(NEW_OBJECTS, GLOB_BRACE, NULL, &objects), 0,
+		     "no objects match %s: make builds them", NEW_OBJECTS);
+	for (o = 0; o < objects.gl_pathc; o++)
+		check_object(objects.gl_pathv[o], &t);
+	globfree(&objects);
+	printf("compilers: %d programs built with clang-22 loaded, %d not tried (this kernel "
+	       "lacks what they need), %d wrong, in %.1f s\n", t.loaded, t.skipped, t.bad,
+	       seconds() - start);
+	cr_expect_eq(t.bad, 0, "built with clang-22, these do not load as with clang-19:%s",
+		     t.failed);
+	cr_expect_gt(t.loaded, 0);
+}

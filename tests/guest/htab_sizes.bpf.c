@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Keys and values of the sizes htab.h promises (keys of 1..64 bytes, values
+ * of 1..256), from the stack and from globals (.bss and .data): each test
+ * stores a few entries, reads them back through ak_htab_lookup,
+ * ak_htab_lookup_copy and ak_htab_lookup_and_delete, rewrites them in place,
+ * deletes them, and compares every byte it reads with what was stored.
+ *
+ * That the programs load is half the test: clang once merged the word copies
+ * of values over 8 bytes into a memcpy into the arena without the address
+ * cast, and the verifier refused every table with such values ("R0 invalid
+ * mem access 'scalar'"), while every other test used 8-byte values.
+ *
+ * Each test comes from tests/guest/htab_sizes_case.h, included once per
+ * pair of sizes; between them they cover the key sizes 1, 3, 4, 8, 12, 16,
+ * 33, 64 and the value sizes 1, 7, 8, 9, 16, 24, 64, 75, 128, 255, 256.
+ */
+#include <arenakit/htab.h>
+#include "guest/bpf_test.h"
+
+int zero;	/* opaque: a loop counter from a constant never converges */
+
+/* Entries per table: a few, so that some share a bucket's chain. */
+#define ENTRIES 6
+/* Key and value bytes that fit on a test's stack together (htab_sizes_case.h). */
+#define STACK_ROOM 288
+
+/* Byte @i of a key or value of entry @n; @salt tells keys, values, rewrites apart. */
+static __always_inline __u8 pattern(__u32 n, __u32 i, __u32 salt)
+{
+	return (__u8)((n * 67 + i * 13 + salt) ^ (i >> 3));
+}
+
+#define KEY_SIZE 4
+#define VALUE_SIZE 1
+#include "guest/htab_sizes_case.h"
+
+#define KEY_SIZE 8
+#define VALUE_SIZE 7
+#include "guest/htab_sizes_case.h"
+
+#define KEY_SIZE 4
+#define VALUE_SIZE 8
+#include "guest/htab_sizes_case.h"
+
+#define KEY_SIZE 12
+#define VALUE_SIZE 9
+#include "guest/htab_sizes_case.h"
+
+#define KEY_SIZE 16
+#define VALUE_SIZE 16
+#include "guest/htab_sizes_case.h"
+
+#define KEY_SIZE 3
+#define VALUE_SIZE 24
+#include "guest/htab_sizes_case.h"
+
+#define KEY_SIZE 33
+#define VALUE_SIZE 64
+#include "guest/htab_sizes_case.h"
+
+#define KEY_SIZE 1
+#define VALUE_SIZE 75
+#include "guest/htab_sizes_case.h"
+
+#define KEY_SIZE 64
+#define VALUE_SIZE 128
+#include "guest/htab_sizes_case.h"
+
+#define KEY_SIZE 12
+#define VALUE_SIZE 255
+#include "guest/htab_sizes_case.h"
+
+#define KEY_SIZE 64
+#define VALUE_SIZE 256
+#include "guest/htab_sizes_case.h"
+
+char _license[] SEC("license") = "GPL";
