@@ -56,7 +56,7 @@ for mutant in "$@"; do
 	elif [ -n "$host_test" ] && grep -q 'Synthesis: .*Passing: 0 ' "$dir/run.log"; then
 		echo "mutant $name: found by $test:"
 		grep -a -m3 'Assertion Failed\|CRASH\|Unexpected signal\|runtime error\|ERROR: AddressSanitizer' -A2 "$dir/run.log" |
-			grep -v '^\[----\] *$' | cut -c1-160 | head -n 4 | sed 's/^/  /'
+			grep -v '^\[----\] *$\|Synthesis' | cut -c1-160 | head -n 4 | sed 's/^/  /'
 	else
 		echo "mutant $name: SURVIVED ($test passed with the fix taken out)"
 		sed 's/^/  /' "$dir/run.log" | tail -n 5
