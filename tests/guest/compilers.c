@@ -20,6 +20,8 @@
 #include "kernel_features.h"
 
 #define NEW_OBJECTS "build/clang-22/{bpf,tests/guest,bench,example}/*.bpf.o"
+#define MAX_PROGRAMS 64
+#define NAME_SIZE 128
 
 /*
  * Programs that exist to be refused (the tests named load the clang-19 build
@@ -39,13 +41,18 @@ static const struct {
 	{ "can_loop_kfunc/reject_after_callee_drained", 1 },	/* tests/guest/can_loop_kfunc.c */
 };
 
-/* Objects that need a change of kernel/patches/ to load (skipped, as their tests skip). */
+/*
+ * Objects, or object/program, that need a change of kernel/patches/ to load
+ * (skipped, as their tests and the bench skip them).
+ */
 static const struct {
-	const char *object;
+	const char *name;
 	enum arenakit_feature feature;
 } needs[] = {
 	{ "may_goto_zero", ARENAKIT_MAY_GOTO_ZERO },	/* may_goto +0, by design */
 	{ "can_loop_kfunc", ARENAKIT_CAN_LOOP_KFUNC },	/* calls the kfunc */
+	{ "walk/loop_can_loop_kfunc", ARENAKIT_CAN_LOOP_KFUNC },	/* bench/walk.c */
+	{ "walk/walk_can_loop_kfunc", ARENAKIT_CAN_LOOP_KFUNC },
 };
 
 /* -1 if @object/@program is not one of refused[], else its entry's index. */
@@ -60,15 +67,26 @@ static int refused_index(const char *object, const char *program)
 	return -1;
 }
 
-/* 1 if this kernel lacks what @object needs (its programs are not loaded). */
-static int lacks_feature(const char *object)
+/*
+ * 1 if this kernel lacks what @name (an object, or object/program) needs:
+ * it is not loaded.
+ */
+static int lacks_feature(const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(needs) / sizeof(needs[0]); i++)
-		if (!strcmp(needs[i].object, object))
+		if (!strcmp(needs[i].name, name))
 			return arenakit_feature_probe(needs[i].feature) != 1;
 	return 0;
+}
+
+static int program_lacks_feature(const char *object, const char *program)
+{
+	char name[2 * NAME_SIZE];
+
+	snprintf(name, sizeof(name), "%.100s/%.120s", object, program);
+	return lacks_feature(name);
 }
 
 static double seconds(void)
@@ -87,8 +105,6 @@ static void object_name(const char *path, char *name, size_t size)
 	snprintf(name, size, "%.*s", (int)(strlen(base) - strlen(".bpf.o")), base);
 }
 
-#define MAX_PROGRAMS 64
-#define NAME_SIZE 128
 
 /* The names of the object's programs, in its order: how many. */
 static int program_names(const char *path, char names[][NAME_SIZE])
@@ -120,7 +136,8 @@ static int load(const char *path, const char *object, int only)
 
 	cr_assert(obj, "cannot open %s: %s", path, strerror(errno));
 	bpf_object__for_each_program(prog, obj) {
-		pick = only >= 0 ? i == only : refused_index(object, bpf_program__name(prog)) < 0;
+		pick = only >= 0 ? i == only : refused_index(object, bpf_program__name(prog)) < 0 &&
+		       !program_lacks_feature(object, bpf_program__name(prog));
 		bpf_program__set_autoload(prog, pick);
 		any |= pick;
 		i++;
@@ -165,6 +182,10 @@ static void check_object(const char *path, struct tally *t)
 	printf("compilers: %s: %d programs, %s (%.2f s)\n", path, n,
 	       err ? strerror(-err) : "loaded", seconds() - start);
 	for (i = 0; i < n; i++) {
+		if (program_lacks_feature(object, names[i])) {
+			t->skipped++;
+			continue;
+		}
 		r = refused_index(object, names[i]);
 		if (r < 0 && !err) {
 			t->loaded++;
