@@ -28,8 +28,11 @@
  * WRITE_ONCE, ordered only by address dependency (a load through a pointer
  * loaded with ak_read_once sees what was stored before that pointer was
  * published with a fully ordered atomic). 6.12 has no BPF load-acquire or
- * store-release, so every publication in arenakit is a fully ordered
- * atomic, never a plain store; on x86-64 (TSO) that costs nothing more.
+ * store-release, so wherever arenakit makes new memory reachable (a node
+ * linked, an array published, a lock released) it does so with a fully
+ * ordered exchange, never a plain store. Links moved under a bucket lock
+ * are plain stores: a lock-free reader that sees them half done sees the
+ * lock too, and looks again (htab.h).
  *
  * 6.12's x86-64 JIT refuses fetch-and, fetch-or and fetch-xor on arena
  * memory, and clang 22 emits the fetch form even when the result is
