@@ -343,3 +343,46 @@ Test(explore_htab, delete_current_keeps_a_walk_exact_or_stale)
 
 	explore_test(&s);
 }
+
+/* A walk that deletes key 17 while another CPU deletes its chain neighbour 33. */
+static void delete_current_vs_delete_threads(int id)
+{
+	unsigned long long key = 33;
+	int err;
+
+	if (id == 0) {
+		walk(17);
+		return;
+	}
+	err = ak_htab_delete(&table, &key);
+	if (err)
+		explore_fail("T1: delete 33: %d", err);
+}
+
+static void check_delete_current_vs_delete(void)
+{
+	static const unsigned long long changed[] = { 33 };
+	unsigned long long key = 17, v;
+
+	check_walk(changed, 1);
+	if (walk_deleted != (ak_htab_lookup_copy(&table, &key, &v) == -ENOENT))
+		explore_fail("delete_current said %d, and key 17 is %s", walk_deleted,
+			     walk_deleted ? "there" : "gone");
+	key = 33;
+	if (ak_htab_lookup_copy(&table, &key, &v) != -ENOENT)
+		explore_fail("key 33 was deleted, and is there");
+	expect_sound_then_destroy(WALK_KEYS - 1 - walk_deleted);
+}
+
+Test(explore_htab, delete_current_beside_a_delete_in_its_chain)
+{
+	static const struct explore_scenario s = {
+		.name = "ak_htab_delete_current against a delete in its chain",
+		.threads = 2,
+		.setup = setup_walk,
+		.thread = delete_current_vs_delete_threads,
+		.check = check_delete_current_vs_delete,
+	};
+
+	explore_test(&s);
+}
