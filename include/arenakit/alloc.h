@@ -187,6 +187,20 @@ void ak_user_pages_put(void *ptr, unsigned int pages);
 
 #define __ak_stat_add(field, n) ak_atomic_add(&ak_allocator.stats.field, (n))
 
+/*
+ * For host tests that watch objects' lives (tests/explore/ poisons a freed
+ * object past its first word, which the allocator's own lists use, so a
+ * later write there is caught): called with an object and its room when it
+ * is handed out and when a free claims it. Nothing by default, and always
+ * nothing in BPF.
+ */
+#if defined(__BPF__) || !defined(AK_ALLOC_WATCH_FREED)
+#undef AK_ALLOC_WATCH_FREED
+#undef AK_ALLOC_WATCH_TAKEN
+#define AK_ALLOC_WATCH_FREED(obj, room) ((void)0)
+#define AK_ALLOC_WATCH_TAKEN(obj, room) ((void)0)
+#endif
+
 static __ak_always_inline unsigned int __ak_block_size(unsigned int class)
 {
 	switch (class) {
@@ -279,6 +293,8 @@ static __ak_always_inline void __arena *__ak_hand_out(char __arena *block, unsig
 	hdr->offset = offset;
 	__ak_stat_add(objects, 1);
 	__ak_stat_add(bytes, bytes);
+	AK_ALLOC_WATCH_TAKEN(block + __AK_BLOCK_HDR, class == __AK_CLASS_LARGE ?
+			     bytes - __AK_PAGE_HDR : bytes - __AK_BLOCK_HDR);
 	return block + __AK_BLOCK_HDR;
 }
 
@@ -761,12 +777,14 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 	ak_fetch_add(&ak_allocator.freeing, -1ULL);
 	if (err)
 		return err;
+	bytes = class == __AK_CLASS_LARGE ? (unsigned long long)page->pages * AK_PAGE_SIZE :
+					    __ak_block_size(class);
+	AK_ALLOC_WATCH_FREED(ptr, bytes - (class == __AK_CLASS_LARGE ? __AK_PAGE_HDR :
+					   __AK_BLOCK_HDR));
 	if (class == __AK_CLASS_LARGE) {
 		/* Its pages go back in __ak_drain_deferred (ak_free calls it). */
-		bytes = (unsigned long long)page->pages * AK_PAGE_SIZE;
 		err = __ak_queue_push(&ak_allocator.deferred, block);
 	} else {
-		bytes = __ak_block_size(class);
 		/* Never wait for the lock: queue the block for its next holder. */
 		if (ak_lock_try(&ak_allocator.lock)) {
 			err = __ak_queue_push(&ak_allocator.queued, block);
@@ -778,6 +796,8 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 	}
 	if (err) {
 		/* Not queued: the object stays the caller's. */
+		AK_ALLOC_WATCH_TAKEN(ptr, bytes - (class == __AK_CLASS_LARGE ? __AK_PAGE_HDR :
+						   __AK_BLOCK_HDR));
 		ak_write_once(*(unsigned long long __arena *)block,
 			      __ak_block_word(__AK_BLOCK_LIVE, class, offset));
 		return err;

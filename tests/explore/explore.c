@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <criterion/criterion.h>
+#include <sanitizer/asan_interface.h>
 
 #include "explore/explore.h"
 
@@ -79,6 +80,19 @@ unsigned long long explore_pages_held(void)
 	return pages_held;
 }
 
+static const struct explore_scenario *scenario;
+
+void explore_object_freed(void *obj, unsigned long long room)
+{
+	if (room > 8 && !scenario->reads_freed_objects)
+		ASAN_POISON_MEMORY_REGION((char *)obj + 8, room - 8);
+}
+
+void explore_object_taken(void *obj, unsigned long long room)
+{
+	ASAN_UNPOISON_MEMORY_REGION(obj, room);
+}
+
 static void arena_reset(void)
 {
 	if (!arena_base) {
@@ -87,6 +101,7 @@ static void arena_reset(void)
 		if (arena_base == MAP_FAILED)
 			abort();
 	} else if (arena_bump) {
+		ASAN_UNPOISON_MEMORY_REGION(arena_base, (size_t)arena_bump * AK_PAGE_SIZE);
 		madvise(arena_base, (size_t)arena_bump * AK_PAGE_SIZE, MADV_DONTNEED);
 		mprotect(arena_base, (size_t)arena_bump * AK_PAGE_SIZE, PROT_NONE);
 	}
@@ -119,7 +134,6 @@ struct decision {
 
 #define MAX_DECISIONS 100000
 
-static const struct explore_scenario *scenario;
 static struct lthread threads[EXPLORE_MAX_THREADS];
 static __thread struct lthread *self;
 static int current, starting, bound, preemptions;
@@ -401,6 +415,17 @@ static void describe_schedule(char *out, size_t size)
 	}
 }
 
+/* AddressSanitizer is about to stop the process: say which schedule did it. */
+static void on_asan_report(const char *report)
+{
+	static char trace[3072];
+
+	(void)report;
+	describe_schedule(trace, sizeof(trace));
+	fprintf(stderr, "explore: %s: schedule %llu stopped by AddressSanitizer (below) after:\n%s",
+		scenario ? scenario->name : "?", schedule_no, trace);
+}
+
 int explore(const struct explore_scenario *s, int preemption_bound, int stop_at_failure,
 	    struct explore_result *r)
 {
@@ -412,6 +437,7 @@ int explore(const struct explore_scenario *s, int preemption_bound, int stop_at_
 	overflowed = 0;
 	nondeterministic = 0;
 	install_fault_handler();
+	__asan_set_error_report_callback(on_asan_report);
 	do {
 		schedule_no = ++r->schedules;
 		run_once();

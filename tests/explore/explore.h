@@ -15,7 +15,11 @@
  * does. A write to a freed page is a failure of the schedule (a write outside
  * any live object); a read of one is a failure too unless the scenario
  * allows it (lock-free readers, which in BPF read 0 there). A pointer
- * outside the arena ends its logical thread with a failure.
+ * outside the arena ends its logical thread with a failure. A freed object
+ * is poisoned for AddressSanitizer past its first word (where the
+ * allocator links free blocks): a touch of it stops the run with ASan's
+ * report and the schedule that led there, unless the scenario's lock-free
+ * readers may read freed objects.
  *
  * Include this first: it hooks atomic.h and then includes the headers.
  */
@@ -26,9 +30,14 @@
 
 void explore_point(const char *op, const char *file, int line);
 void explore_spin(void);
+void explore_object_freed(void *obj, unsigned long long room);
+void explore_object_taken(void *obj, unsigned long long room);
 
 #define AK_SCHED_POINT(op) explore_point(op, __FILE__, __LINE__)
 #define AK_SCHED_SPIN() explore_spin()
+/* A freed object is poisoned past its first word: a later write is caught. */
+#define AK_ALLOC_WATCH_FREED(obj, room) explore_object_freed(obj, room)
+#define AK_ALLOC_WATCH_TAKEN(obj, room) explore_object_taken(obj, room)
 /* Spins are free switches here; a holder that never comes back is -EBUSY. */
 #define AK_LOCK_SPINS 64
 /* Scenarios choose which keys share a bucket: the key's first word. */
@@ -44,6 +53,8 @@ struct explore_scenario {
 	int threads;
 	/* Lock-free readers may read a freed page (BPF reads 0 there). */
 	int allow_stale_reads;
+	/* ... and freed objects (no poisoning: ASan cannot tell reads apart). */
+	int reads_freed_objects;
 	void (*setup)(void);
 	void (*thread)(int id);
 	/* After every thread ended: explore_fail() for each broken invariant. */

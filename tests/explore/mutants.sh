@@ -48,11 +48,19 @@ for mutant in "$@"; do
 	fi
 	EXPLORE_BOUND=$EXPLORE_BOUND ASAN_OPTIONS=allow_user_segv_handler=1 \
 		"$dir/test" --filter="$test" > "$dir/run.log" 2>&1
-	found=$(grep -m1 '^explore: .* schedule [0-9]* failed' "$dir/run.log")
+	found=$(grep -a -m1 '^explore: .* schedule [0-9]* \(failed\|stopped\)' "$dir/run.log")
 	if [ -n "$found" ]; then
-		schedules=$(sed -n 's/.* schedule \([0-9]*\) failed.*/\1/p' <<< "$found")
+		schedules=$(sed -n 's/.* schedule \([0-9]*\) \(failed\|stopped\).*/\1/p' <<< "$found")
 		echo "mutant $name: found by $test after $schedules schedules:"
-		sed -n '/ failed:$/,/^\[/p' "$dir/run.log" | sed '1d;$d' | head -n 12 | sed 's/^/  /'
+		if grep -q ' stopped by AddressSanitizer' <<< "$found"; then
+			grep -a -m1 -A2 'ERROR: AddressSanitizer' "$dir/run.log" |
+				sed 's/ at pc .*//; s/ thread T[0-9]*//' | cut -c1-150 | sed 's/^/  /'
+			sed -n '/ stopped by AddressSanitizer/,/^$/p' "$dir/run.log" |
+				sed '1d' | grep -a '^  ' | head -n 8 | sed 's/^/  /'
+		else
+			sed -n '/ failed:$/,/^\[/p' "$dir/run.log" | sed '1d;$d' | head -n 12 |
+				sed 's/^/  /'
+		fi
 	elif [ -n "$host_test" ] && grep -q 'Synthesis: .*Passing: 0 ' "$dir/run.log"; then
 		echo "mutant $name: found by $test:"
 		grep -a -m3 'Assertion Failed\|CRASH\|Unexpected signal\|runtime error\|ERROR: AddressSanitizer' -A2 "$dir/run.log" |
