@@ -281,6 +281,13 @@ static __ak_always_inline void __ak_page_unlink(struct __ak_class __arena *cls, 
 	page->list = __AK_ON_NO_LIST;
 }
 
+/* The bytes an object of @class has in a block (or pages) of @bytes. */
+static __ak_always_inline unsigned long long __ak_object_room(unsigned int class,
+							     unsigned long long bytes)
+{
+	return bytes - (class == __AK_CLASS_LARGE ? __AK_PAGE_HDR : __AK_BLOCK_HDR);
+}
+
 /* Write a live block header at @block (@offset into its page), count it. */
 static __ak_always_inline void __arena *__ak_hand_out(char __arena *block, unsigned int offset,
 					  unsigned int class, unsigned long long bytes)
@@ -293,8 +300,7 @@ static __ak_always_inline void __arena *__ak_hand_out(char __arena *block, unsig
 	hdr->offset = offset;
 	__ak_stat_add(objects, 1);
 	__ak_stat_add(bytes, bytes);
-	AK_ALLOC_WATCH_TAKEN(block + __AK_BLOCK_HDR, class == __AK_CLASS_LARGE ?
-			     bytes - __AK_PAGE_HDR : bytes - __AK_BLOCK_HDR);
+	AK_ALLOC_WATCH_TAKEN(block + __AK_BLOCK_HDR, __ak_object_room(class, bytes));
 	return block + __AK_BLOCK_HDR;
 }
 
@@ -779,8 +785,7 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 		return err;
 	bytes = class == __AK_CLASS_LARGE ? (unsigned long long)page->pages * AK_PAGE_SIZE :
 					    __ak_block_size(class);
-	AK_ALLOC_WATCH_FREED(ptr, bytes - (class == __AK_CLASS_LARGE ? __AK_PAGE_HDR :
-					   __AK_BLOCK_HDR));
+	AK_ALLOC_WATCH_FREED(ptr, __ak_object_room(class, bytes));
 	if (class == __AK_CLASS_LARGE) {
 		/* Its pages go back in __ak_drain_deferred (ak_free calls it). */
 		err = __ak_queue_push(&ak_allocator.deferred, block);
@@ -796,8 +801,7 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 	}
 	if (err) {
 		/* Not queued: the object stays the caller's. */
-		AK_ALLOC_WATCH_TAKEN(ptr, bytes - (class == __AK_CLASS_LARGE ? __AK_PAGE_HDR :
-						   __AK_BLOCK_HDR));
+		AK_ALLOC_WATCH_TAKEN(ptr, __ak_object_room(class, bytes));
 		ak_write_once(*(unsigned long long __arena *)block,
 			      __ak_block_word(__AK_BLOCK_LIVE, class, offset));
 		return err;

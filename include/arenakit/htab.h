@@ -514,17 +514,20 @@ static inline void __ak_htab_unhold(struct ak_htab __arena *h)
 	ak_fetch_add(&h->movers, -__AK_HTAB_MOVER);
 }
 
-/* @sleepable: 1 or 0 as the caller is. */
-static inline void __ak_htab_mover_leave(struct ak_htab __arena *h, int sleepable)
+/* Free @retired (may be NULL) as a caller that is @sleepable (1 or 0) may. */
+static inline void __ak_htab_free_retired(struct __ak_htab_table __arena *retired, int sleepable)
 {
-	struct __ak_htab_table __arena *retired = __ak_htab_unhold_last(h);
-
 	if (!retired)
 		return;
 	if (sleepable)
 		ak_free(retired);
 	else
 		ak_free_nosleep(retired);
+}
+
+static inline void __ak_htab_mover_leave(struct ak_htab __arena *h, int sleepable)
+{
+	__ak_htab_free_retired(__ak_htab_unhold_last(h), sleepable);
 }
 
 /* Count in as a mover; true, with the two arrays, if the table is growing. */
@@ -593,23 +596,18 @@ __ak_global int __ak_htab_migrate_nosleep(__arg_arena struct ak_htab __arena *h,
 }
 
 /*
- * Nothing to move unless growing: the common case costs two loads. A
- * retired array that its last holder could not free (a reader) is freed
- * here, by the next writer.
+ * Nothing to move unless growing: the common case costs three loads (the
+ * old array, the current one, the holders' word). A retired array that its
+ * last holder could not free (a reader) is freed here, by the next writer.
  */
 static __ak_always_inline int __ak_htab_migrate(struct ak_htab __arena *h, unsigned long long hash,
 						int sleepable)
 {
-	struct __ak_htab_table __arena *old = ak_read_once(h->old), *retired;
+	struct __ak_htab_table __arena *old = ak_read_once(h->old);
 
 	if (!old || old == ak_read_once(h->cur)) {
-		if (ak_read_once(h->movers) != __AK_HTAB_RETIRED)
-			return 0;
-		retired = __ak_htab_take_retired(h);
-		if (retired && sleepable)
-			ak_free(retired);
-		else if (retired)
-			ak_free_nosleep(retired);
+		if (ak_read_once(h->movers) == __AK_HTAB_RETIRED)
+			__ak_htab_free_retired(__ak_htab_take_retired(h), sleepable);
 		return 0;
 	}
 	return sleepable ? __ak_htab_migrate_sleepable(h, hash) : __ak_htab_migrate_nosleep(h, hash);
@@ -671,9 +669,7 @@ static inline void __ak_htab_grow(struct ak_htab __arena *h)
 	if (ak_lock_try(&h->grow_lock))
 		return;		/* someone else is starting it */
 	/* The last growth's array, if its last holder could not free it. */
-	next = __ak_htab_take_retired(h);
-	if (next)
-		ak_free(next);
+	__ak_htab_free_retired(__ak_htab_take_retired(h), 1);
 	if (!ak_read_once(h->old) && !ak_read_once(h->retired) && ak_read_once(h->cur) == cur) {
 		next = __ak_htab_table_new(cur->nbuckets * 2, 1, &err);
 		if (next) {
