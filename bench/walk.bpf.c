@@ -110,13 +110,13 @@ static __noinline long long loop_bpf_loop(unsigned long long n)
 	return bpf_loop(n, loop_callback, NULL, 0);
 }
 
-static __noinline long long loop_in_frames(unsigned long long n)
+static __noinline long long loop_in_frames(unsigned long long n, unsigned long long frame)
 {
 	unsigned long long done, step;
 	long long got;
 
 	for (done = zero; done < n && can_loop; done += got) {
-		step = n - done < LOOP_FRAME ? n - done : LOOP_FRAME;
+		step = n - done < frame ? n - done : frame;
 		got = loop_can_loop(step);
 		if (got != step)
 			return done + got;
@@ -147,7 +147,16 @@ int loop(void *ctx)
 		got = loop_bpf_loop(n);
 		break;
 	case LOOP_IN_FRAMES:
-		got = loop_in_frames(n);
+		got = loop_in_frames(n, LOOP_FRAME);
+		break;
+	case LOOP_FRAMES_NO_CHECK:
+		got = loop_in_frames(n, LOOP_FIRST_CHECK);
+		break;
+	case LOOP_FRAMES_ONE_CHECK:
+		got = loop_in_frames(n, LOOP_FIRST_CHECK + 1);
+		break;
+	case LOOP_FRAMES_TWO_CHECKS:
+		got = loop_in_frames(n, LOOP_FIRST_CHECK + LOOP_PROBE + 1);
 		break;
 	default:
 		return -EINVAL;
@@ -166,7 +175,7 @@ static __noinline long long loop_kfunc(unsigned long long n)
 	return i;
 }
 
-/* Loaded only where the kernel has the kfunc (patch 3). */
+/* Loaded only where the kernel has the kfunc (patch 5). */
 SEC("syscall")
 int loop_can_loop_kfunc(void *ctx)
 {
@@ -374,7 +383,7 @@ __noinline long long walk_kfunc(void)
 	return n;
 }
 
-/* Loaded only where the kernel has the kfunc (patch 3). */
+/* Loaded only where the kernel has the kfunc (patch 5). */
 SEC("syscall")
 int walk_can_loop_kfunc(void *ctx)
 {

@@ -20,13 +20,18 @@ enum loop_case {
 	LOOP_CAN_LOOP,
 	LOOP_BPF_FOR,		/* bpf_iter_num: open-coded iterator */
 	LOOP_BPF_LOOP,		/* bpf_loop() helper and a callback */
-	LOOP_CAN_LOOP_KFUNC,	/* bpf_can_loop(), kernel patch 3 */
+	LOOP_CAN_LOOP_KFUNC,	/* bpf_can_loop(), kernel patch 5 */
 	LOOP_IN_FRAMES,		/* can_loop, a new frame every LOOP_FRAME iterations */
+	LOOP_FRAMES_NO_CHECK,	/* frames of LOOP_FIRST_CHECK steps: no time check */
+	LOOP_FRAMES_ONE_CHECK,	/* one step more: the first check of each frame */
+	LOOP_FRAMES_TWO_CHECKS,	/* and LOOP_PROBE more: a second, measuring check */
 	LOOP_CASES
 };
 
-/* Fewer than the 65,535 steps between two time checks of the patched may_goto. */
 #define LOOP_FRAME 60000
+/* The patched kernel's BPF_TIMED_LOOPS_FIRST and BPF_TIMED_LOOPS_PROBE. */
+#define LOOP_FIRST_CHECK 256
+#define LOOP_PROBE 16
 
 /* List walks: ns per node of a whole walk. */
 enum walk_case {

@@ -56,6 +56,7 @@ struct htab_rw_args {
 /* test_htab_each_all's state, in the arena. */
 struct each_sum {
 	unsigned long long sum, visited, stop, last;
+	unsigned long long want;	/* the sum of every value */
 	unsigned long long work;	/* loop steps per entry, to outlast a budget */
 };
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kernel patch 2 (may_goto bounded by time): loops that only may_goto ends,
- * timed from inside the program; tests/guest/timed_may_goto.c runs them.
+ * Kernel patches 3 and 4 (may_goto bounded by time): loops that only
+ * may_goto ends, timed from inside the program; tests/guest/timed_may_goto.c
+ * runs them.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -66,6 +67,34 @@ SEC("syscall")
 int nested(void *ctx)
 {
 	return level1();
+}
+
+__u64 step_ns;			/* slow_steps(): each step waits this long */
+
+/* Its own frame, so that its loop is not steps of its caller's. */
+static __noinline int busy_wait(__u64 ns)
+{
+	__u64 until = bpf_ktime_get_ns() + ns;
+
+	while (bpf_ktime_get_ns() < until && can_loop)
+		;
+	return 0;
+}
+
+/* A loop whose every step costs step_ns: the budget must hold all the same. */
+SEC("syscall")
+int slow_steps(void *ctx)
+{
+	__u64 start = bpf_ktime_get_ns(), n = zero;
+
+	for (;;) {
+		cond_break;
+		busy_wait(step_ns);
+		n++;
+	}
+	elapsed_ns = bpf_ktime_get_ns() - start;
+	steps = n;
+	return 0;
 }
 
 char _license[] SEC("license") = "GPL";

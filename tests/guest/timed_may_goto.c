@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * Kernel patch 2: on x86-64 with the JIT, a frame's may_goto budget is
- * time (BPF_MAY_GOTO_TIME_NS, 250 ms), not 8,388,608 steps. On a kernel
- * without it (KERNEL=stock) these tests skip, naming the feature.
+ * Kernel patches 3 and 4: on x86-64 with the JIT, a frame's may_goto budget
+ * is time (BPF_MAY_GOTO_BUDGET_NS, 250 ms), not 8,388,608 steps; checks come
+ * about a millisecond apart whatever a step costs; a spent budget stays
+ * spent; and an expansion whose jump does not fit is refused. On a kernel
+ * without them (KERNEL=stock) these tests skip, naming the feature.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/bpf.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
 
 #include "guest/guest.h"
 #include "kernel_features.h"
@@ -16,13 +23,15 @@
 /* The window an endless loop must end in: the budget is 250 ms. */
 #define BUDGET_MIN_NS (200 * MS)
 #define BUDGET_MAX_NS (5000 * MS)
+/* ... and one whose steps are slow: the budget, a slice and a margin. */
+#define BUDGET_SLOW_MAX_NS (255 * MS)
 #define OLD_COUNT 8388608ULL
 
 static struct timed_may_goto *load(void)
 {
 	struct timed_may_goto *skel;
 
-	guest_require_feature(ARENAKIT_TIMED_MAY_GOTO, "kernel/patches/0002");
+	guest_require_feature(ARENAKIT_TIMED_MAY_GOTO, "kernel/patches/0004");
 	skel = timed_may_goto__open_and_load();
 	cr_assert(skel, "cannot load: %s", strerror(errno));
 	return skel;
@@ -100,4 +109,225 @@ Test(timed_may_goto, three_nested_frames_each_get_the_budget, .timeout = GUEST_T
 	}
 	cr_expect_leq(ns[1], 3 * BUDGET_MAX_NS);
 	timed_may_goto__destroy(skel);
+}
+
+/*
+ * However much a step costs, the frame stops within about a slice (1 ms) of
+ * its 250 ms: before, a 10 us step ran 65,535 times (0.65 s) before the
+ * first check. A host that stops the guest for longer than the margin
+ * spoils a run, so the best of three counts.
+ */
+static void slow_steps_stop_within_the_budget(unsigned long long step_us)
+{
+	struct timed_may_goto *skel = load();
+	unsigned long long best = ~0ULL, ms_x100;
+	int tries;
+
+	skel->bss->step_ns = step_us * 1000;
+	for (tries = 0; tries < 3 && best > BUDGET_SLOW_MAX_NS; tries++) {
+		run(skel->progs.slow_steps);
+		cr_expect_geq(skel->bss->elapsed_ns, BUDGET_MIN_NS, "ended after %llu ms",
+			      skel->bss->elapsed_ns / MS);
+		if (skel->bss->elapsed_ns < best)
+			best = skel->bss->elapsed_ns;
+		ms_x100 = skel->bss->elapsed_ns / (MS / 100);
+		printf("timed_may_goto: %llu steps of %llu us ended after %llu.%02llu ms\n",
+		       skel->bss->steps, step_us, ms_x100 / 100, ms_x100 % 100);
+	}
+	cr_expect_leq(best, BUDGET_SLOW_MAX_NS, "%llu us steps: best of 3 ended after %llu ms",
+		      step_us, best / MS);
+	timed_may_goto__destroy(skel);
+}
+
+Test(timed_may_goto, steps_of_10us_stop_within_255ms, .timeout = GUEST_TEST_TIMEOUT)
+{
+	slow_steps_stop_within_the_budget(10);
+}
+
+Test(timed_may_goto, steps_of_30us_stop_within_255ms, .timeout = GUEST_TEST_TIMEOUT)
+{
+	slow_steps_stop_within_the_budget(30);
+}
+
+#define INSN ARENAKIT_INSN
+#define MOV0 ARENAKIT_MOV0
+#define ADD0 ARENAKIT_ADD0
+#define MAY_GOTO ARENAKIT_MAY_GOTO
+#define JA ARENAKIT_JA
+#define EXIT ARENAKIT_EXIT
+#define MOV64_REG(d, s) INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
+#define ADD64_IMM(d, imm) INSN(BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, imm)
+
+/*
+ * The frame's hidden state (struct bpf_timed_may_goto: count, start, steps)
+ * sits right below the program's own stack, here 8 bytes: its steps at
+ * r10 - 16. bpf_probe_read_kernel() copies them to r10 - 8, and the program
+ * returns them.
+ */
+#define RETURN_THE_STEPS						\
+	MOV64_REG(BPF_REG_1, BPF_REG_10), ADD64_IMM(BPF_REG_1, -8),	\
+	INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_2, 0, 0, 8),		\
+	MOV64_REG(BPF_REG_3, BPF_REG_10), ADD64_IMM(BPF_REG_3, -16),	\
+	INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_probe_read_kernel),	\
+	INSN(BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_0, BPF_REG_10, -8, 0), EXIT
+#define ZERO_THE_STACK							\
+	MOV0(0), INSN(BPF_STX | BPF_MEM | BPF_DW, BPF_REG_10, BPF_REG_0, -8, 0)
+
+static unsigned int run_insns(const char *name, const struct bpf_insn *insns, size_t count)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	static char log[16 << 20];	/* the log of 64k insns verified */
+	int fd;
+
+	fd = arenakit_load_insns(name, insns, count, log, sizeof(log));
+	cr_assert_geq(fd, 0, "%s refused: %s\n%s", name, strerror(-fd), log);
+	cr_assert_eq(bpf_prog_test_run_opts(fd, &opts), 0);
+	close(fd);
+	return opts.retval;
+}
+
+/*
+ * Once the budget is spent, the frame's steps are -1 (BPF_TIMED_LOOPS_SPENT):
+ * no clock reading can make it go on again, and a later may_goto leaves
+ * without a check. Before, a spent budget was a count of 0, which also
+ * means "check due": every later may_goto read the clock again, and one
+ * that read it earlier than the last would go on.
+ */
+Test(timed_may_goto, a_spent_budget_stays_spent, .timeout = GUEST_TEST_TIMEOUT)
+{
+	const struct bpf_insn insns[] = {
+		ZERO_THE_STACK,
+		MAY_GOTO(1), JA(-2),	/* loop until the budget is spent */
+		MAY_GOTO(1), JA(-2),	/* and again: leaves at once */
+		RETURN_THE_STEPS,
+	};
+
+	load();
+	cr_expect_eq((int)run_insns("spent_may_goto", insns, sizeof(insns) / sizeof(*insns)),
+		     -1, "the frame's steps after its budget");
+}
+
+static int can_loop_btf_id(void)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	int id;
+
+	cr_assert(vmlinux, "no vmlinux BTF");
+	id = btf__find_by_name_kind(vmlinux, "bpf_can_loop", BTF_KIND_FUNC);
+	btf__free(vmlinux);
+	return id;
+}
+
+/* bpf_can_loop() leaves the same mark, and returns 0 from then on. */
+Test(timed_may_goto, bpf_can_loop_stays_spent, .timeout = GUEST_TEST_TIMEOUT)
+{
+	struct bpf_insn call = INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, 0);
+	struct bpf_insn r1_0 = INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_1, 0, 0, 0);
+	struct bpf_insn again = INSN(BPF_JMP | BPF_JNE | BPF_K, BPF_REG_0, 0, -3, 0);
+
+	load();
+	guest_require_feature(ARENAKIT_CAN_LOOP_KFUNC, "kernel/patches/0005");
+	call.imm = can_loop_btf_id();
+	{
+		const struct bpf_insn insns[] = {
+			ZERO_THE_STACK,
+			r1_0, call, again,	/* while (bpf_can_loop(0)) */
+			r1_0, call, again,	/* and again: 0 at once */
+			RETURN_THE_STEPS,
+		};
+
+		cr_expect_eq((int)run_insns("spent_can_loop", insns,
+					    sizeof(insns) / sizeof(*insns)),
+			     -1, "the frame's steps after its budget");
+	}
+}
+
+/*
+ * A timed may_goto becomes ten insns; the jumps to its target from the
+ * fourth and the eighth must fit in 16 bits: forward, off + 6 <= 32767;
+ * backward, off - 7 >= -32768. At the edge the program loads, and a spent
+ * budget takes the may_goto to its target; one past it, the program is
+ * refused with -ERANGE. A first loop spends the budget; the may_goto at the
+ * edge then jumps over @fill insns, or back over them, to "r0 = 42".
+ */
+static struct bpf_insn *edge_program(int may_goto_off, size_t *count)
+{
+	int forward = may_goto_off > 0, n = 0, fill, i;
+	struct bpf_insn *p;
+
+	fill = forward ? may_goto_off - 1 : -may_goto_off - 3;
+	p = calloc(fill + 10, sizeof(*p));
+	cr_assert(p);
+	p[n++] = MOV0(0);
+	p[n++] = MAY_GOTO(1);		/* loop until the budget is spent */
+	p[n++] = JA(-2);
+	if (forward) {
+		p[n++] = MAY_GOTO(may_goto_off);
+		for (i = 0; i < fill; i++)
+			p[n++] = ADD0(1);
+		p[n++] = EXIT;
+		p[n++] = MOV0(42);	/* the target */
+		p[n++] = EXIT;
+	} else {
+		p[n++] = JA(2);
+		p[n++] = MOV0(42);	/* the target */
+		p[n++] = EXIT;
+		for (i = 0; i < fill; i++)
+			p[n++] = ADD0(1);
+		p[n++] = MAY_GOTO(may_goto_off);
+		p[n++] = EXIT;
+	}
+	*count = n;
+	return p;
+}
+
+static void edge_loads(int may_goto_off)
+{
+	size_t count;
+	struct bpf_insn *p = edge_program(may_goto_off, &count);
+
+	load();
+	cr_expect_eq(run_insns("may_goto_edge", p, count), 42, "may_goto %+d missed its target",
+		     may_goto_off);
+	free(p);
+}
+
+static void edge_refused(int may_goto_off)
+{
+	size_t count, size = 16 << 20;	/* the log of 64k insns verified */
+	struct bpf_insn *p = edge_program(may_goto_off, &count);
+	char *log = malloc(size);
+	int fd;
+
+	cr_assert(log);
+	load();
+	fd = arenakit_load_insns("may_goto_far", p, count, log, size);
+	cr_expect_eq(fd, -ERANGE, "may_goto %+d: %s", may_goto_off,
+		     fd >= 0 ? "loaded" : strerror(-fd));
+	if (fd >= 0)
+		close(fd);
+	cr_expect(strstr(log, "too far for its 10-insn expansion"), "the log ends:\n%s",
+		  log + (strlen(log) > 400 ? strlen(log) - 400 : 0));
+	free(log);
+	free(p);
+}
+
+Test(timed_may_goto, forward_edge_loads, .timeout = GUEST_TEST_TIMEOUT)
+{
+	edge_loads(32761);
+}
+
+Test(timed_may_goto, one_past_the_forward_edge_is_refused, .timeout = GUEST_TEST_TIMEOUT)
+{
+	edge_refused(32762);
+}
+
+Test(timed_may_goto, backward_edge_loads, .timeout = GUEST_TEST_TIMEOUT)
+{
+	edge_loads(-32761);
+}
+
+Test(timed_may_goto, one_past_the_backward_edge_is_refused, .timeout = GUEST_TEST_TIMEOUT)
+{
+	edge_refused(-32762);
 }
