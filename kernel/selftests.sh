@@ -128,16 +128,19 @@ run stock "$stock" "$stock" "$tests"
 run stock-ours "$stock" "$patched" "$ours"
 run patched "$patched" "$patched" "$tests,$ours"
 
-# "#12/3    name/sub:OK" lines, as test name and result.
-results() { sed -n 's/^#[0-9/]*[[:space:]]*\([^:]*\):\([A-Z]*\).*/\1 \2/p' "$@" | sort; }
+# "#12/3    name/sub: a description:OK" lines, as "name<TAB>result".
+tab=$'\t'
+results() {
+	sed -n "s/^#[0-9/]*[[:space:]]*\(.*\):\([A-Z]*\)\$/\1$tab\2/p" "$@" | sort -u -t"$tab" -k1,1
+}
 log "differences (test, stock, patched):"
-join -a1 -a2 -e none -o 0,1.2,2.2 \
+join -t"$tab" -a1 -a2 -e none -o 0,1.2,2.2 \
 	<(results "$repo/build/selftests-stock.log" "$repo/build/selftests-stock-ours.log") \
-	<(results "$repo/build/selftests-patched.log") | awk '$2 != $3' |
+	<(results "$repo/build/selftests-patched.log") | awk -F"$tab" '$2 != $3' |
 	tee "$repo/build/selftests-diff.txt" >&2
 # Failed: a test that passes on stock and not with the series, or one of
 # the series' own tests that does not pass with it.
-ours_re="^(${ours//,/|})[ /]"
-! { awk '$2 == "OK" && $3 != "OK"' "$repo/build/selftests-diff.txt"
-    results "$repo/build/selftests-patched.log" | grep -E "$ours_re" | awk '$2 != "OK"'; } |
-	grep .
+ours_re="^(${ours//,/|})[$tab/]"
+! { awk -F"$tab" '$2 == "OK" && $3 != "OK"' "$repo/build/selftests-diff.txt"
+    results "$repo/build/selftests-patched.log" | grep -E "$ours_re" |
+	awk -F"$tab" '$2 != "OK"'; } | grep .

@@ -30,13 +30,20 @@ static unsigned long long check_of(struct obj __arena *o)
 	return (unsigned long long)o ^ MAGIC;
 }
 
-/* Allocate up to @max objects chained through ->next; NULL-terminated. */
-static struct obj __arena *alloc_chain(int max, int *count)
+/*
+ * The chains are made and freed in chunks, each a frame of its own: a
+ * frame's budget is 250 ms of its time, calls included, and 100,000
+ * allocator calls under TCG can take longer; a chunk takes milliseconds.
+ */
+#define CHAIN_CHUNK 4096
+
+/* Allocate up to @n more objects onto @head; how many went on in *@added. */
+static __noinline struct obj __arena *alloc_onto(struct obj __arena *head, int n, int *added)
 {
-	struct obj __arena *head = 0, *o;
+	struct obj __arena *o;
 	int i;
 
-	for (i = zero; i < max && can_loop; i++) {
+	for (i = zero; i < n && can_loop; i++) {
 		o = ak_alloc(sizeof(*o));
 		if (!o)
 			break;
@@ -44,7 +51,24 @@ static struct obj __arena *alloc_chain(int max, int *count)
 		o->next = head;
 		head = o;
 	}
-	*count = i;
+	*added = i;
+	return head;
+}
+
+/* Allocate up to @max objects chained through ->next; NULL-terminated. */
+static struct obj __arena *alloc_chain(int max, int *count)
+{
+	struct obj __arena *head = 0;
+	int chunk, added = 0, n = 0;
+
+	while (n < max && can_loop) {
+		chunk = max - n < CHAIN_CHUNK ? max - n : CHAIN_CHUNK;
+		head = alloc_onto(head, chunk, &added);
+		n += added;
+		if (added < chunk)
+			break;	/* the arena is full */
+	}
+	*count = n;
 	return head;
 }
 
@@ -64,11 +88,13 @@ __weak __noinline int free_retrying(void __arena *obj __arg_arena)
 	return err;
 }
 
-static void free_chain(struct obj __arena *head)
+/* Free up to @n objects of @head's chain: the rest of it. */
+static __noinline struct obj __arena *free_some(struct obj __arena *head, int n)
 {
 	struct obj __arena *next;
+	int i;
 
-	while (head && can_loop) {
+	for (i = zero; i < n && head && can_loop; i++) {
 		next = head->next;
 		if (head->check != check_of(head))
 			__sync_fetch_and_add(&corrupted, 1);
@@ -77,6 +103,13 @@ static void free_chain(struct obj __arena *head)
 			__sync_fetch_and_add(&corrupted, 1);
 		head = next;
 	}
+	return head;
+}
+
+static void free_chain(struct obj __arena *head)
+{
+	while (head && can_loop)
+		head = free_some(head, CHAIN_CHUNK);
 }
 
 /* pages == slab_pages + large_pages, whatever happened. */

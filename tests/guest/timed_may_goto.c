@@ -331,3 +331,13 @@ Test(timed_may_goto, one_past_the_backward_edge_is_refused, .timeout = GUEST_TES
 {
 	edge_refused(-32762);
 }
+
+/*
+ * Where stock 6.12's four-insn expansion wraps the offset: at -32768 its
+ * jump back became +32767, and a program that loaded oopsed when run.
+ */
+Test(timed_may_goto, offsets_stock_wrapped_are_refused, .timeout = GUEST_TEST_TIMEOUT)
+{
+	edge_refused(32766);
+	edge_refused(-32768);
+}
