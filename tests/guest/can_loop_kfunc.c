@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/bpf.h>
+#include <bpf/btf.h>
 
 #include "guest/guest.h"
 #include "kernel_features.h"
@@ -92,4 +95,43 @@ Test(can_loop_kfunc, loop_body_is_verified, .timeout = GUEST_TEST_TIMEOUT)
 Test(can_loop_kfunc, callee_budget_is_its_own, .timeout = GUEST_TEST_TIMEOUT)
 {
 	expect_rejected("reject_after_callee_drained", "invalid access to map value");
+}
+
+/*
+ * A loop that bpf_can_loop() does not bound: main calls a function that
+ * calls bpf_can_loop() once, and loops forever. Each call of the function
+ * has a budget of its own, so the verifier must not take the state of the
+ * second call as the first one's going round: it refuses the loop.
+ */
+Test(can_loop_kfunc, another_calls_budget_bounds_no_loop, .timeout = GUEST_TEST_TIMEOUT)
+{
+	struct bpf_insn insns[] = {
+		ARENAKIT_MOV0(0),
+		ARENAKIT_INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_1, 0, 0, 0),	/* loop: */
+		ARENAKIT_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 3),	/* call sub */
+		ARENAKIT_INSN(BPF_JMP | BPF_JNE | BPF_K, BPF_REG_0, 0, 1, 0),	/* never */
+		ARENAKIT_JA(-4),						/* goto loop */
+		ARENAKIT_EXIT,
+		/* sub: */
+		ARENAKIT_INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_1, 0, 0, 0),
+		ARENAKIT_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, 0),
+		ARENAKIT_MOV0(0),
+		ARENAKIT_EXIT,
+	};
+	static char log[1 << 20];
+	struct btf *vmlinux;
+	int fd;
+
+	require_can_loop();
+	vmlinux = btf__load_vmlinux_btf();
+	cr_assert(vmlinux);
+	insns[7].imm = btf__find_by_name_kind(vmlinux, "bpf_can_loop", BTF_KIND_FUNC);
+	btf__free(vmlinux);
+	fd = arenakit_load_insns("can_loop_other", insns, sizeof(insns) / sizeof(*insns), log,
+				 sizeof(log));
+	cr_expect_lt(fd, 0, "an endless loop was taken");
+	if (fd >= 0)
+		close(fd);
+	cr_expect(strstr(log, "infinite loop detected"), "the log ends:\n%s",
+		  log + (strlen(log) > 400 ? strlen(log) - 400 : 0));
 }
