@@ -25,6 +25,9 @@
 # The first run builds a kernel and test_progs (about an hour on 2 CPUs);
 # later runs reuse both. Not part of make test.
 set -euo pipefail
+# The selftests' Makefiles set their OUTPUT only when they are the first
+# make: run from make kernel-selftests, they would build into /.
+unset MAKELEVEL MAKEFLAGS MFLAGS
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(dirname "$here")
