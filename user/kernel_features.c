@@ -84,13 +84,8 @@ static int probe_timed_may_goto(void)
 	return ok;
 }
 
-static int probe_can_loop_kfunc(void)
+int arenakit_can_loop_btf_id(void)
 {
-	struct bpf_insn insns[] = {
-		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_1, 0, 0, 0),
-		INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, 0),	/* imm: the id */
-		EXIT,
-	};
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	int id;
 
@@ -98,8 +93,20 @@ static int probe_can_loop_kfunc(void)
 		return -errno;
 	id = btf__find_by_name_kind(vmlinux, "bpf_can_loop", BTF_KIND_FUNC);
 	btf__free(vmlinux);
-	if (id < 0)
-		return 0;	/* not even declared */
+	return id < 0 ? 0 : id;
+}
+
+static int probe_can_loop_kfunc(void)
+{
+	struct bpf_insn insns[] = {
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_1, 0, 0, 0),
+		INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, 0),	/* imm: the id */
+		EXIT,
+	};
+	int id = arenakit_can_loop_btf_id();
+
+	if (id <= 0)
+		return id;	/* 0: not even declared */
 	insns[1].imm = id;
 	return loads("ak_probe_canloop", insns, 3, NULL);
 }

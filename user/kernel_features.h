@@ -32,5 +32,7 @@ const char *arenakit_feature_name(enum arenakit_feature feature);
 /* 1 if the running kernel has @feature, 0 if not, or a negative errno; each
  * feature is probed once per process. */
 int arenakit_feature_probe(enum arenakit_feature feature);
+/* The vmlinux BTF id of the bpf_can_loop() kfunc: 0 if it has none, or -errno. */
+int arenakit_can_loop_btf_id(void);
 
 #endif

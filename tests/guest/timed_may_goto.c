@@ -13,7 +13,6 @@
 #include <unistd.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 
 #include "guest/guest.h"
 #include "kernel_features.h"
@@ -207,17 +206,6 @@ Test(timed_may_goto, a_spent_budget_stays_spent, .timeout = GUEST_TEST_TIMEOUT)
 		     -1, "the frame's steps after its budget");
 }
 
-static int can_loop_btf_id(void)
-{
-	struct btf *vmlinux = btf__load_vmlinux_btf();
-	int id;
-
-	cr_assert(vmlinux, "no vmlinux BTF");
-	id = btf__find_by_name_kind(vmlinux, "bpf_can_loop", BTF_KIND_FUNC);
-	btf__free(vmlinux);
-	return id;
-}
-
 /* bpf_can_loop() leaves the same mark, and returns 0 from then on. */
 Test(timed_may_goto, bpf_can_loop_stays_spent, .timeout = GUEST_TEST_TIMEOUT)
 {
@@ -227,7 +215,8 @@ Test(timed_may_goto, bpf_can_loop_stays_spent, .timeout = GUEST_TEST_TIMEOUT)
 
 	load();
 	guest_require_feature(ARENAKIT_CAN_LOOP_KFUNC, "kernel/patches/0005");
-	call.imm = can_loop_btf_id();
+	call.imm = arenakit_can_loop_btf_id();
+	cr_assert_gt(call.imm, 0, "no BTF id for bpf_can_loop: %d", call.imm);
 	{
 		const struct bpf_insn insns[] = {
 			ZERO_THE_STACK,
