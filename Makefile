@@ -117,7 +117,7 @@ help:
 	@echo 'make install    the headers and arenakit.pc under PREFIX=$(PREFIX) (DESTDIR too);'
 	@echo '                  make uninstall removes them'
 	@echo "make flags      BPFTOOL=, LIBBPF_DIR= and VMLINUX_DIR= of the project's kernel, for"
-	@echo '                  your own Makefile: make -C bpf/exec_glob $$(make -s flags)'
+	@echo '                  your own Makefile: make -C bpf/examples/exec_glob $$(make -s flags)'
 	@echo 'make clean      remove build/; make kernel-clean removes the cached kernel'
 
 # Public targets: install packages first, then re-enter make so that KDIR,
@@ -334,21 +334,21 @@ flags: $(KSTAMP)
 	@echo BPFTOOL=$(BPFTOOL) LIBBPF_DIR=$(KDIR)/libbpf VMLINUX_DIR=$(KDIR)
 
 # The worked example, built as a user would: from a scratch install of the
-# headers, through pkg-config only (tests/guest/exec_glob.c runs it).
+# headers, through pkg-config only (tests/guest/exec_glob_example.c runs it).
 EXAMPLE := $(BUILD)/example/exec_glob
 EXAMPLE_ROOT := $(abspath $(BUILD)/example-root)
 example: $(EXAMPLE)
-$(EXAMPLE): $(HEADERS) $(wildcard bpf/exec_glob/*) $(KSTAMP)
+$(EXAMPLE): $(HEADERS) $(wildcard bpf/examples/exec_glob/*) $(KSTAMP)
 	rm -rf $(EXAMPLE_ROOT)
 	$(MAKE) --no-print-directory install DESTDIR=$(EXAMPLE_ROOT) PREFIX=/usr/local > /dev/null
 	PKG_CONFIG_LIBDIR=$(EXAMPLE_ROOT)/usr/local/share/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(EXAMPLE_ROOT) \
-		$(MAKE) --no-print-directory -C bpf/exec_glob OUT=$(abspath $(@D)) CLANG=$(CLANG) \
+		$(MAKE) --no-print-directory -C bpf/examples/exec_glob OUT=$(abspath $(@D)) CLANG=$(CLANG) \
 		BPFTOOL=$(BPFTOOL) LIBBPF_DIR=$(KDIR)/libbpf VMLINUX_DIR=$(KDIR)
 
 # ... and its BPF object with $(CLANG_NEW), from the same install.
 $(NEW_EXAMPLE_BPF_OBJ): $(EXAMPLE)
 	PKG_CONFIG_LIBDIR=$(EXAMPLE_ROOT)/usr/local/share/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(EXAMPLE_ROOT) \
-		$(MAKE) --no-print-directory -C bpf/exec_glob OUT=$(abspath $(@D)) CLANG=$(CLANG_NEW) \
+		$(MAKE) --no-print-directory -C bpf/examples/exec_glob OUT=$(abspath $(@D)) CLANG=$(CLANG_NEW) \
 		BPFTOOL=$(BPFTOOL) LIBBPF_DIR=$(KDIR)/libbpf VMLINUX_DIR=$(KDIR) $(abspath $@)
 
 clean:

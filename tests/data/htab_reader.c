@@ -3,7 +3,7 @@
  * A loader that reads a program's hash table through the arena's mmap, as
  * README's "Start here" shows: it has the table and nothing of the
  * allocator (no ak_allocator, no page source; they belong to whoever
- * allocates). tests/host/user_reader.c builds and links it at -O0, -Og
+ * allocates). tests/host/user_reader_host.c builds and links it at -O0, -Og
  * and -O2; it is never run.
  */
 #include <stdio.h>

@@ -19,7 +19,7 @@ for obj in "$@"; do
 	[ -n "$progs" ] || continue
 	echo
 	# A test program's layout header, shared with its driver, names its types.
-	[ -f "$(dirname "$0")/$name.h" ] && echo "#include \"guest/$name.h\""
+	[ -f "$(dirname "$0")/${name}_shared.h" ] && echo "#include \"guest/${name}_shared.h\""
 	echo "#include \"$name.skel.h\""
 	for prog in $progs; do
 		echo "GUEST_TEST($name, $prog)"

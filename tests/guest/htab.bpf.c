@@ -13,7 +13,7 @@ int one_chain;	/* force every key into one chain (the lost-update case) */
 #define AK_ARENA_PAGES 262144	/* 1 GiB of address space, taken as used */
 #include <arenakit/htab.h>
 #include "guest/bpf_test.h"
-#include "htab.h"
+#include "htab_shared.h"
 
 struct key16 {
 	__u64 a, b;

@@ -16,7 +16,7 @@
 
 #include "guest/guest.h"
 #include <arenakit/htab.h>
-#include "guest/htab.h"
+#include "guest/htab_shared.h"
 #include "htab.skel.h"
 
 #define MAX_RUNS 1000

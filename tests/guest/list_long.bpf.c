@@ -9,7 +9,7 @@
 #define AK_ARENA_PAGES 131072	/* 512 MiB: 10M 32-byte blocks and room */
 #include <arenakit/alloc.h>
 #include <arenakit/list.h>
-#include "list_long.h"
+#include "list_long_shared.h"
 
 struct long_item {
 	struct ak_list_node node;

@@ -11,7 +11,7 @@
 #include "kernel_features.h"
 #include <arenakit/alloc.h>
 #include <arenakit/list.h>
-#include "guest/list_long.h"
+#include "guest/list_long_shared.h"
 #include "list_long.skel.h"
 
 /* Runs of a frame's budget each: under KASAN, building 10M nodes takes hundreds. */

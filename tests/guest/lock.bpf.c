@@ -6,7 +6,7 @@
  */
 #include <arenakit/arena.h>
 #include <arenakit/lock.h>
-#include "lock.h"
+#include "lock_shared.h"
 
 AK_ARENA_MAP(arena, 16, 0);
 

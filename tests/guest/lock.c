@@ -9,7 +9,7 @@
 
 #include "guest/guest.h"
 #include <arenakit/lock.h>
-#include "guest/lock.h"
+#include "guest/lock_shared.h"
 #include "lock.skel.h"
 
 struct counter_thread {

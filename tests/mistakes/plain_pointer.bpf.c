@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* A mistake tests/host/toolchain.c compiles: a pointer outside the arena given to ak_free. */
+/* A mistake tests/host/toolchain_host.c compiles: a pointer outside the arena given to ak_free. */
 #include <arenakit/alloc.h>
 
 SEC("syscall")

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "bench.h"
-#include "glob_tool.h"
+#include "glob_cli_tool.h"
 
 /* The patterns of `make run`'s demo. */
 static char *patterns[] = { "*.c", "*.[ch]", "Documentation/*", "*[!a-z]*", "*/*/*/Makefile" };

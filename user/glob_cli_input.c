@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "glob_tool.h"
+#include "glob_cli_tool.h"
 
 /* Open @path for reading; "-" is standard input. Returns 0 or -errno. */
 int glob_input_open(struct glob_input *in, const char *path)

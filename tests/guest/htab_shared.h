@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* What tests/guest/htab.bpf.c and its driver share. */
-#ifndef ARENAKIT_TESTS_GUEST_HTAB_H
-#define ARENAKIT_TESTS_GUEST_HTAB_H
+#ifndef ARENAKIT_TESTS_GUEST_HTAB_SHARED_H
+#define ARENAKIT_TESTS_GUEST_HTAB_SHARED_H
 
 #define HTAB_MAX_OPS 65536
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /* What tests/guest/lock.bpf.c and its driver share. */
-#ifndef ARENAKIT_TESTS_GUEST_LOCK_H
-#define ARENAKIT_TESTS_GUEST_LOCK_H
+#ifndef ARENAKIT_TESTS_GUEST_LOCK_SHARED_H
+#define ARENAKIT_TESTS_GUEST_LOCK_SHARED_H
 
 /*
  * One CPU's share of lock_count (ctx_in, copied back, and passed in again

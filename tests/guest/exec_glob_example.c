@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * The worked example, bpf/exec_glob, as make built it: from a scratch
+ * The worked example, bpf/examples/exec_glob, as make built it: from a scratch
  * install of the headers through pkg-config only. It runs a command
  * whose execs are known and must count them, per rule and per executable.
  * Other tests may exec concurrently (popen), so the rules here match only

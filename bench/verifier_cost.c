@@ -19,7 +19,7 @@
 #include <arenakit/htab.h>
 #include "alloc_vs_frag.h"
 #include "bench.h"
-#include "glob_tool.h"
+#include "glob_cli_tool.h"
 #include "htab_vs_map.h"
 #include "loader.h"
 #include "walk.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "glob_tool.h"
+#include "glob_cli_tool.h"
 
 /* Exit statuses, grep's. */
 #define GLOB_SELECTED 0

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 
-#include "glob_tool.h"
+#include "glob_cli_tool.h"
 #include "loader.h"
 #include "glob_cli.skel.h"
 

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <sys/resource.h>
 
-#include "glob_tool.h"
+#include "glob_cli_tool.h"
 
 /* Disagreements shown one by one; the rest are only counted. */
 #define GLOB_SHOW_DISAGREEMENTS 10

@@ -15,7 +15,7 @@
 
 #include "command.h"
 
-#define EXAMPLE "bpf/exec_glob/exec_glob.bpf.c"
+#define EXAMPLE "bpf/examples/exec_glob/exec_glob.bpf.c"
 
 static const char *kdir(void)
 {
