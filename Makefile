@@ -148,7 +148,8 @@ help:
 	@echo '                  SMP=2 MEM=2G ACCEL=auto|tcg|kvm VM_TIMEOUT=900'
 	@echo 'make bench      measure everything in the VM, side by side: a table, then'
 	@echo '                  build/bench/results.json and plots; BENCH_RUNS=5 BENCH_ARGS=walk,'
-	@echo '                  BENCH_ARGS=--quick BENCH_RUNS=1 small sizes only (a check, in minutes)'
+	@echo '                  BENCH_ARGS=--quick BENCH_RUNS=1: small sizes only, a check that'
+	@echo '                  every case runs and answers right'
 	@echo 'make stress     arenakit stress, every scenario, lists up to 100M items, in a'
 	@echo '                  4-CPU 6 GiB VM; STRESS_ARGS= other arguments (make run ARGS="stress --help")'
 	@echo "make kernel-selftests  the tree's BPF selftests on the stock and patched"
@@ -157,6 +158,8 @@ help:
 	@echo '                  make uninstall removes them'
 	@echo "make flags      BPFTOOL=, LIBBPF_DIR= and VMLINUX_DIR= of the project's kernel, for"
 	@echo '                  your own Makefile: make -C bpf/examples/exec_glob $$(make -s flags)'
+	@echo '                  after make install'
+	@echo 'make example    that example built from a scratch install in build/ (make does it too)'
 	@echo 'make clean      remove build/; make kernel-clean removes the cached kernel'
 	@echo 'make deps       install the Debian packages only (kernel/deps.sh; as root)'
 	@echo ''
