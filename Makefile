@@ -15,6 +15,9 @@ export KERNEL ARENAKIT_CACHE KASAN
 # In the recipes' environment, so quotes in them reach the guest's shell intact.
 export CMD ARGS
 
+# make's one-letter options (-s, -n...), as make 4 puts them first in MAKEFLAGS.
+MAKE_FLAG_LETTERS := $(firstword -$(MAKEFLAGS))
+
 # Quiet output, one line per step ("  CC  build/user/loader.o"); V=1 prints
 # the commands instead, and make -s neither.
 ifeq ($(V),1)
@@ -22,7 +25,7 @@ Q :=
 msg =
 else
 Q := @
-ifneq ($(findstring s,$(firstword -$(MAKEFLAGS))),)
+ifneq ($(findstring s,$(MAKE_FLAG_LETTERS)),)
 msg =
 else
 msg = @printf '  %-7s %s\n' '$(1)' '$(2)';
@@ -44,10 +47,11 @@ LLVM_OBJDUMP := llvm-objdump-19
 # linux-source package's version, and the compilers' include directories)
 # can be computed. As root it installs what is missing; otherwise it names
 # the missing packages and the command that installs them. bench and
-# kernel-selftests add their own sets.
+# kernel-selftests add their own sets. make -n and -q only check.
 NO_DEPS_GOALS := help clean install uninstall kernel-clean
 ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),$(.DEFAULT_GOAL))),)
-$(shell kernel/deps.sh $(filter bench kernel-selftests,$(MAKECMDGOALS)) >&2)
+$(shell kernel/deps.sh $(if $(findstring n,$(MAKE_FLAG_LETTERS))$(findstring q,$(MAKE_FLAG_LETTERS)),--check) \
+	$(filter bench kernel-selftests,$(MAKECMDGOALS)) >&2)
 ifneq ($(.SHELLSTATUS),0)
 $(error kernel/deps.sh failed (its message is above))
 endif
