@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# Install the Debian 12 packages arenakit needs, those that are missing.
+# The Makefile runs it before every goal that builds; usage() says how.
+set -euo pipefail
+
+# Every build and test: the kernel from linux-source (xz-utils to extract
+# it, patch to apply the series, the kernel's build tools, pahole for its
+# BTF), clang-19 and llvm-19 for the BPF programs, clang-22 (every BPF
+# program is built again with it), QEMU and busybox for the guest,
+# Criterion for the tests, pkg-config for the worked example.
+base=(linux-source-6.12 xz-utils make gcc libc6-dev bc bison flex
+	libelf-dev libssl-dev zlib1g-dev pahole clang-19 llvm-19
+	qemu-system-x86 busybox-static libcriterion-dev pkg-config clang-22 patch)
+# The plots of make bench.
+bench=(gnuplot-nox)
+# The tree's BPF selftests (make kernel-selftests).
+selftests=(lld-19 rsync)
+
+usage() {
+	local fd=1
+	[ "$1" = 0 ] || fd=2
+	cat >&"$fd" <<-'EOF'
+	usage: kernel/deps.sh [--check] [bench] [kernel-selftests]
+
+	Install the Debian 12 packages arenakit needs, those that are missing.
+	With no set named, the packages every build and test needs; `bench` and
+	`kernel-selftests` add what those make targets need besides. The Makefile
+	runs this before every goal that builds (not before help, clean, install,
+	uninstall or kernel-clean), naming the sets of the goals given.
+
+	As root, the missing packages are installed with apt-get
+	(--no-install-recommends). Otherwise, or with --check, nothing is
+	installed: the missing packages are named with the command that installs
+	them, and the exit status is 1. Everything goes to stderr; nothing is
+	printed when nothing is missing.
+	EOF
+	exit "$1"
+}
+
+check=0
+sets=()
+packages=("${base[@]}")
+for arg; do
+	case $arg in
+	--check) check=1 ;;
+	bench) packages+=("${bench[@]}"); sets+=("$arg") ;;
+	kernel-selftests) packages+=("${selftests[@]}"); sets+=("$arg") ;;
+	-h|--help) usage 0 ;;
+	*) echo "kernel/deps.sh: unknown argument '$arg'" >&2; usage 2 ;;
+	esac
+done
+
+installed=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "${packages[@]}" 2>/dev/null |
+	sed -n 's/^ii *//p') || true
+missing=()
+for p in "${packages[@]}"; do
+	grep -qxF "$p" <<< "$installed" || missing+=("$p")
+done
+[ ${#missing[@]} = 0 ] && exit 0
+
+if [ "$check" = 1 ] || [ "$(id -u)" != 0 ]; then
+	{
+		echo "kernel/deps.sh: missing Debian packages: ${missing[*]}"
+		echo "kernel/deps.sh: install them as root with: kernel/deps.sh${sets[*]:+ ${sets[*]}}"
+		echo "kernel/deps.sh: (or: apt-get install --no-install-recommends ${missing[*]})"
+	} >&2
+	exit 1
+fi
+command -v apt-get > /dev/null ||
+	{ echo "kernel/deps.sh: no apt-get (arenakit wants Debian 12); install: ${missing[*]}" >&2; exit 1; }
+echo "kernel/deps.sh: installing ${missing[*]}" >&2
+{
+	apt-get update -q
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+} >&2
