@@ -141,14 +141,6 @@ void bench_wrong(struct bench *b, const char *fmt, ...)
 	b->wrong++;
 }
 
-unsigned long long bench_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 int bench_run(const struct bpf_program *prog)
 {
 	int err, retval;

@@ -80,8 +80,6 @@ void bench_figure(struct bench *b, const char *what, double value, enum bench_go
 /* A wrong answer: printed, counted, and the exit status says so. */
 void bench_wrong(struct bench *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Nanoseconds of CLOCK_MONOTONIC. */
-unsigned long long bench_now_ns(void);
 /* Run a SEC("syscall") program once; its return value, or a negative errno. */
 int bench_run(const struct bpf_program *prog);
 

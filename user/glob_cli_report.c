@@ -11,9 +11,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/resource.h>
 
+#include "clock.h"
 #include "glob_cli_tool.h"
 
 /* Disagreements shown one by one; the rest are only counted. */
@@ -48,14 +48,6 @@ void glob_report_free(struct glob_report *r)
 {
 	free(r->per_pattern);
 	r->per_pattern = NULL;
-}
-
-static double seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* Push stdout out now, so a write error stops the run early. */
@@ -152,17 +144,17 @@ static void time_batch(struct glob_report *r, const struct glob_matcher *m)
 	size_t j;
 	double start;
 
-	start = seconds();
+	start = monotonic_seconds();
 	for (i = 0; i < m->nlines; i++)
 		for (j = 0; j < m->npatterns; j++)
 			sink += ak_glob_match_len(m->patterns[j], glob_matcher_text(m, &m->line[i]),
 						  m->line[i].len);
-	r->native_s += seconds() - start;
-	start = seconds();
+	r->native_s += monotonic_seconds() - start;
+	start = monotonic_seconds();
 	for (i = 0; i < m->nlines; i++)
 		for (j = 0; j < m->npatterns; j++)
 			sink += !fnmatch(m->patterns[j], glob_matcher_text(m, &m->line[i]), 0);
-	r->fnmatch_s += seconds() - start;
+	r->fnmatch_s += monotonic_seconds() - start;
 	(void)sink;
 }
 

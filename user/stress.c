@@ -13,10 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 
+#include "clock.h"
 #include "commands.h"
 #include "loader.h"
 #include <arenakit/alloc.h>
@@ -56,14 +56,6 @@ static const char *const walk_names[STRESS_WALKS] = {
 	[STRESS_CHECK_ALL] = "ak_list_check_all",
 };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* A progress line: rewritten in place on a terminal, one line each otherwise. */
 static void progress(struct stress_run *s, const char *fmt, ...)
 {
@@ -92,7 +84,7 @@ static struct row *row(struct stress_run *s, const char *scenario, const char *w
 	r->scenario = scenario;
 	snprintf(r->what, sizeof(r->what), "%s", what);
 	r->size = size;
-	r->seconds = now();
+	r->seconds = monotonic_seconds();
 	return r;
 }
 
@@ -200,7 +192,7 @@ static int scenario_long(struct stress_run *s)
 		got = count_resume(s, MAX_RUNS, &runs);
 		verdict(r, got == (long long)n, 0, "ak_list_count with a cursor: %lld after %u runs",
 			got, runs);
-		r->seconds = now() - r->seconds;
+		r->seconds = monotonic_seconds() - r->seconds;
 		if (n == s->max_size)
 			break;
 	}
@@ -284,7 +276,7 @@ static int scenario_cycle(struct stress_run *s)
 		return -1;
 	expect_errors(s, r, 0, 0);
 	expect_restored(s, r, n);
-	r->seconds = now() - r->seconds;
+	r->seconds = monotonic_seconds() - r->seconds;
 
 	to = (unsigned long long)rand_r(&s->seed) % n;
 	r = row(s, "cycle", "an item linked to itself", n);
@@ -293,7 +285,7 @@ static int scenario_cycle(struct stress_run *s)
 		return -1;
 	expect_errors(s, r, 0, 0);
 	expect_restored(s, r, n);
-	r->seconds = now() - r->seconds;
+	r->seconds = monotonic_seconds() - r->seconds;
 	return 0;
 }
 
@@ -323,7 +315,7 @@ static int scenario_corrupt(struct stress_run *s)
 			return -1;
 		expect_errors(s, r, index, 1);
 		expect_restored(s, r, n);
-		r->seconds = now() - r->seconds;
+		r->seconds = monotonic_seconds() - r->seconds;
 	}
 	return 0;
 }
@@ -365,7 +357,7 @@ static int scenario_glob_worst(struct stress_run *s)
 			want = ak_glob_match_len(pat, str, n + 1);
 			verdict(r, got == want, got == -AK_EBUDGET, "BPF %d, native %d", got, want);
 		}
-		r->seconds = now() - r->seconds;
+		r->seconds = monotonic_seconds() - r->seconds;
 	}
 	return 0;
 }
@@ -432,7 +424,7 @@ static int scenario_misuse(struct stress_run *s)
 	       "%llu bad frees)\n", m->allocs, m->frees, m->doubles_caught, m->interiors_caught,
 	       m->foreigns_caught, m->stales_caught, runs, st->double_frees - before.double_frees,
 	       st->bad_frees - before.bad_frees);
-	r->seconds = now() - r->seconds;
+	r->seconds = monotonic_seconds() - r->seconds;
 	return 0;
 }
 
@@ -673,7 +665,7 @@ static int scenario_model(struct stress_run *s)
 	printf("model: %u batches of %u operations; after a batch the list held %llu to %llu "
 	       "items, the table up to %llu buckets\n", batches, STRESS_MODEL_BATCH, list_min,
 	       list_max, buckets_max);
-	rl->seconds = rh->seconds = now() - rl->seconds;
+	rl->seconds = rh->seconds = monotonic_seconds() - rl->seconds;
 	free(m);
 	return 0;
 }
@@ -793,7 +785,7 @@ static int scenario_exhaust(struct stress_run *s)
 	list_tries = exhaust_op(s, &x, x.skel->progs.list_add, 0, 5);
 	if (list_tries < 0)
 		goto out;
-	x.r->seconds = now() - x.r->seconds;
+	x.r->seconds = monotonic_seconds() - x.r->seconds;
 
 	/* 13 of 16 buckets: the next insert starts a growth (load past 3/4). */
 	x.r = row(s, "exhaust", "htab insert that grows, full arena", STRESS_EXHAUST_PAGES);
@@ -813,13 +805,13 @@ static int scenario_exhaust(struct stress_run *s)
 		x.skel->arena->exhaust_htab.cur->nbuckets > nbuckets && exhaust_sound(&x, 1, 15), 0,
 		"with memory back: insert %lld, %llu buckets (were %u)", x.skel->bss->op_result,
 		x.skel->arena->exhaust_htab.cur->nbuckets, nbuckets);
-	x.r->seconds = now() - x.r->seconds;
+	x.r->seconds = monotonic_seconds() - x.r->seconds;
 
 	x.r = row(s, "exhaust", "teardown: the allocator back to baseline", 0);
 	verdict(x.r, !run(x.skel->progs.teardown) && st->objects == before.objects &&
 		st->bytes == before.bytes, 0, "after teardown: %llu objects, %llu bytes (before: "
 		"%llu, %llu)", st->objects, st->bytes, before.objects, before.bytes);
-	x.r->seconds = now() - x.r->seconds;
+	x.r->seconds = monotonic_seconds() - x.r->seconds;
 	progress_clear(s);
 	printf("exhaust: a %u-page arena; failed cleanly with -ENOMEM before they fit: "
 	       "list add %d tries, htab insert %d (%s)\n", STRESS_EXHAUST_PAGES, list_tries - 1,
@@ -1098,7 +1090,7 @@ static int scenario_concurrent(struct stress_run *s)
 	       "and made %llu lookups (%llu hits, %llu busy)\n", STRESS_CONC_THREADS,
 	       sysconf(_SC_NPROCESSORS_ONLN), ops, m[0]->skipped, m[1]->skipped, m[2]->skipped,
 	       m[3]->skipped, rd.list_reads, rd.list_busy, rd.lookups, rd.hits, rd.busy);
-	r->seconds = rr->seconds = now() - r->seconds;
+	r->seconds = rr->seconds = monotonic_seconds() - r->seconds;
 	rr->size = rd.list_reads + rd.lookups;
 	ret = 0;
 out:
