@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The BPF side of `arenakit stress` (user/stress.c): a list of up to 134M
- * items built run by run, every kind of walk over it, links broken on
- * purpose (cycles, garbage, page 0, freed pages), and the glob matcher on
- * inputs user space writes. Every result is a count or an error, and user
- * space checks that no walk ever returns a wrong count without one.
+ * The BPF side of every `arenakit stress` scenario but exhaust (each in
+ * user/stress_NAME.c): a list of up to 134M items built run by run, every
+ * kind of walk over it, links broken on purpose (cycles, garbage, page 0,
+ * freed pages), the glob matcher on inputs user space writes, misuse of the
+ * allocator, the model's batches and the concurrent writers. Every result
+ * is a count or an error, and user space checks that no walk ever returns a
+ * wrong count without one.
  */
 #include "stress.h"
 #define AK_ARENA_PAGES STRESS_ARENA_PAGES

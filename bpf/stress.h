@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * What bpf/stress.bpf.c and `arenakit stress` (user/stress.c) share: the
- * list entry, the walks, and the ways a link can be broken.
+ * What bpf/stress.bpf.c, bpf/stress_exhaust.bpf.c and `arenakit stress`
+ * (user/stress*.c) share: the list entry, the walks, the ways a link can be
+ * broken, and each scenario's constants and layouts.
  */
 #ifndef ARENAKIT_STRESS_H
 #define ARENAKIT_STRESS_H
