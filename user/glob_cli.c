@@ -2,7 +2,9 @@
 /*
  * arenakit glob: grep(1) with glob patterns matched in BPF. This file has
  * the options, the patterns (-e, -f, the operand), the walk over the files
- * and the exit status; see glob.h for the other parts.
+ * and the exit status, and it drives the other parts: lines from the input
+ * into the matcher, the matcher's answers and lines into the report (the
+ * parts are listed in glob_cli_tool.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -300,15 +302,18 @@ static void write_error(struct glob_run *g, int err)
 /* Match and report the lines read so far. */
 static void flush_batch(struct glob_run *g)
 {
+	struct glob_answers ans;
 	int err;
 
 	if (!g->m->nlines || g->stop)
 		return;
-	if (glob_matcher_run(g->m, &g->r)) {
+	while ((err = glob_matcher_next(g->m, &ans)) > 0)
+		glob_report_answers(&g->r, &ans);
+	if (err) {
 		g->trouble = g->stop = true;
 		return;
 	}
-	err = glob_report_batch(&g->r, g->m);
+	err = glob_report_batch(&g->r, g->m->line, g->m->nlines);
 	glob_matcher_clear(g->m);
 	if (err)
 		write_error(g, err);
@@ -421,7 +426,7 @@ int cmd_glob(int argc, char **argv)
 	for (i = 0; i < nfiles && !g.stop; i++)
 		grep_file(&g, files[i]);
 	if (!g.stop && !g.opt.quiet)
-		glob_report_summary(&g.r, g.m);
+		glob_report_summary(&g.r, glob_matcher_elapsed_ns(g.m), g.m->runs);
 out:
 	rc = close_stdout();
 	if (rc && !g.stop)
