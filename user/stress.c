@@ -23,6 +23,8 @@
 
 #define DEFAULT_SEED 20261203u
 #define DEFAULT_SIZE 10000000ULL
+/* The most items bpf/stress.bpf.c's slabs hold: --size's limit. */
+#define MAX_SIZE ((unsigned long long)STRESS_SLAB_ITEMS * STRESS_MAX_SLABS)
 
 static const struct stress_scenario *const scenarios[] = {
 	&stress_scenario_long,
@@ -36,14 +38,16 @@ static const struct stress_scenario *const scenarios[] = {
 };
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
 
+#define SYNOPSIS "usage: arenakit stress [--seed N] [--size N] [--quick] SCENARIO...|all"
+
 /* @text's lines, the first after @name in a 12-column margin, the rest under it. */
-static void usage_item(FILE *f, const char *name, const char *text)
+static void usage_item(const char *name, const char *text)
 {
 	const char *nl;
 
 	for (;;) {
 		nl = strchr(text, '\n');
-		fprintf(f, "  %-12s%.*s\n", name, nl ? (int)(nl - text) : (int)strlen(text), text);
+		printf("  %-12s%.*s\n", name, nl ? (int)(nl - text) : (int)strlen(text), text);
 		if (!nl)
 			return;
 		name = "";
@@ -51,20 +55,53 @@ static void usage_item(FILE *f, const char *name, const char *text)
 	}
 }
 
-static void usage(FILE *f)
+static void usage(void)
 {
 	size_t k;
 
-	fprintf(f, "usage: arenakit stress [--seed N] [--size N] [--quick] SCENARIO...|all\n"
-		"Drive arenakit's structures to their edges in BPF and check that every\n"
-		"walk ends with the right answer or an error, never a silent wrong one.\n");
+	printf(SYNOPSIS "\n"
+	       "\n"
+	       "Drive arenakit's structures to their edges in BPF and check that nothing\n"
+	       "is silent: every walk ends with the right answer or with an error that\n"
+	       "says why (-AK_EBUDGET: cut by the loop budget, -ELOOP: a cycle, -EFAULT:\n"
+	       "a link to nowhere), never a wrong count; a failed operation changes\n"
+	       "nothing; the allocator's accounting comes back. Loads BPF: runs on the\n"
+	       "arenakit kernel only (in the VM: make run ARGS='stress ...'; make stress\n"
+	       "runs all with lists up to 100M items in a 4-CPU 6 GiB VM).\n"
+	       "\n"
+	       "Scenarios (all: every one), run in this order; cycle and corrupt break\n"
+	       "the list long built, or one of 1M items (at most --size) they build:\n");
 	for (k = 0; k < N_SCENARIOS; k++)
-		usage_item(f, scenarios[k]->name, scenarios[k]->help);
-	fprintf(f, "  --seed N    the random seed (default %u; printed)\n"
-		"  --size N    the longest list (default %llu; 100000000 needs a 4 GiB VM)\n"
-		"  --quick     small sizes only\n"
-		"Prints a summary table; exits 1 if any invariant broke, 2 on bad usage.\n",
-		DEFAULT_SEED, DEFAULT_SIZE);
+		usage_item(scenarios[k]->name, scenarios[k]->help);
+	printf("\n"
+	       "Options:\n"
+	       "  --seed N    the random seed, a positive 32-bit number (default %u);\n"
+	       "              printed, and the same seed draws the same operations\n"
+	       "  --size N    the longest list, at most %llu items (default %llu);\n"
+	       "              100000000 items take 2.4 GB of arena memory\n"
+	       "  --quick     small sizes (lists up to 65536 items), as make test runs it\n"
+	       "  -h, --help  this text\n"
+	       "\n"
+	       "Output: a progress line on standard error (rewritten in place on a\n"
+	       "terminal); a line of figures from misuse, exhaust, concurrent and model;\n"
+	       "each broken invariant on standard error as it breaks; then a table, a\n"
+	       "row per case: checks made, ok (held), truncated (held by reporting the\n"
+	       "cut), broken.\n"
+	       "\n"
+	       "Exit status: 0 if every invariant held, 1 if one broke or a scenario\n"
+	       "could not run, 2 on bad usage.\n",
+	       DEFAULT_SEED, MAX_SIZE, DEFAULT_SIZE);
+}
+
+/* After a usage error: the synopsis and the scenarios' names, not the whole text. */
+static void usage_short(void)
+{
+	size_t k;
+
+	fprintf(stderr, SYNOPSIS "\nScenarios:");
+	for (k = 0; k < N_SCENARIOS; k++)
+		fprintf(stderr, " %s", scenarios[k]->name);
+	fprintf(stderr, "\nTry 'arenakit stress --help' for more information.\n");
 }
 
 static void summary(struct stress_run *s)
@@ -89,7 +126,7 @@ int cmd_stress(int argc, char **argv)
 	char *end;
 
 	if (wants_help(argc, argv)) {
-		usage(stdout);
+		usage();
 		return 0;
 	}
 	for (i = 1; i < argc; i++) {
@@ -116,21 +153,20 @@ int cmd_stress(int argc, char **argv)
 				;
 			if (k == N_SCENARIOS) {
 				fprintf(stderr, "arenakit stress: no scenario '%s'\n", argv[i]);
-				usage(stderr);
+				usage_short();
 				return 2;
 			}
 			chosen[k] = any = 1;
 		}
 	}
 	if (!any) {
-		usage(stderr);
+		usage_short();
 		return 2;
 	}
 	if (s.quick && s.max_size > 65536)
 		s.max_size = 65536;
-	if (s.max_size > (unsigned long long)STRESS_SLAB_ITEMS * STRESS_MAX_SLABS) {
-		fprintf(stderr, "arenakit stress: --size: at most %llu items\n",
-			(unsigned long long)STRESS_SLAB_ITEMS * STRESS_MAX_SLABS);
+	if (s.max_size > MAX_SIZE) {
+		fprintf(stderr, "arenakit stress: --size: at most %llu items\n", MAX_SIZE);
 		return 2;
 	}
 	s.tty = isatty(STDERR_FILENO);

@@ -295,8 +295,15 @@ out:
 
 const struct stress_scenario stress_scenario_concurrent = {
 	.name = "concurrent",
-	.help = "a writer per CPU (4) on one list under an ak_lock and one\n"
-		"table, checked against a replay of each thread's log, and\n"
-		"a user-space reader through the mmap meanwhile",
+	.help = "4 writer threads, pinned across the CPUs, run random operations\n"
+		"(65536 each, --quick: 2000) on one list under an ak_lock and one\n"
+		"hash table, each on keys of its own, and log every result; each\n"
+		"log replayed alone must give every result the thread got and\n"
+		"what it left in the list (its items, in its order) and in the\n"
+		"table; both whole checks must pass and teardown bring the\n"
+		"allocator back. Calls that found the lock busy or were cut are\n"
+		"left out of the replay. Meanwhile a user-space thread reads both\n"
+		"through the mmap: the list under the same lock, the values with\n"
+		"ak_htab_lookup_copy (never another key's)",
 	.run = scenario_concurrent,
 };

@@ -40,6 +40,8 @@ static int scenario_corrupt(struct stress_run *s)
 
 const struct stress_scenario stress_scenario_corrupt = {
 	.name = "corrupt",
-	.help = "a link to garbage, into page 0, into a freed page",
+	.help = "a link overwritten with garbage, with an address in page 0, with\n"
+		"one in a freed page: every walk must end with an error, and\n"
+		"ak_list_check_all must name the item that holds the bad link",
 	.run = scenario_corrupt,
 };

@@ -36,6 +36,10 @@ static int scenario_cycle(struct stress_run *s)
 
 const struct stress_scenario stress_scenario_cycle = {
 	.name = "cycle",
-	.help = "the last item linked back into the middle; an item to itself",
+	.help = "the last item linked back into the middle, then an item linked\n"
+		"to itself: every walk must end with an error (the _all walks\n"
+		"with -ELOOP), never a count; with the link restored, the walks\n"
+		"must find the list whole again. Each walk is a program run of\n"
+		"its own",
 	.run = scenario_cycle,
 };

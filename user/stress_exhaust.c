@@ -164,7 +164,12 @@ out:
 
 const struct stress_scenario stress_scenario_exhaust = {
 	.name = "exhaust",
-	.help = "list add and a growing htab insert in a full arena, memory\n"
-		"given back an object at a time: clean -ENOMEM until they fit",
+	.help = "in a 128-page arena of its own, filled until no size is left and\n"
+		"given back an object at a time, a list add and a hash-table\n"
+		"insert that grows the table are tried after each: until they\n"
+		"fit, each try must fail with -ENOMEM and leave the list or table\n"
+		"as it was; an insert whose node fits goes in even when the\n"
+		"larger bucket array does not (a later insert grows the table);\n"
+		"teardown must bring the allocator back to where it was",
 	.run = scenario_exhaust,
 };

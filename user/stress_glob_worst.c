@@ -50,6 +50,8 @@ static int scenario_glob_worst(struct stress_run *s)
 
 const struct stress_scenario stress_scenario_glob_worst = {
 	.name = "glob-worst",
-	.help = "quadratic glob inputs of 64 to 8000 bytes",
+	.help = "lib/glob.c's quadratic case: *a{m}b against a{n}c and a{n}b,\n"
+		"m = n/2, n from 64 to 8000 bytes (--quick: to 256); BPF must\n"
+		"give the natively built header's answer, or -AK_EBUDGET",
 	.run = scenario_glob_worst,
 };

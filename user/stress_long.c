@@ -51,6 +51,12 @@ static int scenario_long(struct stress_run *s)
 
 const struct stress_scenario stress_scenario_long = {
 	.name = "long",
-	.help = "lists of 1k, 64k, 1M, 10M (up to --size) items, six walks each",
+	.help = "lists of 1k, 64k, 1M, 10M and 100M items, up to --size, built in\n"
+		"BPF; each walked by ak_list_count in one frame,\n"
+		"ak_list_count_all, ak_list_for_each_entry, ak_list_find_all of\n"
+		"an absent key, ak_list_check_all, and ak_list_count with a\n"
+		"cursor over runs: each must give the length (0 for find and\n"
+		"check); only the one-frame count and for_each may stop at\n"
+		"-AK_EBUDGET instead",
 	.run = scenario_long,
 };

@@ -74,7 +74,12 @@ static int scenario_misuse(struct stress_run *s)
 
 const struct stress_scenario stress_scenario_misuse = {
 	.name = "misuse",
-	.help = "2M random allocations and frees with double, interior and\n"
-		"foreign frees and stale cursors mixed in",
+	.help = "2M random allocations and frees (--quick: 20k) with double,\n"
+		"interior and foreign frees and stale cursors mixed in: each must\n"
+		"be refused (-EINVAL, -AK_ESTALE) and counted, every legitimate\n"
+		"call must succeed, and with the rest freed the allocator's\n"
+		"objects and bytes must be back (a second free of an object whose\n"
+		"pages went back to the kernel is counted as a bad free, not a\n"
+		"double one)",
 	.run = scenario_misuse,
 };

@@ -252,7 +252,12 @@ static int scenario_model(struct stress_run *s)
 
 const struct stress_scenario stress_scenario_model = {
 	.name = "model",
-	.help = "100 batches of 4096 random list and hash-table operations,\n"
-		"each batch checked against a model kept in user space",
+	.help = "100 batches (--quick: 4) of 4096 random list operations (adds at\n"
+		"either end, deletes by key, pops, moves to the tail) and\n"
+		"hash-table operations (updates with each flag, deletes, lookups,\n"
+		"lookup-and-delete), each batch checked against a model kept in\n"
+		"user space: every result, the list read through the mmap in\n"
+		"order, both whole checks, every key's value; at the end the\n"
+		"allocator must be back where it was",
 	.run = scenario_model,
 };
