@@ -95,7 +95,7 @@ struct stress_op {
 };
 
 /*
- * concurrent: STRESS_CONC_THREADS writers, each on its own CPU, draw
+ * concurrent: STRESS_CONC_THREADS writers, pinned across the CPUs, draw
  * operations (xorshift64 from the seed and the thread) on one list under
  * an ak_lock and one hash table, each on keys of its own (so a replay of a
  * thread's log alone says what it left), and log every result.

@@ -378,7 +378,7 @@ static void grep_file(struct glob_run *g, const char *path)
 	glob_input_close(&input);
 }
 
-/* Standard output's last bytes may fail to go out only now (> /dev/full). */
+/* Standard output's last bytes go out at fclose(), which can fail (> /dev/full). */
 static int close_stdout(void)
 {
 	errno = 0;

@@ -108,7 +108,7 @@ struct glob_matcher {
 	struct glob_cli_arena *arena;
 	char **patterns;
 	size_t npatterns;
-	size_t window_first, window_len;	/* patterns now in the arena */
+	size_t window_first, window_len;	/* the window of patterns in the arena */
 	bool all_pairs;		/* match every pair, not each line until it matches */
 	unsigned int nlines, text_used;
 	unsigned long long runs;

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * concurrent: a writer thread per CPU runs conc_run, all at once, on one
- * list (under an ak_lock) and one table; each thread works on keys of its
- * own, so a replay of its log alone says what it must have left and what
- * each of its calls must have returned. Meanwhile a thread here reads the
- * same structures through the mmap as documented: the list under the same
- * lock, the table with ak_htab_lookup_copy.
+ * concurrent: STRESS_CONC_THREADS writer threads, pinned across the CPUs,
+ * run conc_run all at once on one list (under an ak_lock) and one table;
+ * each thread works on keys of its own, so a replay of its log alone says
+ * what it must have left and what each of its calls must have returned.
+ * Meanwhile a thread here reads the same structures through the mmap as
+ * documented: the list under the same lock, the table with
+ * ak_htab_lookup_copy.
  */
 #include <errno.h>
 #include <pthread.h>
