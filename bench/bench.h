@@ -60,6 +60,7 @@ struct bench {
 #define BENCH_CLOCK_USER "clock_gettime in user space"
 #define BENCH_CLOCK_VERIFIER "the verifier's own count"
 
+/* bench_rows.c: what a section records; bench.c prints and writes it. */
 struct bench_row *bench_row(struct bench *b, const char *section, const char *name,
 			    long long size, const char *variant, const char *unit,
 			    const char *clock);
@@ -80,12 +81,10 @@ void bench_figure(struct bench *b, const char *what, double value, enum bench_go
 /* A wrong answer: printed, counted, and the exit status says so. */
 void bench_wrong(struct bench *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Nanoseconds of CLOCK_MONOTONIC. */
-unsigned long long bench_now_ns(void);
 /* Run a SEC("syscall") program once; its return value, or a negative errno. */
 int bench_run(const struct bpf_program *prog);
 
-/* The sections; each returns 0, or a negative errno if it could not run. */
+/* The sections, which bench.c runs; each returns 0, or a negative errno if it could not run. */
 int bench_loops_and_walks(struct bench *b);
 int bench_htab(struct bench *b);
 int bench_alloc(struct bench *b);

@@ -25,6 +25,7 @@ static int glob_pass(struct bench *b, const char *path, double *bpf_ns, double *
 {
 	struct glob_opts opt = { .quiet = true, .stats = true, .check = true,
 				 .patterns = patterns, .npatterns = N_PATTERNS };
+	struct glob_answers ans;
 	struct glob_input in;
 	struct glob_report r;
 	size_t len;
@@ -49,7 +50,9 @@ static int glob_pass(struct bench *b, const char *path, double *bpf_ns, double *
 		if (rc > 0 && !glob_matcher_full(&matcher))
 			continue;
 		if (matcher.nlines) {
-			err = glob_matcher_run(&matcher, &r) ?: glob_report_batch(&r, &matcher);
+			while ((err = glob_matcher_next(&matcher, &ans)) > 0)
+				glob_report_answers(&r, &ans);
+			err = err ?: glob_report_batch(&r, matcher.line, matcher.nlines);
 			glob_matcher_clear(&matcher);
 		}
 		if (err || rc <= 0)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "clock.h"
 #include "kernel_features.h"
 #include "loader.h"
 #include <arenakit/alloc.h>
@@ -198,10 +199,10 @@ static int bench_walk_list(struct bench *b, struct walk *skel, long long n, int 
 			rows[c] = bench_row(b, "walk", walk_names[c], n, variant, "ns/node",
 					    BENCH_CLOCK_BPF);
 	for (r = BENCH_WARMUP; r < b->runs; r++) {
-		start = bench_now_ns();
+		start = monotonic_ns();
 		got = native_walk(&skel->arena->walk_list);
 		if (r >= 0)
-			bench_sample(native, (double)(bench_now_ns() - start) / n);
+			bench_sample(native, (double)(monotonic_ns() - start) / n);
 		if (got != n)
 			bench_wrong(b, "native walk: %lld nodes, want %lld", got, n);
 		for (c = 0; c < WALK_CASES; c++) {

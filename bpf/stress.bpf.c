@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The BPF side of `arenakit stress` (user/stress.c): a list of up to 134M
- * items built run by run, every kind of walk over it, links broken on
- * purpose (cycles, garbage, page 0, freed pages), and the glob matcher on
- * inputs user space writes. Every result is a count or an error, and user
- * space checks that no walk ever returns a wrong count without one.
+ * The BPF side of every `arenakit stress` scenario but exhaust (each in
+ * user/stress_NAME.c): a list of up to 134M items built run by run, every
+ * kind of walk over it, links broken on purpose (cycles, garbage, page 0,
+ * freed pages), the glob matcher on inputs user space writes, misuse of the
+ * allocator, the model's batches and the concurrent writers. Every result
+ * is a count or an error, and user space checks that no walk ever returns a
+ * wrong count without one.
  */
 #include "stress.h"
 #define AK_ARENA_PAGES STRESS_ARENA_PAGES
@@ -429,8 +431,8 @@ int model_teardown(void *ctx)
 }
 
 /*
- * concurrent: user space runs conc_run on each CPU at once, a thread each,
- * until each has made its operations.
+ * concurrent: user space runs conc_run from STRESS_CONC_THREADS threads at
+ * once, pinned across the CPUs, until each has made its operations.
  */
 struct ak_lock __arena_global conc_lock;
 struct ak_list __arena_global conc_list;
@@ -524,10 +526,10 @@ int conc_run(struct conc_ctx *ctx)
 		return -EINVAL;
 	t = &conc_threads[tid];
 	/*
-	 * A share per run: these steps spin on locks and walk the list, and
-	 * the stock kernel's budget is 8M of them, which held a CPU for a
-	 * minute (soft lockups). Our kernel's ends a run after 250 ms; the
-	 * share keeps runs short on both.
+	 * A share per run: these steps spin on locks and walk the list, so a
+	 * run left to the loop budget alone (8M steps on a stock kernel) would
+	 * hold its CPU far past the guest's soft-lockup watchdog. With the
+	 * share a run stays short under either budget, counted or timed.
 	 */
 	stop = t->done + STRESS_CONC_OPS_PER_RUN;
 	while (t->done < t->ops && t->done < STRESS_CONC_OPS && t->done < stop && can_loop) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * What bpf/stress.bpf.c and `arenakit stress` (user/stress.c) share: the
- * list entry, the walks, and the ways a link can be broken.
+ * What bpf/stress.bpf.c, bpf/stress_exhaust.bpf.c and `arenakit stress`
+ * (user/stress*.c) share: the list entry, the walks, the ways a link can be
+ * broken, and each scenario's constants and layouts.
  */
 #ifndef ARENAKIT_STRESS_H
 #define ARENAKIT_STRESS_H
@@ -94,7 +95,7 @@ struct stress_op {
 };
 
 /*
- * concurrent: STRESS_CONC_THREADS writers, each on its own CPU, draw
+ * concurrent: STRESS_CONC_THREADS writers, pinned across the CPUs, draw
  * operations (xorshift64 from the seed and the thread) on one list under
  * an ak_lock and one hash table, each on keys of its own (so a replay of a
  * thread's log alone says what it left), and log every result.

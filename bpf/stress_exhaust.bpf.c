@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The exhaust scenario of `arenakit stress` (user/stress.c), in an arena of
- * its own small enough to fill: fill it until no allocation of any size
- * succeeds, then give the filler back one object at a time (the smallest,
- * last taken, first), trying an operation after each, so that it meets a
- * full arena at every point where it allocates. User space checks each
- * failure: the error, and the structure as it was.
+ * The exhaust scenario of `arenakit stress` (user/stress_exhaust.c), in an
+ * arena of its own small enough to fill: fill it until no allocation of any
+ * size succeeds, then give the filler back one object at a time (the
+ * smallest, last taken, first), trying an operation after each, so that it
+ * meets a full arena at every point where it allocates. User space checks
+ * each failure: the error, and the structure as it was.
  */
 #include "stress.h"
 #define AK_ARENA_PAGES STRESS_EXHAUST_PAGES

@@ -2,7 +2,9 @@
 /*
  * arenakit glob: grep(1) with glob patterns matched in BPF. This file has
  * the options, the patterns (-e, -f, the operand), the walk over the files
- * and the exit status; see glob.h for the other parts.
+ * and the exit status, and it drives the other parts: lines from the input
+ * into the matcher, the matcher's answers and lines into the report (the
+ * parts are listed in glob_cli_tool.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,10 +40,13 @@ static void usage(FILE *out)
 		"\n"
 		"Print the lines of each FILE that match a glob PATTERN, like grep(1): the\n"
 		"whole line must match, with the kernel's lib/glob.c semantics (?, *,\n"
-		"[...], [!...], \\ escapes; '/' and a leading '.' are not special), and\n"
-		"the matching runs in BPF over a bpf_arena. A FILE of -, or no FILE, is\n"
-		"standard input. Loads BPF: runs on the arenakit kernel only (in the VM:\n"
-		"make run ARGS='glob ...').\n"
+		"[...], [!...], \\ escapes; '/' and a leading '.' are not special; a '['\n"
+		"that opens no class is a literal '[', with a note), and the matching runs\n"
+		"in BPF over a bpf_arena. A NUL in a line is an ordinary byte to the\n"
+		"matcher (-a 'b?x.c' matches b, NUL, x.c). A FILE of -, or no FILE, is\n"
+		"standard input. Loads BPF: runs on the arenakit kernel only; in the VM,\n"
+		"e.g. make run ARGS='glob -c \"*/Kconfig\" build/kernel-files.txt' (the\n"
+		"guest sees the host's files; its /tmp is its own).\n"
 		"\n"
 		"Patterns:\n"
 		"  -e PATTERN    a pattern; repeatable; a newline in it separates patterns\n"
@@ -58,27 +63,36 @@ static void usage(FILE *out)
 		"                (the default puts it when there is more than one FILE)\n"
 		"  -s            no messages about nonexistent or unreadable files\n"
 		"  -a            print the lines of a file with NUL bytes, NULs included;\n"
-		"                without -a such a file says \"binary file matches\" on\n"
-		"                standard error instead\n"
+		"                without -a such a file says \"arenakit glob: FILE: binary\n"
+		"                file matches\" on standard error instead, and stops at\n"
+		"                its first selected line (as grep 3.5+)\n"
 		"  --check       also run fnmatch(3) on every line and pattern, report\n"
 		"                disagreements (lines with a NUL are not checked)\n"
 		"  --stats       instead of lines: per-pattern counts, lines x patterns =\n"
-		"                pairs, and the speed of BPF against the same matcher\n"
-		"                built natively and against fnmatch(3)\n"
+		"                pairs, the speed of BPF against the same matcher built\n"
+		"                natively and against fnmatch(3), and peak memory\n"
 		"  --help        this text\n"
+		"Long forms, as grep's: --regexp, --file, --count, --invert-match,\n"
+		"--quiet (--silent), --line-number, --with-filename, --no-filename,\n"
+		"--no-messages, --text.\n"
 		"\n"
-		"Limits: a line may have %d bytes (a longer one is an error, and the rest\n"
-		"of its file is not read), a pattern %d. Any number of patterns: they are\n"
-		"matched %d per BPF run, %d at a time in the arena. Lines go through the\n"
-		"%d KiB arena in batches of up to %d lines or %d KiB, so memory stays\n"
-		"bounded whatever the input.\n"
+		"Limits: a line may have %d bytes (a longer one is an error naming file\n"
+		"and line, and the rest of its file is not read: /dev/zero exits 2 at\n"
+		"once), a pattern %d. Any number of patterns: they are matched %d per\n"
+		"BPF run, %d at a time in the arena. Lines go through one %d KiB buffer\n"
+		"into the %d KiB arena, in batches of up to %d lines or %d KiB, so\n"
+		"memory stays bounded whatever the input. A run the loop budget cuts is\n"
+		"resumed by the next; a single match the budget cuts has no answer: it\n"
+		"is reported, and the exit status is 2.\n"
 		"\n"
 		"Exit status: 0 if a line was selected, 1 if none, 2 on trouble (a file\n"
-		"that cannot be read, a line over the limit, a write error, a match the\n"
-		"loop budget cut, a --check disagreement), selected lines or not; but -q\n"
-		"exits 0 once a line is selected.\n",
+		"that cannot be read, a line over the limit, a read or write error such\n"
+		"as > /dev/full, a bad option, a match the loop budget cut, a --check\n"
+		"disagreement), selected lines or not; but -q exits 0 once a line is\n"
+		"selected.\n",
 		GLOB_CLI_LINE_MAX, GLOB_CLI_PATTERN_MAX, AK_GLOB_MAX_PATTERNS, GLOB_CLI_PATTERNS,
-		GLOB_CLI_ARENA_PAGES * AK_PAGE_SIZE / 1024, GLOB_CLI_LINES, GLOB_CLI_TEXT / 1024);
+		GLOB_INPUT_BUF / 1024, GLOB_CLI_ARENA_PAGES * AK_PAGE_SIZE / 1024, GLOB_CLI_LINES,
+		GLOB_CLI_TEXT / 1024);
 }
 
 static int usage_error(const char *fmt, const char *what)
@@ -300,15 +314,18 @@ static void write_error(struct glob_run *g, int err)
 /* Match and report the lines read so far. */
 static void flush_batch(struct glob_run *g)
 {
+	struct glob_answers ans;
 	int err;
 
 	if (!g->m->nlines || g->stop)
 		return;
-	if (glob_matcher_run(g->m, &g->r)) {
+	while ((err = glob_matcher_next(g->m, &ans)) > 0)
+		glob_report_answers(&g->r, &ans);
+	if (err) {
 		g->trouble = g->stop = true;
 		return;
 	}
-	err = glob_report_batch(&g->r, g->m);
+	err = glob_report_batch(&g->r, g->m->line, g->m->nlines);
 	glob_matcher_clear(g->m);
 	if (err)
 		write_error(g, err);
@@ -361,7 +378,7 @@ static void grep_file(struct glob_run *g, const char *path)
 	glob_input_close(&input);
 }
 
-/* Standard output's last bytes may fail to go out only now (> /dev/full). */
+/* Standard output's last bytes go out at fclose(), which can fail (> /dev/full). */
 static int close_stdout(void)
 {
 	errno = 0;
@@ -421,7 +438,7 @@ int cmd_glob(int argc, char **argv)
 	for (i = 0; i < nfiles && !g.stop; i++)
 		grep_file(&g, files[i]);
 	if (!g.stop && !g.opt.quiet)
-		glob_report_summary(&g.r, g.m);
+		glob_report_summary(&g.r, glob_matcher_elapsed_ns(g.m), g.m->runs);
 out:
 	rc = close_stdout();
 	if (rc && !g.stop)

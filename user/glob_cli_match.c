@@ -6,7 +6,9 @@
  * in the arena in a window of up to GLOB_CLI_PATTERNS; more patterns than
  * that are swapped in window by window for each batch. Unless every pair
  * is wanted (--stats, --check), a line that matched leaves the batch, so
- * each further group only matches the lines still undecided.
+ * each further group only matches the lines still undecided. Each group's
+ * answers go back to the caller (glob_matcher_next), which hands them on:
+ * the matcher prints nothing but its errors.
  */
 #include <errno.h>
 #include <string.h>
@@ -83,6 +85,8 @@ void glob_matcher_clear(struct glob_matcher *m)
 {
 	m->nlines = 0;
 	m->text_used = 0;
+	m->nlive = 0;
+	m->next_first = 0;
 }
 
 /* Is there no room left for one more line of the longest length? */
@@ -98,26 +102,22 @@ char *glob_matcher_slot(struct glob_matcher *m)
 	return m->arena->text + m->text_used;
 }
 
-/* The line just read into the slot joins the batch. */
+/* The line just read into the slot joins the batch, which is not being matched yet. */
 void glob_matcher_add(struct glob_matcher *m, unsigned int len, unsigned long long no,
 		      bool binary)
 {
-	struct glob_line *l = &m->line[m->nlines++];
+	struct glob_line *l = &m->line[m->nlines];
 	char *text = m->arena->text + m->text_used;
 
+	m->live[m->nlive++] = m->nlines++;
 	text[len] = '\0';	/* for fnmatch(3) and for printing */
+	l->text = text;
 	l->no = no;
-	l->at = m->text_used;
 	l->len = len;
 	l->binary = binary;
 	l->nul = memchr(text, '\0', len) != NULL;
 	l->matched = false;
 	m->text_used += len + 1;
-}
-
-const char *glob_matcher_text(const struct glob_matcher *m, const struct glob_line *l)
-{
-	return m->arena->text + l->at;
 }
 
 unsigned long long glob_matcher_elapsed_ns(const struct glob_matcher *m)
@@ -135,7 +135,7 @@ static int run_group(struct glob_matcher *m, size_t first, unsigned int n, unsig
 	for (i = 0; i < nlive; i++) {
 		const struct glob_line *l = &m->line[m->live[i]];
 
-		a->line[i] = a->text + l->at;
+		a->line[i] = l->text;	/* a user address is an arena pointer */
 		a->line_len[i] = l->len;
 	}
 	m->skel->bss->line_count = nlive;
@@ -168,37 +168,48 @@ static unsigned int drop_matched(struct glob_matcher *m, unsigned int nlive)
 }
 
 /**
- * glob_matcher_run - match the batch against every pattern
- * @m: the matcher
- * @r: told each group's answers (per-pattern counts, --check, cuts)
+ * glob_matcher_next - match the batch against the next group of patterns
+ * @m: the matcher, with the batch's lines added
+ * @ans: the group's answers, for the lines still undecided
  *
- * Afterwards each line's @matched says whether some pattern matched it.
+ * Call until it returns 0: the groups go through every pattern in order.
+ * Unless @m matches all pairs, a line some pattern matched is left out of
+ * the later groups. Afterwards each line's @matched says whether some
+ * pattern matched it; glob_matcher_clear() starts the next batch.
  *
- * Return: 0, or a negative errno if the matcher could not run.
+ * Return: 1 with @ans filled in, 0 when every group is done (or no line is
+ * left undecided), or a negative errno if the matcher could not run.
  */
-int glob_matcher_run(struct glob_matcher *m, struct glob_report *r)
+int glob_matcher_next(struct glob_matcher *m, struct glob_answers *ans)
 {
-	unsigned int nlive = m->nlines, n, i;
-	size_t first;
+	size_t first = m->next_first;
+	unsigned int n, i;
 	int err;
 
-	for (i = 0; i < nlive; i++)
-		m->live[i] = i;
-	for (first = 0; first < m->npatterns && nlive; first += n) {
-		if (first < m->window_first || first >= m->window_first + m->window_len)
-			load_window(m, first);
-		n = m->window_first + m->window_len - first;
-		if (n > AK_GLOB_MAX_PATTERNS)
-			n = AK_GLOB_MAX_PATTERNS;
-		err = run_group(m, first, n, nlive);
-		if (err)
-			return err;
-		for (i = 0; i < nlive; i++)
-			if (m->arena->matched[i])
-				m->line[m->live[i]].matched = true;
-		glob_report_group(r, m, first, n, nlive);
-		if (!m->all_pairs)
-			nlive = drop_matched(m, nlive);
-	}
-	return 0;
+	if (first && !m->all_pairs)
+		m->nlive = drop_matched(m, m->nlive);
+	if (first >= m->npatterns || !m->nlive)
+		return 0;
+	if (first < m->window_first || first >= m->window_first + m->window_len)
+		load_window(m, first);
+	n = m->window_first + m->window_len - first;
+	if (n > AK_GLOB_MAX_PATTERNS)
+		n = AK_GLOB_MAX_PATTERNS;
+	err = run_group(m, first, n, m->nlive);
+	if (err)
+		return err;
+	for (i = 0; i < m->nlive; i++)
+		if (m->arena->matched[i])
+			m->line[m->live[i]].matched = true;
+	m->next_first = first + n;
+	*ans = (struct glob_answers){
+		.lines = m->line,
+		.index = m->live,
+		.nlines = m->nlive,
+		.first = first,
+		.npatterns = n,
+		.matched = m->arena->matched,
+		.cut = m->arena->cut,
+	};
+	return 1;
 }

@@ -4,33 +4,23 @@
  * "binary file matches" for a file with a NUL, per-file counts, the cut
  * pairs and --check's disagreements with fnmatch(3) on standard error, and
  * --stats: per-pattern counts and the throughput of the BPF matcher against
- * the same header built natively and against fnmatch(3).
+ * the same header built natively and against fnmatch(3). It takes in the
+ * matcher's answers (struct glob_answers) and lines from its caller, and
+ * the patterns from the options.
  */
 #include <errno.h>
 #include <fnmatch.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/resource.h>
 
+#include "clock.h"
 #include "glob_cli_tool.h"
 
 /* Disagreements shown one by one; the rest are only counted. */
 #define GLOB_SHOW_DISAGREEMENTS 10
 /* Bytes of a pattern quoted in a message. */
 #define GLOB_QUOTE 40
-
-void glob_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(GLOB_NAME ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 int glob_report_init(struct glob_report *r, const struct glob_opts *opt)
 {
@@ -50,14 +40,6 @@ void glob_report_free(struct glob_report *r)
 	r->per_pattern = NULL;
 }
 
-static double seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Push stdout out now, so a write error stops the run early. */
 static int flush_stdout(void)
 {
@@ -74,17 +56,17 @@ static const char *ellipsis(const char *pat)
 }
 
 /* --check: fnmatch(3) on the same pair. It stops at a NUL, so such lines are skipped. */
-static void check_pair(struct glob_report *r, const struct glob_matcher *m,
-		       const struct glob_line *l, size_t pattern, bool bpf)
+static void check_pair(struct glob_report *r, const struct glob_line *l, size_t pattern,
+		       bool bpf)
 {
-	const char *pat = m->patterns[pattern];
+	const char *pat = r->opt->patterns[pattern];
 
 	if (l->nul) {
 		r->unchecked++;
 		return;
 	}
 	r->checked++;
-	if (bpf == !fnmatch(pat, glob_matcher_text(m, l), 0))
+	if (bpf == !fnmatch(pat, l->text, 0))
 		return;
 	if (r->disagreements++ < GLOB_SHOW_DISAGREEMENTS)
 		glob_error("fnmatch(3) disagrees: %s:%llu, pattern %zu ('%.*s%s'): BPF says %s",
@@ -93,33 +75,29 @@ static void check_pair(struct glob_report *r, const struct glob_matcher *m,
 }
 
 /**
- * glob_report_group - take in one group's answers for the live lines
+ * glob_report_answers - take in one group's answers (glob_matcher_next())
  * @r: the report
- * @m: the matcher, its arena holding the answers of the last run
- * @first: the group's first pattern
- * @n: the group's size
- * @nlive: how many lines the group matched (m->live[0..nlive))
+ * @a: the answers: per-pattern counts, --check, and the pairs cut
  */
-void glob_report_group(struct glob_report *r, const struct glob_matcher *m, size_t first,
-		       unsigned int n, unsigned int nlive)
+void glob_report_answers(struct glob_report *r, const struct glob_answers *a)
 {
-	const struct glob_cli_arena *a = m->arena;
 	unsigned int i, j, yes, cut;
+	size_t first = a->first;
 	const char *pat;
 
-	r->pairs += (unsigned long long)nlive * n;
-	for (i = 0; i < nlive; i++) {
-		const struct glob_line *l = &m->line[m->live[i]];
+	r->pairs += (unsigned long long)a->nlines * a->npatterns;
+	for (i = 0; i < a->nlines; i++) {
+		const struct glob_line *l = &a->lines[a->index[i]];
 
 		yes = a->matched[i];
 		cut = a->cut[i];
 		if (!cut && !r->per_pattern && !r->opt->check)
 			continue;
-		for (j = 0; j < n; j++) {
+		for (j = 0; j < a->npatterns; j++) {
 			if (cut >> j & 1) {
 				/* No answer is not "no match": say so, and exit 2. */
 				r->cut_pairs++;
-				pat = m->patterns[first + j];
+				pat = r->opt->patterns[first + j];
 				glob_error("%s:%llu: matching pattern %zu ('%.*s%s') ran out of "
 					   "the loop budget: no answer", r->file, l->no,
 					   first + j + 1, GLOB_QUOTE, pat, ellipsis(pat));
@@ -128,62 +106,62 @@ void glob_report_group(struct glob_report *r, const struct glob_matcher *m, size
 			if (r->per_pattern)
 				r->per_pattern[first + j] += yes >> j & 1;
 			if (r->opt->check)
-				check_pair(r, m, l, first + j, yes >> j & 1);
+				check_pair(r, l, first + j, yes >> j & 1);
 		}
 	}
 }
 
-static void print_line(const struct glob_report *r, const struct glob_matcher *m,
-		       const struct glob_line *l)
+static void print_line(const struct glob_report *r, const struct glob_line *l)
 {
 	if (r->prefix)
 		printf("%s:", r->file);
 	if (r->opt->line_numbers)
 		printf("%llu:", l->no);
-	fwrite(glob_matcher_text(m, l), 1, l->len, stdout);
+	fwrite(l->text, 1, l->len, stdout);
 	putchar('\n');
 }
 
 /* --stats: the same pairs through the natively built header and fnmatch(3). */
-static void time_batch(struct glob_report *r, const struct glob_matcher *m)
+static void time_batch(struct glob_report *r, const struct glob_line *lines, unsigned int n)
 {
+	char *const *pats = r->opt->patterns;
+	size_t j, npats = r->opt->npatterns;
 	volatile int sink = 0;
 	unsigned int i;
-	size_t j;
 	double start;
 
-	start = seconds();
-	for (i = 0; i < m->nlines; i++)
-		for (j = 0; j < m->npatterns; j++)
-			sink += ak_glob_match_len(m->patterns[j], glob_matcher_text(m, &m->line[i]),
-						  m->line[i].len);
-	r->native_s += seconds() - start;
-	start = seconds();
-	for (i = 0; i < m->nlines; i++)
-		for (j = 0; j < m->npatterns; j++)
-			sink += !fnmatch(m->patterns[j], glob_matcher_text(m, &m->line[i]), 0);
-	r->fnmatch_s += seconds() - start;
+	start = monotonic_seconds();
+	for (i = 0; i < n; i++)
+		for (j = 0; j < npats; j++)
+			sink += ak_glob_match_len(pats[j], lines[i].text, lines[i].len);
+	r->native_s += monotonic_seconds() - start;
+	start = monotonic_seconds();
+	for (i = 0; i < n; i++)
+		for (j = 0; j < npats; j++)
+			sink += !fnmatch(pats[j], lines[i].text, 0);
+	r->fnmatch_s += monotonic_seconds() - start;
 	(void)sink;
 }
 
 /**
  * glob_report_batch - count and print the batch's selected lines
  * @r: the report
- * @m: the matcher, after glob_matcher_run()
+ * @lines: the batch, matched (each line's @matched set by the matcher)
+ * @n: how many lines
  *
  * A file that showed a NUL gets one "binary file matches" line instead of
  * its selected lines, as in grep, unless -a.
  *
  * Return: 0, or a negative errno if writing failed.
  */
-int glob_report_batch(struct glob_report *r, const struct glob_matcher *m)
+int glob_report_batch(struct glob_report *r, const struct glob_line *lines, unsigned int n)
 {
 	const struct glob_opts *o = r->opt;
 	bool print = !o->quiet && !o->count && !o->stats;
 	unsigned int i;
 
-	for (i = 0; i < m->nlines; i++) {
-		const struct glob_line *l = &m->line[i];
+	for (i = 0; i < n; i++) {
+		const struct glob_line *l = &lines[i];
 
 		if (l->matched == o->invert)
 			continue;
@@ -199,11 +177,11 @@ int glob_report_batch(struct glob_report *r, const struct glob_matcher *m)
 			r->binary_said = true;
 			continue;
 		}
-		print_line(r, m, l);
+		print_line(r, l);
 	}
-	r->lines += m->nlines;
+	r->lines += n;
 	if (o->stats)
-		time_batch(r, m);
+		time_batch(r, lines, n);
 	return print ? flush_stdout() : 0;
 }
 
@@ -249,18 +227,18 @@ static void print_check(struct glob_report *r, FILE *out)
 	fputc('\n', out);
 }
 
-static void print_stats(struct glob_report *r, const struct glob_matcher *m)
+static void print_stats(struct glob_report *r, unsigned long long bpf_ns,
+			unsigned long long runs)
 {
-	double bpf_s = glob_matcher_elapsed_ns(m) / 1e9;
+	size_t j, npats = r->opt->npatterns;
+	double bpf_s = bpf_ns / 1e9;
 	struct rusage ru;
-	size_t j;
 
-	for (j = 0; j < m->npatterns; j++)
-		printf("%10llu  %s\n", r->per_pattern[j], m->patterns[j]);
-	printf("%llu lines x %zu patterns = %llu pairs\n", r->lines, m->npatterns,
-	       r->lines * m->npatterns);
+	for (j = 0; j < npats; j++)
+		printf("%10llu  %s\n", r->per_pattern[j], r->opt->patterns[j]);
+	printf("%llu lines x %zu patterns = %llu pairs\n", r->lines, npats, r->lines * npats);
 	printf("%-8s %.3f s in the matcher, %.2f M pairs/s (%llu runs)\n", "BPF:", bpf_s,
-	       bpf_s > 0 ? r->pairs / bpf_s / 1e6 : 0.0, m->runs);
+	       bpf_s > 0 ? r->pairs / bpf_s / 1e6 : 0.0, runs);
 	print_rate("native:", r->native_s, r->pairs, bpf_s);
 	print_rate("fnmatch:", r->fnmatch_s, r->pairs, bpf_s);
 	if (r->opt->check)
@@ -269,11 +247,17 @@ static void print_stats(struct glob_report *r, const struct glob_matcher *m)
 		printf("%-8s %ld KiB peak resident\n", "memory:", ru.ru_maxrss);
 }
 
-/* At the end: --stats on stdout, or --check's verdict on stderr. */
-void glob_report_summary(struct glob_report *r, const struct glob_matcher *m)
+/**
+ * glob_report_summary - at the end: --stats on stdout, or --check's verdict on stderr
+ * @r: the report
+ * @bpf_ns: the time spent in the BPF matcher (glob_matcher_elapsed_ns())
+ * @runs: the matcher's program runs
+ */
+void glob_report_summary(struct glob_report *r, unsigned long long bpf_ns,
+			 unsigned long long runs)
 {
 	if (r->opt->stats) {
-		print_stats(r, m);
+		print_stats(r, bpf_ns, runs);
 	} else if (r->opt->check) {
 		fputs(GLOB_NAME ": ", stderr);
 		print_check(r, stderr);

@@ -2,17 +2,25 @@
 /*
  * `arenakit glob`, in four parts:
  *
- *   glob.c         options, patterns, the walk over the files, exit status
- *   glob_input.c   bounded line reading: memory stays within the line limit
- *   glob_match.c   batches of lines through the BPF matcher, patterns in
- *                  groups of AK_GLOB_MAX_PATTERNS
- *   glob_report.c  what is printed: lines, counts, --check and --stats
+ *   glob_cli.c         options, patterns, the walk over the files, exit
+ *                      status: it drives the other three
+ *   glob_cli_input.c   bounded line reading: memory stays within the line
+ *                      limit
+ *   glob_cli_match.c   batches of lines through the BPF matcher, patterns
+ *                      in groups of AK_GLOB_MAX_PATTERNS; each group's
+ *                      answers are returned (struct glob_answers)
+ *   glob_cli_report.c  what is printed from the answers and the lines:
+ *                      lines, counts, --check and --stats
  *
- * Limits and the arena layout are shared with the BPF side in glob_cli.h.
+ * The matcher and the report know nothing of each other: the caller hands
+ * the matcher's answers to the report (bench/glob_vs_native.c drives them
+ * the same way). Limits and the arena layout are shared with the BPF side
+ * in bpf/glob_cli.h.
  */
 #ifndef ARENAKIT_USER_GLOB_TOOL_H
 #define ARENAKIT_USER_GLOB_TOOL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -21,6 +29,18 @@
 
 #define GLOB_NAME "arenakit glob"
 #define GLOB_STDIN_NAME "(standard input)"
+
+/* A message on standard error, after the command's name. */
+static inline __attribute__((format(printf, 1, 2))) void glob_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(GLOB_NAME ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
 
 struct glob_opts {
 	bool count;		/* -c */
@@ -55,28 +75,45 @@ int glob_input_line(struct glob_input *in, char *dst, size_t cap, size_t *len);
 bool glob_input_has_line(const struct glob_input *in);
 void glob_input_close(struct glob_input *in);
 
-/* glob_match.c: one line of the batch in the arena. */
+/* glob_cli_match.c: one line of the batch in the arena. */
 struct glob_line {
+	const char *text;	/* in the arena: @len bytes and a NUL after them */
 	unsigned long long no;	/* line number in its file */
-	unsigned int at;	/* offset of its text in the arena's text */
 	unsigned int len;
 	bool binary;		/* read after its file showed a NUL */
 	bool nul;		/* holds a NUL itself */
-	bool matched;		/* by some pattern */
+	bool matched;		/* by some pattern (once the batch is matched) */
+};
+
+/*
+ * One group's answers: the lines still undecided against patterns
+ * [first, first + npatterns). Answer i is for lines[index[i]]; bit j of
+ * matched[i] says pattern first + j matched it, bit j of cut[i] that the
+ * loop budget cut that pair (no answer). Valid until the next call.
+ */
+struct glob_answers {
+	const struct glob_line *lines;
+	const unsigned int *index;
+	unsigned int nlines;
+	size_t first;
+	unsigned int npatterns;
+	const unsigned int *matched;
+	const unsigned int *cut;
 };
 
 struct glob_cli;
-struct glob_report;
 
 struct glob_matcher {
 	struct glob_cli *skel;
 	struct glob_cli_arena *arena;
 	char **patterns;
 	size_t npatterns;
-	size_t window_first, window_len;	/* patterns now in the arena */
+	size_t window_first, window_len;	/* the window of patterns in the arena */
 	bool all_pairs;		/* match every pair, not each line until it matches */
 	unsigned int nlines, text_used;
 	unsigned long long runs;
+	size_t next_first;	/* the next group's first pattern */
+	unsigned int nlive;
 	struct glob_line line[GLOB_CLI_LINES];
 	unsigned int live[GLOB_CLI_LINES];	/* the lines the next group matches */
 };
@@ -88,12 +125,11 @@ char *glob_matcher_slot(struct glob_matcher *m);
 bool glob_matcher_full(const struct glob_matcher *m);
 void glob_matcher_add(struct glob_matcher *m, unsigned int len, unsigned long long no,
 		      bool binary);
-int glob_matcher_run(struct glob_matcher *m, struct glob_report *r);
+int glob_matcher_next(struct glob_matcher *m, struct glob_answers *ans);
 void glob_matcher_clear(struct glob_matcher *m);
-const char *glob_matcher_text(const struct glob_matcher *m, const struct glob_line *l);
 unsigned long long glob_matcher_elapsed_ns(const struct glob_matcher *m);
 
-/* glob_report.c: output and tallies, over every file. */
+/* glob_cli_report.c: output and tallies, over every file. */
 struct glob_report {
 	const struct glob_opts *opt;
 	const char *file;		/* the file being read */
@@ -108,11 +144,10 @@ struct glob_report {
 
 int glob_report_init(struct glob_report *r, const struct glob_opts *opt);
 void glob_report_free(struct glob_report *r);
-void glob_report_group(struct glob_report *r, const struct glob_matcher *m, size_t first,
-		       unsigned int n, unsigned int nlive);
-int glob_report_batch(struct glob_report *r, const struct glob_matcher *m);
+void glob_report_answers(struct glob_report *r, const struct glob_answers *a);
+int glob_report_batch(struct glob_report *r, const struct glob_line *lines, unsigned int n);
 int glob_report_file_done(struct glob_report *r);
-void glob_report_summary(struct glob_report *r, const struct glob_matcher *m);
-void glob_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void glob_report_summary(struct glob_report *r, unsigned long long bpf_ns,
+			 unsigned long long runs);
 
 #endif /* ARENAKIT_USER_GLOB_TOOL_H */

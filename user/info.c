@@ -6,10 +6,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 
+#include "clock.h"
 #include "commands.h"
 #include "kernel_features.h"
 #include "loader.h"
@@ -23,14 +23,6 @@ int wants_help(int argc, char **argv)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
 			return 1;
 	return 0;
-}
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /*
@@ -52,9 +44,9 @@ static int probe_budget(int timed)
 		printf("may_goto:         no (the probe does not load: %s)\n", strerror(-err));
 		goto out;
 	}
-	start = now_seconds();
+	start = monotonic_seconds();
 	err = arenakit_run(skel->progs.measure_budget, &retval);
-	seconds = now_seconds() - start;
+	seconds = monotonic_seconds() - start;
 	if (err || retval) {
 		fprintf(stderr, "arenakit info: the budget probe failed: %s, returned %d\n",
 			strerror(-err), retval);

@@ -14,8 +14,8 @@
 #include <glob.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "guest/guest.h"
 #include "kernel_features.h"
 
@@ -87,14 +87,6 @@ static int program_lacks_feature(const char *object, const char *program)
 
 	snprintf(name, sizeof(name), "%.100s/%.120s", object, program);
 	return lacks_feature(name);
-}
-
-static double seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* The object's name: "htab" for build/clang-22/tests/guest/htab.bpf.o. */
@@ -170,7 +162,7 @@ static void check_object(const char *path, struct tally *t)
 {
 	char object[64], names[MAX_PROGRAMS][NAME_SIZE];
 	int i, n = program_names(path, names), err, r, ok;
-	double start = seconds();
+	double start = monotonic_seconds();
 
 	object_name(path, object, sizeof(object));
 	if (lacks_feature(object)) {
@@ -180,7 +172,7 @@ static void check_object(const char *path, struct tally *t)
 	}
 	err = load(path, object, -1);
 	printf("compilers: %s: %d programs, %s (%.2f s)\n", path, n,
-	       err ? strerror(-err) : "loaded", seconds() - start);
+	       err ? strerror(-err) : "loaded", monotonic_seconds() - start);
 	for (i = 0; i < n; i++) {
 		if (program_lacks_feature(object, names[i])) {
 			t->skipped++;
@@ -206,7 +198,7 @@ Test(compilers, every_program_built_with_clang_22_loads, .timeout = 600)
 	struct tally t = {};
 	glob_t objects;
 	size_t o;
-	double start = seconds();
+	double start = monotonic_seconds();
 
 	cr_assert_eq(glob(NEW_OBJECTS, GLOB_BRACE, NULL, &objects), 0,
 		     "no objects match %s: make builds them", NEW_OBJECTS);
@@ -215,7 +207,7 @@ Test(compilers, every_program_built_with_clang_22_loads, .timeout = 600)
 	globfree(&objects);
 	printf("compilers: %d programs built with clang-22 loaded, %d not tried (this kernel "
 	       "lacks what they need), %d wrong, in %.1f s\n", t.loaded, t.skipped, t.bad,
-	       seconds() - start);
+	       monotonic_seconds() - start);
 	cr_expect_eq(t.bad, 0, "built with clang-22, these do not load as with clang-19:%s",
 		     t.failed);
 	cr_expect_gt(t.loaded, 0);

@@ -9,22 +9,14 @@
  * emulation runs ten times slower than on an idle host.
  */
 #include <stdio.h>
-#include <time.h>
 
+#include "clock.h"
 #include "guest/guest.h"
 #include <arenakit/alloc.h>
 #include <arenakit/list.h>
 #include "list_huge.skel.h"
 
 #define NODES (16ULL << 20)
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void run_once(const struct bpf_program *prog, const char *what)
 {
@@ -44,37 +36,38 @@ Test(list_huge, sixteen_million_nodes_in_one_run_and_a_cycle_stopped, .timeout =
 	cr_assert(skel);
 	cr_assert_eq(arenakit_load_skeleton(skel->skeleton), 0);
 	skel->bss->target = NODES;
-	start = now();
+	start = monotonic_seconds();
 	err = arenakit_run_until_done(skel->progs.build, 100, &retval, &runs);
 	cr_assert_eq(err, 0, "build: %s", strerror(-err));
 	cr_assert_eq(retval, 0, "build: %d after %u runs", retval, runs);
-	cr_log_info("built %llu nodes in %u runs, %.1f s", NODES, runs, now() - start);
+	cr_log_info("built %llu nodes in %u runs, %.1f s", NODES, runs,
+		    monotonic_seconds() - start);
 
-	start = now();
+	start = monotonic_seconds();
 	run_once(skel->progs.count_all, "count_all");
 	cr_expect_eq(skel->bss->count_result, (long long)NODES, "count_all: %lld",
 		     skel->bss->count_result);
 	cr_log_info("ak_list_count_all: %lld nodes in one run, %.2f s", skel->bss->count_result,
-		    now() - start);
+		    monotonic_seconds() - start);
 
-	start = now();
+	start = monotonic_seconds();
 	run_once(skel->progs.check_all, "check_all");
 	cr_expect_eq(skel->bss->check_result, 0, "check_all: %d", skel->bss->check_result);
 	cr_log_info("ak_list_check_all: %d in one run, %.2f s", skel->bss->check_result,
-		    now() - start);
+		    monotonic_seconds() - start);
 
 	run_once(skel->progs.make_cycle, "make_cycle");
-	start = now();
+	start = monotonic_seconds();
 	run_once(skel->progs.count_all, "count_all on a cycle");
 	cr_expect_eq(skel->bss->count_result, -ELOOP, "count_all on a cycle: %lld",
 		     skel->bss->count_result);
 	cr_log_info("ak_list_count_all on a cycle: %lld after %.2f s", skel->bss->count_result,
-		    now() - start);
-	start = now();
+		    monotonic_seconds() - start);
+	start = monotonic_seconds();
 	run_once(skel->progs.check_all, "check_all on a cycle");
 	cr_expect_neq(skel->bss->check_result, 0, "check_all took a cycle for a list");
 	cr_log_info("ak_list_check_all on a cycle: %d after %.2f s", skel->bss->check_result,
-		    now() - start);
+		    monotonic_seconds() - start);
 	run_once(skel->progs.undo_cycle, "undo_cycle");
 	run_once(skel->progs.count_all, "count_all after");
 	cr_expect_eq(skel->bss->count_result, (long long)NODES);

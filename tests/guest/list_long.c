@@ -5,8 +5,8 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "guest/guest.h"
 #include "kernel_features.h"
 #include <arenakit/alloc.h>
@@ -16,14 +16,6 @@
 
 /* Runs of a frame's budget each: under KASAN, building 10M nodes takes hundreds. */
 #define MAX_RUNS 1024
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void run(struct bpf_program *prog, int *retval)
 {
@@ -161,13 +153,13 @@ Test(list_long, ten_million_nodes_counted_exactly, .timeout = 600)
 		     skel->bss->count_result);
 
 	/* Delete and free every odd key, resuming after each cut. */
-	start = now();
+	start = monotonic_seconds();
 	err = arenakit_run_until_done(skel->progs.delete_odd_keys, MAX_RUNS, &retval, &uruns);
 	cr_expect_eq(err, 0);
 	cr_expect_eq(retval, 0, "delete walk: %d after %u runs", retval, uruns);
 	cr_expect_geq(uruns, 2, "the delete walk was never cut");
 	cr_log_info("deleted and freed %llu odd keys of %llu nodes in %u runs, %.2f s",
-		    nodes / 2, nodes, uruns, now() - start);
+		    nodes / 2, nodes, uruns, monotonic_seconds() - start);
 	cr_expect_eq(skel->arena->long_list.len, nodes / 2 - 1);
 	cr_expect_eq(user_count(&skel->arena->long_list.head, nodes), nodes / 2 - 1);
 	cr_expect_eq(skel->arena->ak_allocator.stats.objects, nodes / 2 - 1);
@@ -183,9 +175,9 @@ Test(list_long, one_million_node_walk, .timeout = 300)
 	double start, seconds;
 	int retval;
 
-	start = now();
+	start = monotonic_seconds();
 	run(skel->progs.count_once, &retval);
-	seconds = now() - start;
+	seconds = monotonic_seconds() - start;
 	cr_expect_eq(skel->bss->count_result, (long long)nodes);
 	cr_expect_eq(user_count(&skel->arena->long_list.head, nodes + 1), nodes);
 	cr_log_info("ak_list_count of %llu nodes: %.1f ms, %.2f ns per node (one run, "

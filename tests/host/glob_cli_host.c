@@ -278,6 +278,12 @@ Test(glob_cli, grep_semantics, .timeout = 300)
 	cr_expect(strstr(c.out, "usage: arenakit glob [OPTION]... PATTERN [FILE]...\n"),
 		  "--help:\n%s", c.out);
 	cr_expect(strstr(c.out, "65536 bytes"), "--help states the line limit:\n%s", c.out);
+	cr_expect(strstr(c.out, "Long forms, as grep's: --regexp, --file,"),
+		  "--help names the long options:\n%s", c.out);
+	cr_expect(strstr(c.out, "A NUL in a line is an ordinary byte"),
+		  "--help says what a NUL is to the matcher:\n%s", c.out);
+	cr_expect(strstr(c.out, "Exit status: 0 if a line was selected, 1 if none, 2 on trouble"),
+		  "--help states the exit statuses:\n%s", c.out);
 	free_case(&c);
 
 	expect_message(all, "check", 0, "2\n", "fnmatch(3): agrees on all 5 pairs checked\n");

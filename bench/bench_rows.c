@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * What every section of `arenakit bench` records through (bench.h): rows
+ * of samples and their medians, ratios and figures against the targets,
+ * wrong answers, and one program run. bench.c prints and writes them.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "loader.h"
+
+struct bench_row *bench_row(struct bench *b, const char *section, const char *name,
+			    long long size, const char *variant, const char *unit,
+			    const char *clock)
+{
+	struct bench_row *row;
+
+	if (b->n_rows == b->cap_rows) {
+		int cap = b->cap_rows ? 2 * b->cap_rows : 64;
+		struct bench_row **rows = realloc(b->rows, cap * sizeof(*rows));
+
+		if (!rows) {
+			fprintf(stderr, "arenakit bench: out of memory\n");
+			exit(1);
+		}
+		b->rows = rows;
+		b->cap_rows = cap;
+	}
+	row = calloc(1, sizeof(*row));
+	if (!row) {
+		fprintf(stderr, "arenakit bench: out of memory\n");
+		exit(1);
+	}
+	b->rows[b->n_rows++] = row;
+	snprintf(row->section, sizeof(row->section), "%s", section);
+	snprintf(row->name, sizeof(row->name), "%s", name);
+	snprintf(row->variant, sizeof(row->variant), "%s", variant ? variant : "");
+	row->size = size;
+	row->unit = unit;
+	row->clock = clock;
+	return row;
+}
+
+void bench_sample(struct bench_row *row, double value)
+{
+	if (row->n < BENCH_MAX_RUNS)
+		row->samples[row->n++] = value;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double bench_median(struct bench_row *row)
+{
+	double sorted[BENCH_MAX_RUNS];
+
+	if (!row || !row->n)
+		return 0;
+	memcpy(sorted, row->samples, row->n * sizeof(double));
+	qsort(sorted, row->n, sizeof(double), cmp_double);
+	row->min = sorted[0];
+	row->max = sorted[row->n - 1];
+	row->median = row->n % 2 ? sorted[row->n / 2] :
+		      (sorted[row->n / 2 - 1] + sorted[row->n / 2]) / 2;
+	return row->median;
+}
+
+double bench_ratio(struct bench *b, const char *what, struct bench_row *num,
+		   struct bench_row *den, enum bench_goal goal, double limit)
+{
+	double n = bench_median(num), d = bench_median(den);
+	struct bench_row paired = { .n = 0 };
+	int i;
+
+	if (!n || !d)
+		return 0;
+	if (num->n != den->n) {
+		bench_figure(b, what, n / d, goal, limit);
+		return n / d;
+	}
+	for (i = 0; i < num->n; i++)
+		if (den->samples[i] > 0)
+			bench_sample(&paired, num->samples[i] / den->samples[i]);
+	if (!bench_median(&paired))
+		return 0;
+	bench_figure(b, what, paired.median, goal, limit);
+	b->ratios[b->n_ratios - 1].lo = paired.min;
+	b->ratios[b->n_ratios - 1].hi = paired.max;
+	return paired.median;
+}
+
+void bench_figure(struct bench *b, const char *what, double value, enum bench_goal goal,
+		  double limit)
+{
+	struct bench_ratio *r;
+
+	if (b->n_ratios == b->cap_ratios) {
+		int cap = b->cap_ratios ? 2 * b->cap_ratios : 32;
+		struct bench_ratio *ratios = realloc(b->ratios, cap * sizeof(*ratios));
+
+		if (!ratios)
+			return;
+		b->ratios = ratios;
+		b->cap_ratios = cap;
+	}
+	r = &b->ratios[b->n_ratios++];
+	snprintf(r->what, sizeof(r->what), "%s", what);
+	r->value = value;
+	r->lo = r->hi = value;
+	r->goal = goal;
+	r->limit = limit;
+}
+
+void bench_wrong(struct bench *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "arenakit bench: WRONG: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	b->wrong++;
+}
+
+int bench_run(const struct bpf_program *prog)
+{
+	int err, retval;
+
+	err = arenakit_run(prog, &retval);
+	return err ? err : retval;
+}

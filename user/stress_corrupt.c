@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * corrupt: a link overwritten with garbage, into page 0, into a freed page:
+ * every walk must end with an error, and ak_list_check_all must name the
+ * item that holds the bad link.
+ */
+#include <stdlib.h>
+
+#include "stress_tool.h"
+
+static int scenario_corrupt(struct stress_run *s)
+{
+	static const struct {
+		int kind;
+		const char *what;
+	} kinds[] = {
+		{ STRESS_LINK_VALUE, "a link to garbage" },
+		{ STRESS_LINK_PAGE0, "a link into page 0" },
+		{ STRESS_LINK_FREED, "a link into a freed page" },
+	};
+	unsigned long long n = stress_list_size(s), index, value;
+	struct row *r;
+	size_t i;
+
+	if (!n && stress_build_to(s, n = s->max_size < 1000000 ? s->max_size : 1000000))
+		return -1;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		index = (unsigned long long)rand_r(&s->seed) % n;
+		value = (unsigned long long)rand_r(&s->seed) << 33 | (unsigned int)rand_r(&s->seed);
+		r = stress_row(s, "corrupt", kinds[i].what, n);
+		stress_progress(s, "corrupt: item %llu, %s", index, kinds[i].what);
+		if (stress_set_link(s, index, kinds[i].kind, value))
+			return -1;
+		stress_expect_errors(s, r, index, 1);
+		stress_expect_restored(s, r, n);
+		r->seconds = monotonic_seconds() - r->seconds;
+	}
+	return 0;
+}
+
+const struct stress_scenario stress_scenario_corrupt = {
+	.name = "corrupt",
+	.help = "a link overwritten with garbage, with an address in page 0, with\n"
+		"one in a freed page: every walk must end with an error, and\n"
+		"ak_list_check_all must name the item that holds the bad link",
+	.run = scenario_corrupt,
+};

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * cycle: the last item's link back into the middle, and an item linked to
+ * itself: every walk must end with an error, never a count.
+ */
+#include <stdlib.h>
+
+#include "stress_tool.h"
+
+static int scenario_cycle(struct stress_run *s)
+{
+	unsigned long long n = stress_list_size(s), to;
+	struct row *r;
+
+	if (!n && stress_build_to(s, n = s->max_size < 1000000 ? s->max_size : 1000000))
+		return -1;
+	to = (unsigned long long)rand_r(&s->seed) % n;
+	r = stress_row(s, "cycle", "last item back into the middle", n);
+	stress_progress(s, "cycle: item %llu -> item %llu of %llu", n - 1, to, n);
+	if (stress_set_link(s, n - 1, STRESS_LINK_ITEM, to))
+		return -1;
+	stress_expect_errors(s, r, 0, 0);
+	stress_expect_restored(s, r, n);
+	r->seconds = monotonic_seconds() - r->seconds;
+
+	to = (unsigned long long)rand_r(&s->seed) % n;
+	r = stress_row(s, "cycle", "an item linked to itself", n);
+	stress_progress(s, "cycle: item %llu -> itself", to);
+	if (stress_set_link(s, to, STRESS_LINK_ITEM, to))
+		return -1;
+	stress_expect_errors(s, r, 0, 0);
+	stress_expect_restored(s, r, n);
+	r->seconds = monotonic_seconds() - r->seconds;
+	return 0;
+}
+
+const struct stress_scenario stress_scenario_cycle = {
+	.name = "cycle",
+	.help = "the last item linked back into the middle, then an item linked\n"
+		"to itself: every walk must end with an error (the _all walks\n"
+		"with -ELOOP), never a count; with the link restored, the walks\n"
+		"must find the list whole again. Each walk is a program run of\n"
+		"its own",
+	.run = scenario_cycle,
+};

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * glob-worst: lib/glob.c backtracks to the last '*' only, so "*a..ab"
+ * against "a..ac" costs (pattern) x (string) steps. In BPF the answer must
+ * be the native header's, or -AK_EBUDGET.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <arenakit/glob.h>
+#include "stress_tool.h"
+
+static int scenario_glob_worst(struct stress_run *s)
+{
+	static const unsigned int sizes[] = { 64, 256, 1024, 4096, 8000 };
+	char *pat = s->skel->arena->glob_pattern, *str = s->skel->arena->glob_string;
+	unsigned int n, i, m;
+	int want, got, ending;
+	struct row *r;
+	char what[48];
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		n = sizes[i];
+		if (s->quick && n > 256)
+			break;
+		m = n / 2;
+		snprintf(what, sizeof(what), "*a{%u}b against a{%u}c and a{%u}b", m, n, n);
+		r = stress_row(s, "glob-worst", what, n);
+		for (ending = 0; ending < 2; ending++) {
+			pat[0] = '*';
+			memset(pat + 1, 'a', m);
+			pat[m + 1] = 'b';
+			pat[m + 2] = '\0';
+			memset(str, 'a', n);
+			str[n] = ending ? 'b' : 'c';
+			str[n + 1] = '\0';
+			s->skel->bss->glob_len = n + 1;
+			stress_progress(s, "glob-worst: %u x %u", m + 2, n + 1);
+			if (stress_prog_run(s->skel->progs.glob_one))
+				return -1;
+			got = s->skel->bss->glob_result;
+			want = ak_glob_match_len(pat, str, n + 1);
+			stress_verdict(r, got == want, got == -AK_EBUDGET, "BPF %d, native %d", got,
+				       want);
+		}
+		r->seconds = monotonic_seconds() - r->seconds;
+	}
+	return 0;
+}
+
+const struct stress_scenario stress_scenario_glob_worst = {
+	.name = "glob-worst",
+	.help = "lib/glob.c's quadratic case: *a{m}b against a{n}c and a{n}b,\n"
+		"m = n/2, n from 64 to 8000 bytes (--quick: to 256); BPF must\n"
+		"give the natively built header's answer, or -AK_EBUDGET",
+	.run = scenario_glob_worst,
+};

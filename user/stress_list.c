@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * The list long, cycle and corrupt share, in bpf/stress.bpf.c: built to a
+ * length, walked by every kind of walk (one program run each), a link
+ * broken on purpose and put back.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "loader.h"
+#include "stress_tool.h"
+
+const char *const stress_walk_names[STRESS_WALKS] = {
+	[STRESS_COUNT_ONCE] = "ak_list_count (one frame)",
+	[STRESS_COUNT_ALL] = "ak_list_count_all",
+	[STRESS_FOR_EACH] = "ak_list_for_each_entry",
+	[STRESS_FIND_ALL] = "ak_list_find_all (absent)",
+	[STRESS_CHECK_ALL] = "ak_list_check_all",
+};
+
+/* Every walk of bpf/stress.bpf.c's walks, one program run each. */
+int stress_run_walks(struct stress_run *s)
+{
+	int k, err = 0;
+
+	for (k = 0; k < STRESS_WALKS && !err; k++) {
+		s->skel->bss->walk_which = k;
+		err = stress_prog_run(s->skel->progs.walks);
+	}
+	return err;
+}
+
+/* Grow the list to @n items; 0, or the error (printed). */
+int stress_build_to(struct stress_run *s, unsigned long long n)
+{
+	unsigned int runs;
+	int retval, err;
+
+	s->skel->bss->target = n;
+	err = arenakit_run_until_done(s->skel->progs.build, MAX_RUNS, &retval, &runs);
+	if (err || retval) {
+		fprintf(stderr, "arenakit stress: building %llu items: %s\n", n,
+			strerror(-(err ? err : retval)));
+		return err ? err : retval;
+	}
+	return 0;
+}
+
+/* ak_list_count with a cursor, rerun until it is not cut (at most @max_runs runs). */
+long long stress_count_resume(struct stress_run *s, unsigned int max_runs, unsigned int *runs)
+{
+	memset(&s->skel->bss->cursor, 0, sizeof(s->skel->bss->cursor));
+	for (*runs = 1; ; (*runs)++) {
+		if (stress_prog_run(s->skel->progs.count_resume))
+			return -EIO;
+		if (s->skel->bss->resume_result != -AK_EBUDGET || *runs >= max_runs)
+			return s->skel->bss->resume_result;
+	}
+}
+
+/* Every walk of the broken list must end with an error; a count is a silent lie. */
+void stress_expect_errors(struct stress_run *s, struct row *r, unsigned long long index,
+			  int want_bad)
+{
+	long long *w = s->skel->bss->walk_result;
+	unsigned int runs;
+	long long got;
+	int k;
+
+	if (stress_run_walks(s)) {
+		stress_verdict(r, 0, 0, "the walks program failed");
+		return;
+	}
+	for (k = 0; k < STRESS_WALKS; k++) {
+		got = w[k];
+		stress_verdict(r, got < 0 && got != -AK_EBUDGET,
+			       got == -AK_EBUDGET && k != STRESS_COUNT_ALL &&
+			       k != STRESS_FIND_ALL && k != STRESS_CHECK_ALL,
+			       "%s: %lld, want an error", stress_walk_names[k], got);
+	}
+	if (want_bad)
+		stress_verdict(r, s->skel->bss->bad_index == index, 0,
+			       "ak_list_check_all named item %llu, want %llu",
+			       (unsigned long long)s->skel->bss->bad_index, index);
+	got = stress_count_resume(s, 3, &runs);
+	stress_verdict(r, got < 0 && got != -AK_EBUDGET, got == -AK_EBUDGET,
+		       "ak_list_count with a cursor: %lld after %u runs", got, runs);
+}
+
+/* Break item @index's link as @kind says (STRESS_LINK_*), or restore it. */
+int stress_set_link(struct stress_run *s, unsigned long long index, int kind,
+		    unsigned long long target)
+{
+	int err;
+
+	s->skel->bss->link_index = index;
+	s->skel->bss->link_kind = kind;
+	s->skel->bss->link_target = target;
+	err = stress_prog_run(s->skel->progs.set_link);
+	if (err)
+		fprintf(stderr, "arenakit stress: set_link: %s\n", strerror(-err));
+	return err;
+}
+
+/* After a restore the list is sound again: the walks say so. */
+void stress_expect_restored(struct stress_run *s, struct row *r, unsigned long long n)
+{
+	if (stress_set_link(s, s->skel->bss->link_index, STRESS_LINK_RESTORE, 0) ||
+	    stress_run_walks(s)) {
+		stress_verdict(r, 0, 0, "restoring the link failed");
+		return;
+	}
+	stress_verdict(r, s->skel->bss->walk_result[STRESS_COUNT_ALL] == (long long)n &&
+		       s->skel->bss->walk_result[STRESS_CHECK_ALL] == 0, 0,
+		       "after the restore: count_all %lld, check_all %lld",
+		       s->skel->bss->walk_result[STRESS_COUNT_ALL],
+		       s->skel->bss->walk_result[STRESS_CHECK_ALL]);
+}
+
+/* The list's length: 0 until a scenario built it. */
+unsigned long long stress_list_size(struct stress_run *s)
+{
+	return s->skel->bss->built;
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * `arenakit stress`, one file per scenario around a driver:
+ *
+ *   stress.c             the command line, the scenario table, the summary
+ *   stress_common.c      what every scenario uses: rows, verdicts, progress,
+ *                        program runs
+ *   stress_list.c        the list long, cycle and corrupt share: build it,
+ *                        walk it, break a link and restore it
+ *   stress_NAME.c        scenario NAME ('-' written '_'), its own checks
+ *
+ * The BPF side: bpf/stress_exhaust.bpf.c for exhaust (an arena of its own),
+ * bpf/stress.bpf.c for every other scenario, and bpf/stress.h between them
+ * and user space.
+ */
+#ifndef ARENAKIT_USER_STRESS_TOOL_H
+#define ARENAKIT_USER_STRESS_TOOL_H
+
+#include <bpf/libbpf.h>
+
+#include "clock.h"
+#include <arenakit/alloc.h>
+#include <arenakit/htab.h>
+#include <arenakit/lock.h>
+#include "stress.h"
+/* After the headers of the types its arena holds. */
+#include "stress.skel.h"
+
+#define STRESS_NAME "arenakit stress"
+/* Runs of a program that resumes from where the loop budget cut it. */
+#define MAX_RUNS 1000
+
+/* One line of the summary: a case and how its invariants fared. */
+struct row {
+	const char *scenario;
+	char what[48];
+	unsigned long long size;
+	int checks, ok, truncated, broken;
+	double seconds;		/* its start until the scenario sets the time taken */
+};
+
+struct stress_run {
+	struct stress *skel;	/* bpf/stress.bpf.c, shared by the scenarios in order */
+	unsigned int seed;
+	unsigned long long max_size;
+	int quick, tty;
+	struct row rows[64];
+	int nrows;
+};
+
+/* A scenario: its name on the command line, its lines of --help, its run. */
+struct stress_scenario {
+	const char *name;
+	const char *help;	/* lines separated by '\n', no newline at the end */
+	int (*run)(struct stress_run *s);	/* 0, or -1 if it could not run */
+};
+
+/* Each in its file: user/stress_long.c has stress_scenario_long. */
+extern const struct stress_scenario stress_scenario_long, stress_scenario_cycle,
+	stress_scenario_corrupt, stress_scenario_glob_worst, stress_scenario_misuse,
+	stress_scenario_exhaust, stress_scenario_concurrent, stress_scenario_model;
+
+/*
+ * The first state of a scenario's xorshift64 generator from the seed: odd
+ * times 2^64 / phi, so never 0 (where xorshift stays) and well mixed.
+ */
+static inline unsigned long long stress_seed_state(unsigned int seed)
+{
+	return (seed | 1ULL) * 0x9e3779b97f4a7c15ULL;
+}
+
+/* stress_common.c */
+void stress_progress(struct stress_run *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void stress_progress_clear(struct stress_run *s);
+struct row *stress_row(struct stress_run *s, const char *scenario, const char *what,
+		       unsigned long long size);
+void stress_verdict(struct row *r, int ok, int truncated, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+int stress_prog_run(const struct bpf_program *prog);
+
+/* stress_list.c */
+extern const char *const stress_walk_names[STRESS_WALKS];
+int stress_run_walks(struct stress_run *s);
+int stress_build_to(struct stress_run *s, unsigned long long n);
+unsigned long long stress_list_size(struct stress_run *s);
+long long stress_count_resume(struct stress_run *s, unsigned int max_runs, unsigned int *runs);
+int stress_set_link(struct stress_run *s, unsigned long long index, int kind,
+		    unsigned long long target);
+void stress_expect_errors(struct stress_run *s, struct row *r, unsigned long long index,
+			  int want_bad);
+void stress_expect_restored(struct stress_run *s, struct row *r, unsigned long long n);
+
+#endif /* ARENAKIT_USER_STRESS_TOOL_H */
