@@ -21,7 +21,6 @@ struct key16 {
 
 struct ak_htab __arena_global table;	/* 4-byte keys, 8-byte values */
 struct ak_htab __arena_global table16;	/* 16-byte keys, 8-byte values */
-int zero;
 
 SEC("syscall")
 int test_htab_flags_and_errors(void *ctx)
@@ -61,7 +60,7 @@ int test_htab_long_chain_update_keeps_every_key(void *ctx)
 
 	one_chain = 1;
 	ak_expect_eq(ak_htab_init(&table16, sizeof(k), sizeof(v), 1024), 0);
-	for (i = zero; i < 63 && can_loop; i++) {
+	for (i = ak_opaque_zero(); i < 63 && can_loop; i++) {
 		k.a = i;
 		k.b = ~(__u64)i;
 		v = i;
@@ -71,7 +70,7 @@ int test_htab_long_chain_update_keeps_every_key(void *ctx)
 	k.b = ~31ULL;
 	v = 3100;
 	ak_expect_eq(ak_htab_update(&table16, &k, &v, AK_HTAB_ANY), 0);
-	for (i = zero; i < 63 && can_loop; i++) {
+	for (i = ak_opaque_zero(); i < 63 && can_loop; i++) {
 		k.a = i;
 		k.b = ~(__u64)i;
 		p = ak_htab_lookup(&table16, &k, &err);
@@ -97,12 +96,12 @@ int test_htab_check_all_finds_a_wrong_chain_and_a_cycle(void *ctx)
 	int i;
 
 	ak_expect_eq(ak_htab_init(&checked, sizeof(k), sizeof(v), 1024), 0);
-	for (i = zero; i < 1000 && can_loop; i++) {
+	for (i = ak_opaque_zero(); i < 1000 && can_loop; i++) {
 		k = i;
 		ak_expect_eq(ak_htab_update(&checked, &k, &v, AK_HTAB_NOEXIST), 0);
 	}
 	ak_expect_eq(ak_htab_check_all(&checked, &bad), 0);
-	for (b = zero; b < checked.cur->nbuckets && can_loop; b++)
+	for (b = ak_opaque_zero(); b < checked.cur->nbuckets && can_loop; b++)
 		if (checked.cur->buckets[b])
 			break;
 	first = __ak_htab_node_of(checked.cur->buckets[b & (checked.cur->nbuckets - 1)]);
@@ -118,7 +117,7 @@ int test_htab_check_all_finds_a_wrong_chain_and_a_cycle(void *ctx)
 	ak_expect_eq(ak_htab_check_all(&checked, &bad), -ELOOP);
 	first->next = next;
 	ak_expect_eq(ak_htab_check_all(&checked, &bad), 0);
-	for (i = zero; i < 64 && can_loop; i++)
+	for (i = ak_opaque_zero(); i < 64 && can_loop; i++)
 		if (ak_htab_destroy(&checked) != -AK_EBUDGET)
 			break;
 	return 0;
@@ -133,12 +132,12 @@ int test_htab_walk_and_delete_current(void *ctx)
 	struct ak_htab_cursor c = {};
 	void __arena *key;
 	void __arena *value;
-	__u32 k, n = zero;	/* opaque: a count from a constant never converges */
+	__u32 k, n = ak_opaque_zero();
 	__u64 v;
 	int err;
 
 	ak_expect_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 16), 0);
-	for (k = zero; k < 1000 && can_loop; k++) {
+	for (k = ak_opaque_zero(); k < 1000 && can_loop; k++) {
 		v = k * 3;
 		ak_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), 0);
 	}
@@ -157,7 +156,7 @@ int test_htab_walk_and_delete_current(void *ctx)
 	ak_expect_eq(err, -ENOENT);
 	ak_expect_eq(n, 1000);
 	ak_expect_eq(ak_htab_count(&table), 500);
-	n = zero;
+	n = ak_opaque_zero();
 	while ((err = ak_htab_next(&table, &c, &key, &value)) == 0 && can_loop) {
 		ak_expect_eq(*(__u32 __arena *)key & 1, 0);
 		n++;
@@ -187,7 +186,7 @@ static __always_inline long long sum_value(void __arena *key, void __arena *valu
 	struct each_sum __arena *st = ctx;
 	__u64 i;
 
-	for (i = zero; i < st->work && can_loop; i++)
+	for (i = ak_opaque_zero(); i < st->work && can_loop; i++)
 		ak_barrier_var(i);
 	st->sum += *(__u64 __arena *)value;
 	st->visited++;
@@ -207,7 +206,7 @@ static __noinline int fill_each_table(void)
 	__u64 v, want = 0;
 	__u32 k;
 
-	for (k = zero; k < 3000 && can_loop; k++) {
+	for (k = ak_opaque_zero(); k < 3000 && can_loop; k++) {
 		v = k * 7;
 		want += v;
 		if (ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST))
@@ -264,7 +263,7 @@ int init_table(void *ctx)
 SEC("syscall")
 int run_ops(void *ctx)
 {
-	unsigned int i = next_op + (unsigned int)zero;
+	unsigned int i = next_op + (unsigned int)ak_opaque_zero();
 	__u64 __arena *p;
 	__u64 v;
 	__u32 k;
@@ -329,7 +328,7 @@ static int retry_busy(struct htab_churn_args *args, __u32 k, int insert)
 	__u64 v = k;
 	int err = -EBUSY, tries;
 
-	for (tries = zero; tries < BUSY_TRIES && err == -EBUSY && can_loop; tries++) {
+	for (tries = ak_opaque_zero(); tries < BUSY_TRIES && err == -EBUSY && can_loop; tries++) {
 		err = insert ? ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST) :
 			       ak_htab_delete(&table, &k);
 		if (err == -EBUSY)
@@ -348,7 +347,8 @@ int cpu_churn(struct htab_churn_args *args)
 {
 	__u32 first = args->first, n = args->count, step, i, stop = args->done + RUN_STEPS;
 
-	for (step = args->done + (__u32)zero; step < 2 * n && step < stop && can_loop; step++) {
+	for (step = args->done + (__u32)ak_opaque_zero(); step < 2 * n && step < stop && can_loop;
+	     step++) {
 		i = first + (step < n ? step : step - n);
 		if (step >= n && !(i & 1))
 			continue;	/* deletes: the odd keys only */
@@ -406,7 +406,7 @@ int rw_init(void *ctx)
 	int err;
 
 	err = ak_htab_init(&rw_table, sizeof(k), sizeof(v), 16);
-	for (k = zero; !err && k < RW_STABLE && can_loop; k++) {
+	for (k = ak_opaque_zero(); !err && k < RW_STABLE && can_loop; k++) {
 		v.check = rw_check(k, 0);
 		err = ak_htab_update(&rw_table, &k, &v, AK_HTAB_NOEXIST);
 	}
@@ -425,7 +425,7 @@ static int rw_write(struct htab_rw_args *args, __u32 k, __u64 version, int kind)
 	struct rw_value v = { version, rw_check(k, version) };
 	int err = -EBUSY, tries;
 
-	for (tries = zero; tries < BUSY_TRIES && err == -EBUSY && can_loop; tries++) {
+	for (tries = ak_opaque_zero(); tries < BUSY_TRIES && err == -EBUSY && can_loop; tries++) {
 		if (kind == HTAB_OP_DELETE)
 			err = ak_htab_delete(&rw_table, &k);
 		else
@@ -450,7 +450,8 @@ int rw_writer(struct htab_rw_args *args)
 	__u32 first = args->first, n = args->count, step, i, stop = args->done + RUN_STEPS;
 	int err;
 
-	for (step = args->done + (__u32)zero; step < 4 * n && step < stop && can_loop; step++) {
+	for (step = args->done + (__u32)ak_opaque_zero(); step < 4 * n && step < stop && can_loop;
+	     step++) {
 		i = step / 2 % n;
 		switch (step / n / 2 * 2 + step % 2) {
 		case 0:
@@ -519,8 +520,9 @@ int rw_reader(struct htab_rw_args *args)
 {
 	__u32 round, j, k, stop = args->done + RUN_STEPS / 128;
 
-	for (round = args->done + (__u32)zero; round < stop && !rw_stop && can_loop; round++) {
-		for (j = zero; j < 64 && can_loop; j++) {
+	for (round = args->done + (__u32)ak_opaque_zero(); round < stop && !rw_stop && can_loop;
+	     round++) {
+		for (j = ak_opaque_zero(); j < 64 && can_loop; j++) {
 			k = (round * 64 + j) * 2654435761u;
 			rw_read(args, k % RW_STABLE, 1);
 			rw_read(args, args->first + k % args->count, 0);

@@ -18,7 +18,6 @@
 #include <arenakit/htab.h>
 #include "guest/bpf_test.h"
 
-int zero;	/* opaque: a loop counter from a constant never converges */
 
 /* Entries per table: a few, so that some share a bucket's chain. */
 #define ENTRIES 6

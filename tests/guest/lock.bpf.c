@@ -14,7 +14,6 @@ struct ak_lock __arena_global counter_lock;
 unsigned long long __arena_global counter;	/* under counter_lock */
 unsigned long long __arena_global bit_word;	/* bit 0 its lock, the rest a count of 2s */
 unsigned long long __arena_global unlocked;	/* under nothing */
-int zero;
 
 /* Read, wait a little, write: a window another CPU can fall into. */
 static void add_one(unsigned long long __arena *where, unsigned long long step)
@@ -22,7 +21,7 @@ static void add_one(unsigned long long __arena *where, unsigned long long step)
 	unsigned long long v = *(volatile unsigned long long __arena *)where;
 	int i;
 
-	for (i = zero; i < 8 && can_loop; i++)
+	for (i = ak_opaque_zero(); i < 8 && can_loop; i++)
 		ak_barrier_var(v);
 	*(volatile unsigned long long __arena *)where = v + step;
 }
@@ -35,7 +34,8 @@ static void add_one(unsigned long long __arena *where, unsigned long long step)
 	({								\
 		int ___err = -EBUSY, ___tries;				\
 									\
-		for (___tries = zero; ___tries < 1000 && ___err == -EBUSY; ___tries++) { \
+		for (___tries = ak_opaque_zero(); ___tries < 1000 && ___err == -EBUSY; \
+		     ___tries++) {				\
 			if (!can_loop) {				\
 				___err = -AK_EBUDGET;			\
 				break;					\

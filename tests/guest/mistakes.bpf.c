@@ -15,7 +15,6 @@ struct item {
 
 struct ak_list __arena_global items;
 char __arena_global patterns[4][16] = { "*.c", "*.[ch]", "[!a-z]*", "*/*" };
-int zero;
 
 /* ak_alloc takes pages from the kernel: sleepable programs only. */
 SEC("tc")
@@ -40,7 +39,7 @@ int match_inline_in_a_walk(void *ctx)
 	int j;
 
 	ak_list_for_each_entry(it, &items, node)
-		for (j = zero; j < 4 && can_loop; j++)
+		for (j = ak_opaque_zero(); j < 4 && can_loop; j++)
 			hits += ak_glob_match(patterns[j & 3], it->name) == 1;
 	return hits;
 }
