@@ -38,10 +38,12 @@ void guest_run_test_program(const void *elf, size_t size, const char *object,
 int guest_run_on_cpu(const struct bpf_program *prog, int cpu, void *ctx, size_t ctx_size);
 
 /*
- * guest_run_on_cpu() again while @prog returns 1 ("run me again": a lock
- * stayed busy, or its loop budget ended), yielding the CPU between runs so
- * that a lock holder can go on; @ctx carries its progress. The last return
- * value, or -errno.
+ * The budget contract's user side (include/arenakit/loop.h) for a program
+ * with a context: run @prog on @cpu, as guest_run_on_cpu(), again while it
+ * returns -AK_EBUDGET (its run ended before its work did: a lock stayed
+ * busy, or its budget ran out), yielding the CPU between runs so that a
+ * lock holder can go on; @ctx carries its progress. The last return value,
+ * or -errno.
  */
 int guest_run_on_cpu_until_done(const struct bpf_program *prog, int cpu, void *ctx,
 				size_t ctx_size);

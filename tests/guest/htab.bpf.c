@@ -313,8 +313,8 @@ cut:
  */
 #define BUSY_TRIES 64
 /*
- * Steps one run of the CPU programs below takes before it returns 1 to be
- * run again. The loop budget alone would let a run go on for 8,388,608
+ * Steps one run of the CPU programs below takes before it returns
+ * -AK_EBUDGET to be run again. The loop budget alone would let a run go on for 8,388,608
  * steps (the stock count) of table writes or lookups: tens of seconds on a
  * CPU that, in a kernel without preemption, nothing else gets (a soft
  * lockup under TCG on a busy host). The library's contract is the same:
@@ -341,7 +341,7 @@ static int retry_busy(struct htab_churn_args *args, __u32 k, int insert)
 	return err;
 }
 
-/* Returns 1 to be run again (busy, or cut), 0 when all is done. */
+/* -AK_EBUDGET to be run again (busy, or cut), 0 when all is done. */
 SEC("syscall")
 int cpu_churn(struct htab_churn_args *args)
 {
@@ -356,7 +356,7 @@ int cpu_churn(struct htab_churn_args *args)
 			break;
 	}
 	args->done = step;
-	return step < 2 * n;
+	return step < 2 * n ? -AK_EBUDGET : 0;
 }
 
 SEC("syscall")
@@ -441,8 +441,8 @@ static int rw_write(struct htab_rw_args *args, __u32 k, __u64 version, int kind)
 
 /*
  * Insert its churn keys, then delete them; rewrite a stable key after each.
- * Four steps per key, resumed at args->done: returns 1 to be run again
- * (a write stayed busy, or the run was cut), 0 when all is done.
+ * Four steps per key, resumed at args->done: returns -AK_EBUDGET to be
+ * run again (a write stayed busy, or the run was cut), 0 when all is done.
  */
 SEC("syscall")
 int rw_writer(struct htab_rw_args *args)
@@ -472,7 +472,7 @@ int rw_writer(struct htab_rw_args *args)
 			break;
 	}
 	args->done = step;
-	return step < 4 * n;
+	return step < 4 * n ? -AK_EBUDGET : 0;
 }
 
 /* Look key @k up both ways and check what the documentation promises. */
@@ -513,7 +513,8 @@ static void rw_read(struct htab_rw_args *args, __u32 k, int stable)
 
 /*
  * Reads until user space sets rw_stop, RUN_STEPS lookups a run (the next
- * run goes on with the next keys); returns 1 if a run ended before.
+ * run goes on with the next keys): -AK_EBUDGET to be run again while
+ * rw_stop is clear, 0 once it is set.
  */
 SEC("syscall")
 int rw_reader(struct htab_rw_args *args)
@@ -530,7 +531,7 @@ int rw_reader(struct htab_rw_args *args)
 		__sync_fetch_and_add(&rw_reader_rounds, 1);
 	}
 	args->done = round;
-	return !rw_stop;	/* run it again */
+	return rw_stop ? 0 : -AK_EBUDGET;
 }
 
 SEC("syscall")

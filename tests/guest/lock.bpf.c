@@ -48,10 +48,10 @@ static void add_one(unsigned long long __arena *where, unsigned long long step)
 	})
 
 /*
- * Rounds of three updates. Spinning on four CPUs can spend a run's whole
+ * Rounds of three updates. Spinning on every CPU can spend a run's whole
  * loop budget (8,388,608 steps, or 250 ms on our kernel): the run then
- * returns 1 and is run again, going on from the update it stopped before,
- * so no round is cut short or made twice.
+ * returns -AK_EBUDGET and is run again, going on from the update it
+ * stopped before, so no round is cut short or made twice.
  */
 SEC("syscall")
 int lock_count(struct lock_args *args)
@@ -79,7 +79,7 @@ int lock_count(struct lock_args *args)
 		args->done++;
 	}
 	if (err == -AK_EBUDGET || (!err && args->done < args->rounds))
-		return 1;
+		return -AK_EBUDGET;
 	args->err = err;
 	return 0;
 }
