@@ -9,6 +9,7 @@
 
 #include <arenakit/loop.h>
 #include "loader.h"
+#include "bpf_test_shared.h"
 
 /*
  * Open the object in @elf, load only @program and return it; the object
@@ -22,9 +23,6 @@ struct bpf_program *guest_load_one(const void *elf, size_t size, const char *obj
  * what"), or a note on its return value @retval.
  */
 const char *guest_failure_report(struct bpf_object *obj, int retval);
-
-/* The section bpf_test.h puts its report in (a map of that name). */
-#define AK_TEST_REPORT_SECTION ".data.ak_test"
 
 /* Load @program alone from @elf, run it once, and require that it returns 0. */
 void guest_run_test_program(const void *elf, size_t size, const char *object,
