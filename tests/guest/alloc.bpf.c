@@ -349,11 +349,11 @@ int pool_user(struct __sk_buff *skb)
 }
 
 /*
- * A user's shape, reported once as handing out 32-byte objects 16 bytes
- * apart: a retry loop around ak_alloc_err in a global function of the
- * program's own. Each object is filled with words of its own address;
- * objects that overlapped would overwrite each other's, so every word read
- * back intact means every object kept its 32 bytes to itself.
+ * A user's shape: a retry loop around ak_alloc_err in a global function of
+ * the program's own, whose objects must each keep their 32 bytes to
+ * themselves. Each is filled with words of its own address; objects that
+ * overlapped would overwrite each other's, so every word read back intact
+ * means every object kept its 32 bytes to itself.
  */
 #define RETRY_OBJECTS 32	/* a power of two: indexes are masked for the verifier */
 

@@ -49,7 +49,10 @@ int test_htab_flags_and_errors(void *ctx)
 	return 0;
 }
 
-/* The selftests' demo lost the rest of a chain when one key in it was updated. */
+/*
+ * An update of one key in a long chain keeps every other key of the chain
+ * (the 6.12 selftests' arena hash table drops the chain's rest).
+ */
 SEC("syscall")
 int test_htab_long_chain_update_keeps_every_key(void *ctx)
 {
