@@ -22,6 +22,39 @@ struct key16 {
 struct ak_htab __arena_global table;	/* 4-byte keys, 8-byte values */
 struct ak_htab __arena_global table16;	/* 16-byte keys, 8-byte values */
 
+#define FILL_CHUNK 64
+
+/* Keys [first, first + n) into table, values k * mul: 0, or -1. */
+static __noinline int fill_chunk(__u32 first, __u32 n, __u64 mul)
+{
+	__u64 v;
+	__u32 k;
+
+	for (k = first + (__u32)ak_opaque_zero(); k < first + n && can_loop; k++) {
+		v = k * mul;
+		if (ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST))
+			return -1;
+	}
+	return k == first + n ? 0 : -1;
+}
+
+/*
+ * Keys 0..n-1 into table, values k * mul, FILL_CHUNK keys a frame: on a
+ * kernel that bounds may_goto by time, a frame reads the clock only after
+ * 256 steps, so a chunk's inserts are done long before its budget and the
+ * loop here takes a step a chunk. A busy host slows the fill, never cuts
+ * it. 0, or -1.
+ */
+static int fill_table(__u32 n, __u64 mul)
+{
+	__u32 first;
+
+	for (first = ak_opaque_zero(); first < n && can_loop; first += FILL_CHUNK)
+		if (fill_chunk(first, n - first < FILL_CHUNK ? n - first : FILL_CHUNK, mul))
+			return -1;
+	return first >= n ? 0 : -1;
+}
+
 SEC("syscall")
 int test_htab_flags_and_errors(void *ctx)
 {
@@ -140,10 +173,7 @@ int test_htab_walk_and_delete_current(void *ctx)
 	int err;
 
 	ak_expect_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 16), 0);
-	for (k = ak_opaque_zero(); k < 1000 && can_loop; k++) {
-		v = k * 3;
-		ak_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), 0);
-	}
+	ak_expect_eq(fill_table(1000, 3), 0);
 	/* 1000 entries in 16-bucket steps: the last growth may still be going. */
 	while ((err = ak_htab_next(&table, &c, &key, &value)) == 0 && can_loop) {
 		k = *(__u32 __arena *)key;
@@ -199,25 +229,6 @@ static __always_inline long long sum_value(void __arena *key, void __arena *valu
 
 AK_HTAB_DEFINE_EACH_ALL(sum_values, sum_value);
 
-/*
- * In a frame of its own: on a kernel that bounds may_goto by time, a frame's
- * budget counts the time spent in the calls it makes, and 3,000 inserts
- * under TCG can take most of it.
- */
-static __noinline int fill_each_table(void)
-{
-	__u64 v, want = 0;
-	__u32 k;
-
-	for (k = ak_opaque_zero(); k < 3000 && can_loop; k++) {
-		v = k * 7;
-		want += v;
-		if (ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST))
-			return -1;
-	}
-	each_state.want = want;
-	return k == 3000 ? 0 : -1;
-}
 
 SEC("syscall")
 int test_htab_each_all(void *ctx)
@@ -226,7 +237,9 @@ int test_htab_each_all(void *ctx)
 	__u64 v;
 
 	ak_expect_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 16), 0);
-	ak_expect_eq(fill_each_table(), 0);
+	ak_expect_eq(fill_table(3000, 7), 0);
+	each_state.want = 7ULL * 2999 * 3000 / 2;	/* 7 x (0 + 1 + ... + 2999) */
+	ak_arena_store_barrier();
 	/*
 	 * 3000 x 100,000 steps: more than a frame's budget, count or 250 ms.
 	 * The chunks, each a frame, take them; this frame takes a step per
@@ -404,16 +417,31 @@ volatile unsigned long long rw_reader_rounds;
 SEC("syscall")
 int rw_init(void *ctx)
 {
-	struct rw_value v = { 0, 0 };
-	__u32 k;
-	int err;
+	return ak_htab_init(&rw_table, sizeof(__u32), sizeof(struct rw_value), 16);
+}
 
-	err = ak_htab_init(&rw_table, sizeof(k), sizeof(v), 16);
-	for (k = ak_opaque_zero(); !err && k < RW_STABLE && can_loop; k++) {
+__u32 rw_filled;	/* stable keys in rw_table: rw_fill goes on from here */
+
+/*
+ * The stable keys: 0 once all RW_STABLE are in; -AK_EBUDGET when the loop
+ * budget ended the run first (2048 inserts under TCG on a busy host can
+ * outlast 250 ms), to be run again.
+ */
+SEC("syscall")
+int rw_fill(void *ctx)
+{
+	struct rw_value v = { 0, 0 };
+	int err = 0;
+	__u32 k;
+
+	for (k = rw_filled + (__u32)ak_opaque_zero(); k < RW_STABLE && can_loop; k++) {
 		v.check = rw_check(k, 0);
 		err = ak_htab_update(&rw_table, &k, &v, AK_HTAB_NOEXIST);
+		if (err)
+			break;
 	}
-	return err;
+	rw_filled = k;
+	return err ?: k < RW_STABLE ? -AK_EBUDGET : 0;
 }
 
 static void rw_count_error(struct htab_rw_args *args, int err)
