@@ -24,7 +24,6 @@ struct {
 
 /* The objects' pointers; allocated by setup (a global array would fill the ELF). */
 void __arena *__arena *__arena_global slots;
-int zero;
 
 SEC("syscall")
 int setup(void *ctx)
@@ -79,7 +78,7 @@ static void free_all(struct alloc_bench_args *a)
 	__u32 end = a->first + a->count, c, to;
 	int ours = a->kind == ALLOC_OURS;
 
-	for (c = a->first + zero; c < end && can_loop; c += CHUNK) {
+	for (c = a->first + ak_opaque_zero(); c < end && can_loop; c += CHUNK) {
 		to = c + CHUNK < end ? c + CHUNK : end;
 		if (ours)
 			free_ours(c, to);
@@ -107,7 +106,7 @@ int alloc_free(struct alloc_bench_args *a)
 	unsigned long long start, failed = 0;
 
 	start = bpf_ktime_get_ns();
-	for (c = a->first + zero; c < end && can_loop; c += CHUNK) {
+	for (c = a->first + ak_opaque_zero(); c < end && can_loop; c += CHUNK) {
 		to = c + CHUNK < end ? c + CHUNK : end;
 		failed += ours ? alloc_ours(c, to, size) : alloc_frag(c, to, size);
 	}

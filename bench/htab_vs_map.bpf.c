@@ -42,7 +42,6 @@ unsigned int reps;	/* update and lookup loops run this many times */
  */
 unsigned int pool;
 unsigned int wide;	/* the table fill_pool and teardown work on: 16-byte keys */
-int zero;
 
 static __u32 key4(__u32 i)
 {
@@ -117,8 +116,8 @@ static __noinline int name(enum htab_op op, int map, __u32 from, __u32 to) \
 		__u32 ___base = (op) == HTAB_MISS ? entries : 0;	\
 		__u32 ___r, ___c, ___end;				\
 									\
-		for (___r = zero; ___r < (times) && can_loop; ___r++)	\
-			for (___c = zero; ___c < entries && can_loop; ___c += CHUNK) { \
+		for (___r = ak_opaque_zero(); ___r < (times) && can_loop; ___r++)	\
+			for (___c = ak_opaque_zero(); ___c < entries && can_loop; ___c += CHUNK) { \
 				___end = ___c + CHUNK < entries ? ___c + CHUNK : entries; \
 				chunk((op), (map), ___base + ___c, ___base + ___end); \
 			}						\
@@ -146,7 +145,7 @@ int fill_pool(void *ctx)
 
 	err = ak_htab_init(table, wide ? sizeof(struct key16) : sizeof(__u32), sizeof(__u64),
 			   entries * 4 / 3 + 1);
-	for (i = zero; i < 64 && !err && pool && can_loop; i++) {
+	for (i = ak_opaque_zero(); i < 64 && !err && pool && can_loop; i++) {
 		err = ak_htab_reserve(table, entries);
 		if (err != -AK_EBUDGET)
 			break;
@@ -160,9 +159,9 @@ int teardown(void *ctx)
 	struct ak_htab __arena *table = wide ? &table16 : &table4;
 	int err = -AK_EBUDGET, i;
 
-	for (i = zero; i < 64 && err == -AK_EBUDGET && can_loop; i++)
+	for (i = ak_opaque_zero(); i < 64 && err == -AK_EBUDGET && can_loop; i++)
 		err = ak_htab_destroy(table);
-	for (i = zero; i < 64 && can_loop; i++)
+	for (i = ak_opaque_zero(); i < 64 && can_loop; i++)
 		if (ak_alloc_trim() != -AK_EBUDGET)
 			break;
 	return err;

@@ -29,7 +29,6 @@ int case_id;				/* enum loop_case or enum walk_case */
 unsigned long long result_ns;
 long long result_count;			/* iterations run, or nodes walked */
 int result_err;
-unsigned long long zero;
 
 struct ak_list_cursor walk_cursor;
 
@@ -56,7 +55,7 @@ int free_items(void *ctx)
 
 static __noinline long long loop_may_goto(unsigned long long n)
 {
-	unsigned long long i = zero;
+	unsigned long long i = ak_opaque_zero();
 
 	if (!n)
 		return 0;
@@ -72,7 +71,7 @@ static __noinline long long loop_cond_break(unsigned long long n)
 {
 	unsigned long long i;
 
-	for (i = zero; i < n; i++) {
+	for (i = ak_opaque_zero(); i < n; i++) {
 		cond_break;
 		ak_barrier_var(i);
 	}
@@ -83,14 +82,14 @@ static __noinline long long loop_can_loop(unsigned long long n)
 {
 	unsigned long long i;
 
-	for (i = zero; i < n && can_loop; i++)
+	for (i = ak_opaque_zero(); i < n && can_loop; i++)
 		ak_barrier_var(i);
 	return i;
 }
 
 static __noinline long long loop_bpf_for(unsigned long long n)
 {
-	long long count = zero;
+	long long count = ak_opaque_zero();
 	int i;
 
 	bpf_for(i, 0, n) {
@@ -115,7 +114,7 @@ static __noinline long long loop_in_frames(unsigned long long n, unsigned long l
 	unsigned long long done, step;
 	long long got;
 
-	for (done = zero; done < n && can_loop; done += got) {
+	for (done = ak_opaque_zero(); done < n && can_loop; done += got) {
 		step = n - done < frame ? n - done : frame;
 		got = loop_can_loop(step);
 		if (got != step)
@@ -170,7 +169,7 @@ static __noinline long long loop_kfunc(unsigned long long n)
 {
 	unsigned long long i;
 
-	for (i = zero; i < n && bpf_can_loop(0); i++)
+	for (i = ak_opaque_zero(); i < n && bpf_can_loop(0); i++)
 		ak_barrier_var(i);
 	return i;
 }
@@ -196,7 +195,7 @@ int loop_can_loop_kfunc(void *ctx)
 __noinline long long walk_can_loop(void)
 {
 	struct ak_list_node __arena *pos = walk_pos;
-	long long n = zero;
+	long long n = ak_opaque_zero();
 
 	while (pos != &walk_list.head && can_loop) {
 		n++;
@@ -210,7 +209,7 @@ __noinline long long walk_can_loop(void)
 __noinline long long walk_bare_find(void)
 {
 	struct ak_list_node __arena *pos = walk_pos;
-	long long n = zero;
+	long long n = ak_opaque_zero();
 
 	while (pos != &walk_list.head && can_loop) {
 		if (ak_container_of(pos, struct walk_item, node)->key == ~0ULL)
@@ -225,7 +224,7 @@ __noinline long long walk_bare_find(void)
 __noinline long long walk_cond_break(void)
 {
 	struct ak_list_node __arena *pos = walk_pos;
-	long long n = zero;
+	long long n = ak_opaque_zero();
 
 	while (pos != &walk_list.head) {
 		cond_break;
@@ -239,7 +238,7 @@ __noinline long long walk_cond_break(void)
 __noinline long long walk_bpf_for(void)
 {
 	struct ak_list_node __arena *pos = walk_pos;
-	long long n = zero;
+	long long n = ak_opaque_zero();
 	int i;
 
 	bpf_for(i, 0, 1 << 23) {
@@ -268,7 +267,7 @@ static int walk_callback(__u32 index, struct walk_state *state)
 
 __noinline long long walk_bpf_loop(void)
 {
-	struct walk_state state = { walk_pos, zero };
+	struct walk_state state = { walk_pos, ak_opaque_zero() };
 
 	bpf_loop(1 << 23, walk_callback, &state, 0);
 	walk_pos = state.pos;
@@ -293,7 +292,7 @@ __noinline long long walk_lib_find(void)
 __noinline long long walk_lib_for_each(void)
 {
 	struct walk_item __arena *item;
-	long long n = zero;
+	long long n = ak_opaque_zero();
 	int err;
 
 	ak_list_for_each_entry_resume(item, &walk_list, node, &walk_cursor)
@@ -309,8 +308,8 @@ __noinline long long walk_lib_for_each(void)
 		long long ___n = 0;					\
 		int ___f;						\
 									\
-		for (___f = zero; ___f < MAX_FRAMES && walk_pos != &walk_list.head && can_loop; \
-		     ___f++) \
+		for (___f = ak_opaque_zero();				\
+		     ___f < MAX_FRAMES && walk_pos != &walk_list.head && can_loop; ___f++) \
 			___n += walk();					\
 		walk_pos == &walk_list.head ? ___n : -AK_EBUDGET;	\
 	})
@@ -321,7 +320,8 @@ __noinline long long walk_lib_for_each(void)
 		long long ___r = -AK_EBUDGET;				\
 		int ___f;						\
 									\
-		for (___f = zero; ___f < MAX_FRAMES && ___r == -AK_EBUDGET && can_loop; ___f++) \
+		for (___f = ak_opaque_zero();				\
+		     ___f < MAX_FRAMES && ___r == -AK_EBUDGET && can_loop; ___f++) \
 			___r = walk();					\
 		___r;							\
 	})
@@ -373,7 +373,7 @@ int walk(void *ctx)
 __noinline long long walk_kfunc(void)
 {
 	struct ak_list_node __arena *pos = walk_pos;
-	long long n = zero;
+	long long n = ak_opaque_zero();
 
 	while (pos != &walk_list.head && bpf_can_loop(0)) {
 		n++;

@@ -20,7 +20,6 @@ struct obj {
 	unsigned long long check;	/* its own address ^ MAGIC while owned */
 };
 
-int zero;
 int filled, refilled;			/* exhaustion test results */
 struct obj __arena *mailbox;		/* objects left for another CPU to free */
 unsigned long long corrupted, alloc_failures, busy_frees;
@@ -43,7 +42,7 @@ static __noinline struct obj __arena *alloc_onto(struct obj __arena *head, int n
 	struct obj __arena *o;
 	int i;
 
-	for (i = zero; i < n && can_loop; i++) {
+	for (i = ak_opaque_zero(); i < n && can_loop; i++) {
 		o = ak_alloc(sizeof(*o));
 		if (!o)
 			break;
@@ -80,7 +79,7 @@ __weak __noinline int free_retrying(void __arena *obj __arg_arena)
 {
 	int err = -EBUSY, tries;
 
-	for (tries = zero; tries < 16 && err == -EBUSY && can_loop; tries++) {
+	for (tries = ak_opaque_zero(); tries < 16 && err == -EBUSY && can_loop; tries++) {
 		err = ak_free(obj);
 		if (err == -EBUSY)
 			__sync_fetch_and_add(&busy_frees, 1);
@@ -94,7 +93,7 @@ static __noinline struct obj __arena *free_some(struct obj __arena *head, int n)
 	struct obj __arena *next;
 	int i;
 
-	for (i = zero; i < n && head && can_loop; i++) {
+	for (i = ak_opaque_zero(); i < n && head && can_loop; i++) {
 		next = head->next;
 		if (head->check != check_of(head))
 			__sync_fetch_and_add(&corrupted, 1);
@@ -205,7 +204,7 @@ int test_alloc_busy_lock_keeps_the_budget(void *ctx)
 	ak_expect_eq(ak_free(mine), 0);
 	ak_expect(ak_allocator.queued);
 	ak_expect_eq(ak_free(mine), -EINVAL);
-	for (i = zero; i < 100 && can_loop; i++) {
+	for (i = ak_opaque_zero(); i < 100 && can_loop; i++) {
 		obj = ak_alloc_err(32, &err);
 		ak_expect(!obj);
 		ak_expect_eq(err, -EBUSY);
@@ -218,7 +217,7 @@ int test_alloc_busy_lock_keeps_the_budget(void *ctx)
 	ak_expect_eq(ak_free(obj), 0);
 	/* 100 waits took 100 x AK_LOCK_SPINS steps; the rest is still there. */
 	err = 0;
-	for (i = zero; i < 4000000; i++) {
+	for (i = ak_opaque_zero(); i < 4000000; i++) {
 		if (!can_loop) {
 			err = 1;
 			break;
@@ -330,7 +329,7 @@ int pool_user(struct __sk_buff *skb)
 	struct obj __arena *head = 0, *o;
 	int i, got = 0;
 
-	for (i = zero; i < 64 && can_loop; i++) {
+	for (i = ak_opaque_zero(); i < 64 && can_loop; i++) {
 		o = ak_alloc_nosleep(sizeof(*o));
 		if (!o)
 			break;
@@ -350,11 +349,11 @@ int pool_user(struct __sk_buff *skb)
 }
 
 /*
- * A user's shape, reported once as handing out 32-byte objects 16 bytes
- * apart: a retry loop around ak_alloc_err in a global function of the
- * program's own. Each object is filled with words of its own address;
- * objects that overlapped would overwrite each other's, so every word read
- * back intact means every object kept its 32 bytes to itself.
+ * A user's shape: a retry loop around ak_alloc_err in a global function of
+ * the program's own, whose objects must each keep their 32 bytes to
+ * themselves. Each is filled with words of its own address; objects that
+ * overlapped would overwrite each other's, so every word read back intact
+ * means every object kept its 32 bytes to itself.
  */
 #define RETRY_OBJECTS 32	/* a power of two: indexes are masked for the verifier */
 
@@ -368,7 +367,7 @@ __weak __noinline int alloc_retrying(__u64 size, __u64 *out)
 
 	if (!out)
 		return -EINVAL;
-	for (tries = zero; tries < retry_tries && can_loop; tries++) {
+	for (tries = ak_opaque_zero(); tries < retry_tries && can_loop; tries++) {
 		p = ak_alloc_err(size, &err);
 		if (p || err != -EBUSY)
 			break;
@@ -388,7 +387,7 @@ __weak __noinline int retry_fill(void)
 	__u64 a;
 	int i;
 
-	for (i = zero; i < retry_n && can_loop; i++) {
+	for (i = ak_opaque_zero(); i < retry_n && can_loop; i++) {
 		if (alloc_retrying(32, &retry_objects[i & (RETRY_OBJECTS - 1)]))
 			return -ENOMEM;
 		a = retry_objects[i & (RETRY_OBJECTS - 1)];
@@ -415,9 +414,9 @@ __weak __noinline int retry_check_and_free(void)
 	int i;
 
 	retry_changed = 0;
-	for (i = zero; i < retry_n && can_loop; i++)
+	for (i = ak_opaque_zero(); i < retry_n && can_loop; i++)
 		retry_changed += object_changed(retry_objects[i & (RETRY_OBJECTS - 1)]);
-	for (i = zero; i < retry_n && can_loop; i++)
+	for (i = ak_opaque_zero(); i < retry_n && can_loop; i++)
 		ak_free((void __arena *)retry_objects[i & (RETRY_OBJECTS - 1)]);
 	return 0;
 }

@@ -14,9 +14,7 @@
 #define ARENAKIT_TESTS_BPF_TEST_H
 
 #include <arenakit/arena.h>
-
-#define AK_TEST_REPORT_SECTION ".data.ak_test"
-#define AK_TEST_REPORT_SIZE 256
+#include "bpf_test_shared.h"
 
 /* Its own section, so the driver finds it as a map of its own. */
 char ak_test_report[AK_TEST_REPORT_SIZE] SEC(AK_TEST_REPORT_SECTION) = {};

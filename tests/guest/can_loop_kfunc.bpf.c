@@ -7,10 +7,10 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <arenakit/loop.h>	/* ak_opaque_zero() only: these loops use the kfunc */
 
 extern long bpf_can_loop(void *ptr__ign) __ksym;
 
-int zero;
 int values[16];
 __u64 steps;
 
@@ -20,7 +20,7 @@ int bounded(void *ctx)
 {
 	int i, sum = 0;
 
-	for (i = zero; i < 1000 && bpf_can_loop(0); i++)
+	for (i = ak_opaque_zero(); i < 1000 && bpf_can_loop(0); i++)
 		sum += i;
 	return sum;
 }
@@ -29,7 +29,7 @@ int bounded(void *ctx)
 SEC("syscall")
 int unbounded(void *ctx)
 {
-	__u64 n = zero;
+	__u64 n = ak_opaque_zero();
 
 	while (bpf_can_loop(0))
 		n++;
@@ -43,8 +43,8 @@ int nested(void *ctx)
 {
 	int i, j, n = 0;
 
-	for (i = zero; i < 20 && bpf_can_loop(0); i++)
-		for (j = zero; j < 50 && bpf_can_loop(0); j++)
+	for (i = ak_opaque_zero(); i < 20 && bpf_can_loop(0); i++)
+		for (j = ak_opaque_zero(); j < 50 && bpf_can_loop(0); j++)
 			n++;
 	return n;
 }
@@ -54,7 +54,7 @@ static __noinline int count_to(int limit)
 {
 	int i, n = 0;
 
-	for (i = zero; i < limit && bpf_can_loop(0); i++)
+	for (i = ak_opaque_zero(); i < limit && bpf_can_loop(0); i++)
 		n++;
 	return n;
 }
@@ -64,7 +64,7 @@ int in_subprog(void *ctx)
 {
 	int i, n = 0;
 
-	for (i = zero; i < 10 && bpf_can_loop(0); i++)
+	for (i = ak_opaque_zero(); i < 10 && bpf_can_loop(0); i++)
 		n += count_to(100);
 	return n;
 }
@@ -87,7 +87,7 @@ int reject_unchecked_index(void *ctx)
  */
 static __noinline int spend_budget(void)
 {
-	int n = zero;
+	int n = ak_opaque_zero();
 
 	while (bpf_can_loop(0))
 		n++;

@@ -44,17 +44,16 @@ struct ak_list __arena_global our_list;
 static arena_list_head_t their_list;	/* static: user space has no such type */
 char __arena_global pattern[8] = "a*c";
 char __arena_global subject[8] = "abc";
-int zero;
 
 SEC("syscall")
 int test_combined_with_selftest_headers(void *ctx)
 {
 	struct theirs __arena *t;
 	struct ours __arena *o;
-	int i, sum_theirs = zero, sum_ours = zero;
+	int i, sum_theirs = ak_opaque_zero(), sum_ours = ak_opaque_zero();
 
 	ak_list_init(&our_list);
-	for (i = zero; i < 10 && can_loop; i++) {
+	for (i = ak_opaque_zero(); i < 10 && can_loop; i++) {
 		t = bpf_alloc(sizeof(*t));
 		o = ak_alloc(sizeof(*o));
 		ak_expect(t && o);

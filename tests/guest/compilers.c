@@ -27,7 +27,7 @@
  * Programs that exist to be refused (the tests named load the clang-19 build
  * and check the verifier's words). @always: refused whatever the compiler;
  * otherwise the refusal is clang-19's doing, and a newer clang may well
- * emit what loads (zero_neighbours: clang-22 no longer merges the stores
+ * emit what loads (zero_neighbours: clang-22 does not merge the stores
  * into a memset without the arena cast), so either is right.
  */
 static const struct {

@@ -23,12 +23,11 @@ int __arena_global glob_result[GLOB_MAX_PAIRS];
 
 unsigned int pair_count;
 unsigned int next_pair;
-unsigned int zero;
 
 SEC("syscall")
 int match_pairs(void *ctx)
 {
-	unsigned int i = next_pair + zero, slot;
+	unsigned int i = next_pair + ak_opaque_zero(), slot;
 	int result;
 
 	/*

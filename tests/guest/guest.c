@@ -32,11 +32,14 @@ int guest_run_on_cpu(const struct bpf_program *prog, int cpu, void *ctx, size_t 
 int guest_run_on_cpu_until_done(const struct bpf_program *prog, int cpu, void *ctx,
 				size_t ctx_size)
 {
-	int ret;
+	int err = arenakit_pin_to_cpu(cpu), retval = -AK_EBUDGET;
 
-	while ((ret = guest_run_on_cpu(prog, cpu, ctx, ctx_size)) == 1)
-		sched_yield();
-	return ret;
+	while (!err && retval == -AK_EBUDGET) {
+		err = arenakit_run_ctx(prog, ctx, ctx_size, &retval);
+		if (!err && retval == -AK_EBUDGET)
+			sched_yield();
+	}
+	return err ? err : retval;
 }
 
 struct bpf_program *guest_load_one(const void *elf, size_t size, const char *object,

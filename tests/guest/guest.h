@@ -9,6 +9,7 @@
 
 #include <arenakit/loop.h>
 #include "loader.h"
+#include "bpf_test_shared.h"
 
 /*
  * Open the object in @elf, load only @program and return it; the object
@@ -23,9 +24,6 @@ struct bpf_program *guest_load_one(const void *elf, size_t size, const char *obj
  */
 const char *guest_failure_report(struct bpf_object *obj, int retval);
 
-/* The section bpf_test.h puts its report in (a map of that name). */
-#define AK_TEST_REPORT_SECTION ".data.ak_test"
-
 /* Load @program alone from @elf, run it once, and require that it returns 0. */
 void guest_run_test_program(const void *elf, size_t size, const char *object,
 			    const char *program);
@@ -38,10 +36,12 @@ void guest_run_test_program(const void *elf, size_t size, const char *object,
 int guest_run_on_cpu(const struct bpf_program *prog, int cpu, void *ctx, size_t ctx_size);
 
 /*
- * guest_run_on_cpu() again while @prog returns 1 ("run me again": a lock
- * stayed busy, or its loop budget ended), yielding the CPU between runs so
- * that a lock holder can go on; @ctx carries its progress. The last return
- * value, or -errno.
+ * The budget contract's user side (include/arenakit/loop.h) for a program
+ * with a context: run @prog on @cpu, as guest_run_on_cpu(), again while it
+ * returns -AK_EBUDGET (its run ended before its work did: a lock stayed
+ * busy, or its budget ran out), yielding the CPU between runs so that a
+ * lock holder can go on; @ctx carries its progress. The last return value,
+ * or -errno.
  */
 int guest_run_on_cpu_until_done(const struct bpf_program *prog, int cpu, void *ctx,
 				size_t ctx_size);

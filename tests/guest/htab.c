@@ -337,6 +337,8 @@ Test(htab, readers_see_what_is_documented, .timeout = 300)
 	cr_assert_geq(cpus, 4, "this test wants 4 CPUs (GUEST_SMP)");
 	cr_assert_eq(arenakit_run(skel->progs.rw_init, &retval), 0);
 	cr_assert_eq(retval, 0, "rw_init: %d", retval);
+	cr_assert_eq(arenakit_run_until_done(skel->progs.rw_fill, MAX_RUNS, &retval, NULL), 0);
+	cr_assert_eq(retval, 0, "rw_fill: %d", retval);
 	/* Readers first, over the stable keys and every writer's churn keys. */
 	for (i = 0; i < 2; i++)
 		t[i] = (struct rw_thread){ .skel = skel, .cpu = WRITERS + i,

@@ -6,10 +6,10 @@
  * ak_htab_lookup_copy and ak_htab_lookup_and_delete, rewrites them in place,
  * deletes them, and compares every byte it reads with what was stored.
  *
- * That the programs load is half the test: clang once merged the word copies
- * of values over 8 bytes into a memcpy into the arena without the address
- * cast, and the verifier refused every table with such values ("R0 invalid
- * mem access 'scalar'"), while every other test used 8-byte values.
+ * That the programs load is half the test: a value over 8 bytes is copied
+ * into the arena word by word, copies clang may merge into a memcpy without
+ * the address cast, which the verifier refuses ("R0 invalid mem access
+ * 'scalar'"); the other tests' values are all 8 bytes.
  *
  * Each test comes from tests/guest/htab_sizes_case.h, included once per
  * pair of sizes; between them they cover the key sizes 1, 3, 4, 8, 12, 16,
@@ -18,7 +18,6 @@
 #include <arenakit/htab.h>
 #include "guest/bpf_test.h"
 
-int zero;	/* opaque: a loop counter from a constant never converges */
 
 /* Entries per table: a few, so that some share a bucket's chain. */
 #define ENTRIES 6

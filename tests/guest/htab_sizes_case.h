@@ -261,18 +261,18 @@ int CASE_CAT(test_htab_key, KEY_SIZE, _value, VALUE_SIZE)(void *ctx)
 	int err = C(start)();
 
 	/* Even entries from the stack, odd ones from globals. */
-	for (n = zero; n < ENTRIES && !err && can_loop; n++)
+	for (n = ak_opaque_zero(); n < ENTRIES && !err && can_loop; n++)
 		err = C(put)(n, SALT_VALUE, !(n & 1), 0);
-	for (n = zero; n < ENTRIES && !err && can_loop; n++)
+	for (n = ak_opaque_zero(); n < ENTRIES && !err && can_loop; n++)
 		err = C(check)(n, SALT_VALUE);
 	err = err ?: C(expect_count)(ENTRIES);
 	/* Rewritten in place, the other way round. */
-	for (n = zero; n < ENTRIES && !err && can_loop; n++)
+	for (n = ak_opaque_zero(); n < ENTRIES && !err && can_loop; n++)
 		err = C(put)(n, SALT_REWRITE, n & 1, 1);
-	for (n = zero; n < ENTRIES && !err && can_loop; n++)
+	for (n = ak_opaque_zero(); n < ENTRIES && !err && can_loop; n++)
 		err = C(check)(n, SALT_REWRITE);
 	err = err ?: C(expect_count)(ENTRIES);
-	for (n = zero; n < ENTRIES && !err && can_loop; n++)
+	for (n = ak_opaque_zero(); n < ENTRIES && !err && can_loop; n++)
 		err = C(take)(n, SALT_REWRITE);
 	return err ?: C(expect_count)(0);
 }

@@ -20,14 +20,13 @@ struct ak_list __arena_global list_a;
 struct ak_list __arena_global list_b;
 /* In the arena: indexing it needs no bounds proof, so loop counters stay imprecise. */
 struct item __arena *__arena_global items[256];
-int zero;
 
 /* NODES items from the allocator, values 0..NODES-1, on no list. */
 static int make_items(void)
 {
 	int i;
 
-	for (i = zero; i < NODES && can_loop; i++) {
+	for (i = ak_opaque_zero(); i < NODES && can_loop; i++) {
 		items[i & 255] = ak_alloc(sizeof(struct item));
 		if (!items[i & 255])
 			return ak_test_fail("ak_alloc failed at item %d", i);
@@ -40,7 +39,7 @@ static int free_items(void)
 {
 	int i;
 
-	for (i = zero; i < NODES && can_loop; i++)
+	for (i = ak_opaque_zero(); i < NODES && can_loop; i++)
 		ak_expect_eq(ak_free(items[i & 255]), 0);
 	ak_expect_eq(ak_allocator.stats.objects, 0);
 	return 0;
@@ -59,7 +58,7 @@ static int items_in_list_a(int n)
 	if (err)
 		return err;
 	ak_list_init(&list_a);
-	for (i = zero; i < n && can_loop; i++)
+	for (i = ak_opaque_zero(); i < n && can_loop; i++)
 		ak_list_add_tail(&list_a, &item(i)->node);
 	return 0;
 }
@@ -92,7 +91,7 @@ int test_list_build_and_edit(void *ctx)
 	ak_list_init(&list_a);
 	ak_list_init(&list_b);
 	ak_expect(ak_list_empty(&list_a) && !ak_list_first(&list_a));
-	for (i = zero; i < NODES && can_loop; i++)
+	for (i = ak_opaque_zero(); i < NODES && can_loop; i++)
 		ak_list_add_tail(&list_a, &item(i)->node);
 	err = expect_list(&list_a, NODES, NODES * (NODES - 1) / 2);
 	if (err)
@@ -233,10 +232,10 @@ SEC("syscall")
 int test_list_delete_matching_events(void *ctx)
 {
 	struct event __arena *ev, *tmp;
-	int i, kept = zero, err;
+	int i, kept = ak_opaque_zero(), err;
 
 	ak_list_init(&events);
-	for (i = zero; i < 300 && can_loop; i++) {
+	for (i = ak_opaque_zero(); i < 300 && can_loop; i++) {
 		ev = ak_alloc(sizeof(*ev));
 		if (!ev)
 			return ak_test_fail("ak_alloc failed at event %d", i);

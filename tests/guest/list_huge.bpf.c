@@ -17,7 +17,6 @@ struct ak_list_node __arena *__arena_global cycle_from;	/* the last node, when c
 
 __u64 target;		/* nodes wanted; set by user space */
 __u64 built;
-__u64 zero;
 long long count_result;
 int check_result;
 
@@ -29,7 +28,7 @@ __noinline long long add_slab(__u64 n)
 
 	if (!slab)
 		return -ENOMEM;
-	for (i = zero; i < n && i < SLAB_NODES && can_loop; i++)
+	for (i = ak_opaque_zero(); i < n && i < SLAB_NODES && can_loop; i++)
 		ak_list_add_tail(&huge, &slab[i]);
 	return i;
 }

@@ -27,7 +27,6 @@ __u64 target;		/* set by user space before the first build run */
  */
 __u64 node_work;
 __u64 built;
-__u64 zero;
 
 long long bare_count;
 long long count_result;
@@ -60,7 +59,7 @@ static __always_inline void work(void)
 {
 	__u64 i;
 
-	for (i = zero; i < node_work && can_loop; i++)
+	for (i = ak_opaque_zero(); i < node_work && can_loop; i++)
 		ak_barrier_var(i);
 }
 
@@ -69,7 +68,7 @@ SEC("syscall")
 int count_bare(void *ctx)
 {
 	struct ak_list_node __arena *pos = long_list.head.next;
-	long long n = zero;
+	long long n = ak_opaque_zero();
 
 	while (pos != &long_list.head) {
 		cond_break;

@@ -14,7 +14,6 @@ struct ak_lock __arena_global counter_lock;
 unsigned long long __arena_global counter;	/* under counter_lock */
 unsigned long long __arena_global bit_word;	/* bit 0 its lock, the rest a count of 2s */
 unsigned long long __arena_global unlocked;	/* under nothing */
-int zero;
 
 /* Read, wait a little, write: a window another CPU can fall into. */
 static void add_one(unsigned long long __arena *where, unsigned long long step)
@@ -22,7 +21,7 @@ static void add_one(unsigned long long __arena *where, unsigned long long step)
 	unsigned long long v = *(volatile unsigned long long __arena *)where;
 	int i;
 
-	for (i = zero; i < 8 && can_loop; i++)
+	for (i = ak_opaque_zero(); i < 8 && can_loop; i++)
 		ak_barrier_var(v);
 	*(volatile unsigned long long __arena *)where = v + step;
 }
@@ -35,7 +34,8 @@ static void add_one(unsigned long long __arena *where, unsigned long long step)
 	({								\
 		int ___err = -EBUSY, ___tries;				\
 									\
-		for (___tries = zero; ___tries < 1000 && ___err == -EBUSY; ___tries++) { \
+		for (___tries = ak_opaque_zero(); ___tries < 1000 && ___err == -EBUSY; \
+		     ___tries++) {				\
 			if (!can_loop) {				\
 				___err = -AK_EBUDGET;			\
 				break;					\
@@ -48,10 +48,10 @@ static void add_one(unsigned long long __arena *where, unsigned long long step)
 	})
 
 /*
- * Rounds of three updates. Spinning on four CPUs can spend a run's whole
+ * Rounds of three updates. Spinning on every CPU can spend a run's whole
  * loop budget (8,388,608 steps, or 250 ms on our kernel): the run then
- * returns 1 and is run again, going on from the update it stopped before,
- * so no round is cut short or made twice.
+ * returns -AK_EBUDGET and is run again, going on from the update it
+ * stopped before, so no round is cut short or made twice.
  */
 SEC("syscall")
 int lock_count(struct lock_args *args)
@@ -79,7 +79,7 @@ int lock_count(struct lock_args *args)
 		args->done++;
 	}
 	if (err == -AK_EBUDGET || (!err && args->done < args->rounds))
-		return 1;
+		return -AK_EBUDGET;
 	args->err = err;
 	return 0;
 }

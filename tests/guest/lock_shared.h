@@ -5,7 +5,7 @@
 
 /*
  * One CPU's share of lock_count (ctx_in, copied back, and passed in again
- * when a run ran out of loop budget and returned 1 to be run again).
+ * when a run returned -AK_EBUDGET to be run again).
  */
 struct lock_args {
 	unsigned int rounds;

@@ -17,9 +17,6 @@
 
 #define ARRAY_LEN 1000000
 
-/* Opaque start for loop counters: the verifier cannot converge on a loop
- * whose counter starts from a constant it tracks precisely. */
-int zero;
 char array[ARRAY_LEN];
 unsigned int computed;
 
@@ -40,9 +37,9 @@ int test_cond_break1(void *ctx)
 	unsigned long i;
 	unsigned int sum = 0;
 
-	for (i = zero; i < ARRAY_LEN && can_loop; i++)
+	for (i = ak_opaque_zero(); i < ARRAY_LEN && can_loop; i++)
 		sum += i;
-	for (i = zero; i < ARRAY_LEN; i++) {
+	for (i = ak_opaque_zero(); i < ARRAY_LEN; i++) {
 		ak_barrier_var(i);
 		sum += i + array[i];
 		cond_break;
@@ -56,8 +53,8 @@ int test_cond_break2(void *ctx)
 {
 	int i, j, sum = 0;
 
-	for (i = zero; i < 1000 && can_loop; i++)
-		for (j = zero; j < 1000; j++) {
+	for (i = ak_opaque_zero(); i < 1000 && can_loop; i++)
+		for (j = ak_opaque_zero(); j < 1000; j++) {
 			sum += i + j;
 			cond_break;
 		}
@@ -68,7 +65,7 @@ static __noinline int sum_to_a_million(void)
 {
 	int i, sum = 0;
 
-	for (i = zero; i <= 1000000 && can_loop; i++)
+	for (i = ak_opaque_zero(); i <= 1000000 && can_loop; i++)
 		sum += i;
 	return sum;
 }
@@ -84,7 +81,7 @@ int test_cond_break3(void *ctx)
 SEC("syscall")
 int test_cond_break4(void *ctx)
 {
-	int count = zero;
+	int count = ak_opaque_zero();
 
 	for (;;) {
 		cond_break;
@@ -95,7 +92,7 @@ int test_cond_break4(void *ctx)
 
 static __noinline int loop_until_cut(void)
 {
-	int count = zero;
+	int count = ak_opaque_zero();
 
 	for (;;) {
 		cond_break;
@@ -108,7 +105,7 @@ static __noinline int loop_until_cut(void)
 SEC("syscall")
 int test_cond_break5(void *ctx)
 {
-	int main_count = zero, sub_count;
+	int main_count = ak_opaque_zero(), sub_count;
 
 	for (;;) {
 		cond_break;
@@ -123,7 +120,7 @@ int test_cond_break5(void *ctx)
 SEC("syscall")
 int test_cond_break_label(void *ctx)
 {
-	unsigned int count = zero;
+	unsigned int count = ak_opaque_zero();
 
 	for (;;) {
 		cond_break_label(spent);

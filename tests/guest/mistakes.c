@@ -27,7 +27,7 @@ Test(mistakes, sleepable_kfunc_from_a_tc_program, .timeout = GUEST_TEST_TIMEOUT)
 	expect_mistake("alloc_in_tc", "program must be sleepable to call sleepable kfunc");
 }
 
-Test(mistakes, matcher_inlined_in_a_walk_loads_now, .timeout = GUEST_TEST_TIMEOUT)
+Test(mistakes, matcher_inlined_in_a_walk_verifies_within_the_insn_limit, .timeout = GUEST_TEST_TIMEOUT)
 {
 	struct bpf_object *obj;
 	struct bpf_prog_info info = {};

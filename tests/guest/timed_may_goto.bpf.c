@@ -8,7 +8,6 @@
 #include <bpf/bpf_helpers.h>
 #include <arenakit/loop.h>
 
-__u64 zero;
 __u64 steps, elapsed_ns;
 __u64 target;			/* counted(): iterations wanted */
 __u64 level_steps[4];		/* nested(): per depth, 1..3 */
@@ -17,7 +16,7 @@ __u64 level_ns[4];		/* time in the frame, callees included */
 SEC("syscall")
 int endless(void *ctx)
 {
-	__u64 start = bpf_ktime_get_ns(), n = zero;
+	__u64 start = bpf_ktime_get_ns(), n = ak_opaque_zero();
 
 	for (;;) {
 		cond_break;
@@ -33,7 +32,7 @@ int counted(void *ctx)
 {
 	__u64 start = bpf_ktime_get_ns(), n;
 
-	for (n = zero; n < target && can_loop; n++)
+	for (n = ak_opaque_zero(); n < target && can_loop; n++)
 		ak_barrier_var(n);
 	elapsed_ns = bpf_ktime_get_ns() - start;
 	steps = n;
@@ -47,7 +46,7 @@ int counted(void *ctx)
 #define LEVEL(depth, call_next)						\
 	static __noinline int level##depth(void)			\
 	{								\
-		__u64 start = bpf_ktime_get_ns(), n = zero;		\
+		__u64 start = bpf_ktime_get_ns(), n = ak_opaque_zero();		\
 									\
 		call_next;						\
 		for (;;) {						\
@@ -85,7 +84,7 @@ static __noinline int busy_wait(__u64 ns)
 SEC("syscall")
 int slow_steps(void *ctx)
 {
-	__u64 start = bpf_ktime_get_ns(), n = zero;
+	__u64 start = bpf_ktime_get_ns(), n = ak_opaque_zero();
 
 	for (;;) {
 		cond_break;

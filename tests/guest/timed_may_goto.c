@@ -24,7 +24,8 @@
 #define BUDGET_MAX_NS (5000 * MS)
 /* ... and one whose steps are slow: the budget, a slice and a margin. */
 #define BUDGET_SLOW_MAX_NS (255 * MS)
-#define OLD_COUNT 8388608ULL
+/* The count budget (BPF_MAX_LOOPS): stock 6.12's, and where the JIT has no timed check. */
+#define STOCK_COUNT 8388608ULL
 
 static struct timed_may_goto *load(void)
 {
@@ -53,7 +54,7 @@ Test(timed_may_goto, endless_loop_ends_after_the_time_budget, .timeout = GUEST_T
 		      skel->bss->elapsed_ns / MS);
 	cr_expect_leq(skel->bss->elapsed_ns, BUDGET_MAX_NS, "ended after %llu ms",
 		      skel->bss->elapsed_ns / MS);
-	cr_expect_neq(skel->bss->steps, OLD_COUNT, "the count budget is still in force");
+	cr_expect_neq(skel->bss->steps, STOCK_COUNT, "the count budget is still in force");
 	printf("timed_may_goto: an endless loop ran %llu steps in %llu ms (%.2f ns per step)\n",
 	       skel->bss->steps, skel->bss->elapsed_ns / MS,
 	       (double)skel->bss->elapsed_ns / skel->bss->steps);
@@ -61,16 +62,16 @@ Test(timed_may_goto, endless_loop_ends_after_the_time_budget, .timeout = GUEST_T
 }
 
 /*
- * Twice the old count completes when the machine runs it within the budget;
+ * Twice the stock count completes when the machine runs it within the budget;
  * when it does not (three tries), the time budget is what stopped it.
  * Whether it fits is known only after a run: under TCG the rate moves
  * several times over between runs (4 vCPUs on a shared host), so no
  * estimate from another loop holds.
  */
-Test(timed_may_goto, twice_the_old_count_completes, .timeout = GUEST_TEST_TIMEOUT)
+Test(timed_may_goto, twice_the_stock_count_completes, .timeout = GUEST_TEST_TIMEOUT)
 {
 	struct timed_may_goto *skel = load();
-	unsigned long long want = 2 * OLD_COUNT, steps = 0, ms = 0;
+	unsigned long long want = 2 * STOCK_COUNT, steps = 0, ms = 0;
 	int tries;
 
 	/* Three tries: a busy host slows one run, seldom three. */
@@ -79,16 +80,16 @@ Test(timed_may_goto, twice_the_old_count_completes, .timeout = GUEST_TEST_TIMEOU
 		run(skel->progs.counted);
 		steps = skel->bss->steps;
 		ms = skel->bss->elapsed_ns / MS;
-		if (steps < want && (steps == OLD_COUNT || ms * MS < BUDGET_MIN_NS))
+		if (steps < want && (steps == STOCK_COUNT || ms * MS < BUDGET_MIN_NS))
 			break;	/* not the time budget: fail below */
 	}
 	timed_may_goto__destroy(skel);
-	if (steps < want && steps != OLD_COUNT && ms * MS >= BUDGET_MIN_NS)
+	if (steps < want && steps != STOCK_COUNT && ms * MS >= BUDGET_MIN_NS)
 		cr_skip_test("this machine ran %llu steps in %llu ms, fewer than %llu", steps, ms,
 			     want);
 	cr_expect_eq(steps, want, "the loop stopped at %llu of %llu steps after %llu ms", steps,
 		     want, ms);
-	printf("timed_may_goto: %llu steps (twice the old count) in %llu ms\n", steps, ms);
+	printf("timed_may_goto: %llu steps (twice the stock count) in %llu ms\n", steps, ms);
 }
 
 /* The budget is per frame: three nested frames each loop for about one. */
@@ -112,9 +113,10 @@ Test(timed_may_goto, three_nested_frames_each_get_the_budget, .timeout = GUEST_T
 
 /*
  * However much a step costs, the frame stops within about a slice (1 ms) of
- * its 250 ms: before, a 10 us step ran 65,535 times (0.65 s) before the
- * first check. A host that stops the guest for longer than the margin
- * spoils a run, so the best of three counts.
+ * its 250 ms: checks come by time, not every 65,535 steps (at which a 10 us
+ * step would run 0.65 s before the first check). A host that stops the
+ * guest for longer than the margin spoils a run, so the best of three
+ * counts.
  */
 static void slow_steps_stop_within_the_budget(unsigned long long step_us)
 {
@@ -188,8 +190,8 @@ static unsigned int run_insns(const char *name, const struct bpf_insn *insns, si
 /*
  * Once the budget is spent, the frame's steps are -1 (BPF_TIMED_LOOPS_SPENT):
  * no clock reading can make it go on again, and a later may_goto leaves
- * without a check. Before, a spent budget was a count of 0, which also
- * means "check due": every later may_goto read the clock again, and one
+ * without a check. Were a spent budget a count of 0, which also means
+ * "check due", every later may_goto would read the clock again, and one
  * that read it earlier than the last would go on.
  */
 Test(timed_may_goto, a_spent_budget_stays_spent, .timeout = GUEST_TEST_TIMEOUT)

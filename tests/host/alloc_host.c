@@ -102,7 +102,7 @@ Test(alloc_host, accounting_returns_to_baseline)
 	cr_expect_eq(STATS.pages_returned, 22);
 }
 
-/* The reported defect: 100k 40-byte objects freed left 1,563 pages taken. */
+/* Emptied pages go back: at once from a sleepable free, from a non-sleepable one at a trim. */
 Test(alloc_host, emptied_pages_go_back)
 {
 	enum { N = 100000 };
@@ -190,8 +190,9 @@ Test(alloc_host, large_nosleep_free_is_deferred)
 }
 
 /*
- * The reported defect: a small object freed twice put its link where the
- * size was, and the second free gave a huge page range back.
+ * A second free is refused and counted, and changes nothing: a freed small
+ * object holds its free-list link where a size would be, which a free must
+ * never take for a size (it would give a huge page range back).
  */
 Test(alloc_host, double_free_is_detected_and_harmless)
 {

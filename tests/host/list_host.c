@@ -243,7 +243,10 @@ Test(list_host, for_each_resume_goes_on_from_cursor)
 	cr_expect_eq(cursor.seen, 0);
 }
 
-/* The reported defects: a resumed walk of a list changed since its cursor was saved. */
+/*
+ * A cursor saved before the list changed is refused (-AK_ESTALE) and reset,
+ * whatever the change: resumed, it would give an answer for neither list.
+ */
 Test(list_host, delete_before_cursor_is_stale_not_a_wrong_count)
 {
 	struct ak_list_cursor cursor;
@@ -268,7 +271,7 @@ Test(list_host, add_at_head_is_stale)
 	cr_expect_eq(ak_list_count(&list, &cursor), 7);
 }
 
-/* Before: the walk went round the other list for ever. */
+/* A cursor whose node moved to another list is stale: followed, it would circle that list. */
 Test(list_host, cursor_node_moved_to_another_list_is_stale)
 {
 	struct ak_list other = {};
@@ -308,7 +311,7 @@ Test(list_host, stale_resume_macro_says_so_and_resets)
 	cr_expect_eq(visited, 4);
 }
 
-/* Before: -EFAULT left the cursor on the dead node, and walk_save kept seen. */
+/* -EFAULT resets the whole cursor, its count too: the walk starts again from the head. */
 Test(list_host, efault_resets_the_cursor)
 {
 	struct ak_list_cursor cursor;

@@ -4,8 +4,7 @@
  * used after destroy or never initialised, a set (value size 0), macro
  * arguments with side effects, a node deleted twice, a growth past the
  * largest bucket array, a reserve too large to count, a list cursor that
- * outlived its list's memory. (Issue 19's defects 4 to 8 and two of its
- * open questions; each of these crashed, corrupted or misled before.)
+ * outlived its list's memory.
  */
 #include <stdint.h>
 #include <string.h>
@@ -204,8 +203,8 @@ Test(misuse, a_reserve_too_large_to_count_is_refused)
 
 /*
  * The largest table: growth stops at AK_HTAB_MAX_BUCKETS, the largest
- * array one allocation holds (it used to try a 1 GiB array on every update
- * past 3/4 load, failing each time).
+ * array one allocation holds; an update past 3/4 load never tries a larger
+ * one, which would fail, and fail again on every later update.
  */
 Test(misuse, growth_stops_at_the_largest_bucket_array)
 {

@@ -32,8 +32,6 @@ struct {
 	__type(value, struct scratch);
 } scratch SEC(".maps");
 
-int zero;	/* loop counters start from it: the verifier does not track them */
-
 SEC("syscall")
 int setup(void *ctx)
 {
@@ -41,7 +39,7 @@ int setup(void *ctx)
 
 	/* Buckets for every key, so the table never needs to grow (a sleepable job). */
 	err = ak_htab_init(&counts, sizeof(struct exec_key), sizeof(__u64), EXEC_GLOB_KEYS);
-	for (i = zero; i < 64 && !err && can_loop; i++) {
+	for (i = ak_opaque_zero(); i < 64 && !err && can_loop; i++) {
 		err = ak_htab_reserve(&counts, EXEC_GLOB_KEYS);
 		if (err != -AK_EBUDGET)
 			break;
@@ -54,11 +52,11 @@ static void make_key(struct scratch *s, unsigned int rule)
 {
 	unsigned int i, base = 0, len = s->name.len;
 
-	for (i = zero; i < len && can_loop; i++)
+	for (i = ak_opaque_zero(); i < len && can_loop; i++)
 		if (s->name.s[i & (AK_GLOB_SUBJECT_MAX - 1)] == '/')
 			base = i + 1;
 	/* The loop's test bounds i for the verifier (48 is no mask). */
-	for (i = zero; i < EXEC_GLOB_EXE_MAX - 1 && can_loop; i++)
+	for (i = ak_opaque_zero(); i < EXEC_GLOB_EXE_MAX - 1 && can_loop; i++)
 		s->key.exe[i] = base + i < len ? s->name.s[(base + i) & (AK_GLOB_SUBJECT_MAX - 1)] : 0;
 	s->key.exe[EXEC_GLOB_EXE_MAX - 1] = 0;
 	s->key.rule = rule;
@@ -107,7 +105,8 @@ static void count(struct scratch *s, unsigned int rule)
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *task, pid_t old_pid, struct linux_binprm *bprm)
 {
-	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	__u32 key = 0;
+	struct scratch *s = bpf_map_lookup_elem(&scratch, &key);
 	unsigned int rules = eg.nrules, i;
 	long n;
 	int match;
@@ -119,7 +118,7 @@ int BPF_PROG(on_exec, struct task_struct *task, pid_t old_pid, struct linux_binp
 		return 0;
 	s->name.len = n - 1;	/* without the NUL */
 	__sync_fetch_and_add(&eg.execs, 1);
-	for (i = zero; i < rules && i < EXEC_GLOB_RULES && can_loop; i++) {
+	for (i = ak_opaque_zero(); i < rules && i < EXEC_GLOB_RULES && can_loop; i++) {
 		match = ak_glob_match_subject(eg.pattern[i], &s->name);
 		if (match < 0)
 			__sync_fetch_and_add(&eg.cut, 1);
