@@ -284,20 +284,26 @@ int misuse_run(void *ctx)
 	return ops_left ? -AK_EBUDGET : 0;	/* run again to go on */
 }
 
-/* Free what the run left, and the slots; each free must succeed. */
+/*
+ * Free what the run left, then the slots; each free must succeed. A run the
+ * loop budget cuts says so and the next goes on from teardown_at.
+ */
+__u64 teardown_at;
+
 SEC("syscall")
 int misuse_teardown(void *ctx)
 {
-	__u64 i;
-
-	for (i = zero; live && i < STRESS_MISUSE_SLOTS && can_loop; i++) {
-		if (live[i] && ak_free(live[i]))
+	for (; live && teardown_at < STRESS_MISUSE_SLOTS; teardown_at++) {
+		if (!can_loop)
+			return -AK_EBUDGET;
+		if (live[teardown_at] && ak_free(live[teardown_at]))
 			misuse.free_failed++;
-		live[i] = 0;
+		live[teardown_at] = 0;
 	}
 	if (live && ak_free(live))
 		misuse.free_failed++;
 	live = 0;
+	teardown_at = 0;
 	return 0;
 }
 

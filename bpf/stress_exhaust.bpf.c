@@ -29,22 +29,35 @@ int setup(void *ctx)
 	return ak_htab_init(&exhaust_htab, sizeof(__u32), sizeof(__u64), 0);
 }
 
-/* Take memory until no size is left; 0, or -ENOSPC if fillers[] ran out. */
+/* The size fill() is taking, kept across the runs of one fill. */
+__u32 fill_class;
+
+/*
+ * Take memory until no size is left: 0, -ENOSPC if fillers[] ran out, or
+ * -AK_EBUDGET when the loop budget cut the run (run it again to go on).
+ */
 SEC("syscall")
 int fill(void *ctx)
 {
-	unsigned int i;
 	void __arena *p;
+	__u32 class;
 
-	for (i = zero; i < sizeof(fill_sizes) / sizeof(fill_sizes[0]) && can_loop; i++) {
-		while (nfillers < STRESS_EXHAUST_FILLERS && can_loop) {
-			p = ak_alloc(fill_sizes[i]);
-			if (!p)
-				break;
+	for (;;) {
+		class = fill_class;
+		if (class >= sizeof(fill_sizes) / sizeof(fill_sizes[0]))
+			break;
+		if (nfillers >= STRESS_EXHAUST_FILLERS)
+			return -ENOSPC;
+		if (!can_loop)
+			return -AK_EBUDGET;
+		p = ak_alloc(fill_sizes[class]);
+		if (p)
 			fillers[nfillers++] = p;
-		}
+		else
+			fill_class = class + 1;
 	}
-	return nfillers < STRESS_EXHAUST_FILLERS ? 0 : -ENOSPC;
+	fill_class = 0;
+	return 0;
 }
 
 /* Free the filler taken last: 0, or -ENOENT when none is left. */

@@ -63,10 +63,12 @@ static int exhaust_op(struct stress_run *s, struct exhaust *x, const struct bpf_
 {
 	unsigned long long n = exhaust_size(x, htab);
 	long long result;
-	int tries, err;
+	int tries, err, retval;
 
-	if (stress_prog_run(x->skel->progs.fill)) {
-		stress_verdict(x->r, 0, 0, "%s: the filler ran out of slots", x->what);
+	err = arenakit_run_until_done(x->skel->progs.fill, MAX_RUNS, &retval, NULL);
+	if (err || retval) {
+		stress_verdict(x->r, 0, 0, "%s: the filler failed: %s", x->what,
+			       retval == -ENOSPC ? "it ran out of slots" : strerror(-(err ?: retval)));
 		return -1;
 	}
 	stress_progress(s, "exhaust: %s, %u filler objects", x->what, x->skel->bss->nfillers);

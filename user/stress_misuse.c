@@ -32,8 +32,12 @@ static int scenario_misuse(struct stress_run *s)
 		fprintf(stderr, "arenakit stress: misuse: %s\n", strerror(-(err ? err : retval)));
 		return -1;
 	}
-	if (stress_prog_run(s->skel->progs.misuse_teardown))
+	err = arenakit_run_until_done(s->skel->progs.misuse_teardown, MAX_RUNS, &retval, NULL);
+	if (err || retval) {
+		fprintf(stderr, "arenakit stress: misuse teardown: %s\n",
+			strerror(-(err ? err : retval)));
 		return -1;
+	}
 	stress_verdict(r, m->doubles && m->doubles_caught == m->doubles, 0,
 		"double frees: %llu caught of %llu", m->doubles_caught, m->doubles);
 	stress_verdict(r, m->interiors && m->interiors_caught == m->interiors, 0,

