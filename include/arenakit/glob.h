@@ -73,8 +73,8 @@ cut:
  * pattern byte is NUL, and a range never starts at NUL). Past the end the
  * "character" is __AK_GLOB_END, which no byte equals: every test of the
  * end is a test of c, as lib/glob.c tests c == '\0', and the verifier
- * sees one more value of c, not a new comparison of indexes (which, tried,
- * multiplied its states by ten).
+ * sees one more value of c, not one more comparison of indexes, which
+ * would split its states at every step.
  */
 #define __AK_GLOB_END 256
 
@@ -85,9 +85,9 @@ cut:
  *
  * c, a byte of the string or __AK_GLOB_END past its end, and p are chars
  * converted alike, so they are equal exactly when the bytes are (a class
- * compares them as unsigned, as lib/glob.c does). Converting c to unsigned
- * char instead gave the verifier ranges to track: 5x the instructions
- * processed.
+ * compares them as unsigned, as lib/glob.c does). Neither is converted to
+ * unsigned char: the conversion would give the verifier a range to track
+ * for each, and more states to visit.
  */
 #define __AK_GLOB_MATCH_BODY(pos_type, start, end, byte_at)		\
 	const char __arena *star_pat = 0, *next;			\
@@ -151,7 +151,7 @@ cut:									\
 
 /*
  * A string in the arena, walked with pointers (one register fewer than the
- * string and an index: the loop kept spilling to the stack); the end is
+ * string and an index, so the loop's values fit in registers); the end is
  * opaque so the verifier does not track the comparisons.
  */
 static inline int __ak_glob_match(const char __arena *pat, const char __arena *str,
