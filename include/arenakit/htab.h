@@ -15,18 +15,20 @@
  *	err = ak_htab_update(&flows, &key, &one, AK_HTAB_NOEXIST);
  *
  * Buckets are one word each, like the kernel's hlist_bl: the first node's
- * address with bit 0 as the bucket's lock (lock.h's bit lock), so bucket memory is 8 bytes and
- * writers on different buckets never contend. The hash is SipHash-1-3 (siphash.h) of
- * the key bytes with a 128-bit per-table seed (bpf_get_prandom_u32 at
- * init): a keyed hash, so whoever chooses the keys cannot force them into
- * one chain without the seed, which never leaves the arena's owner; 1-3
- * rounds as in Rust's HashMap, cheap enough for 16-byte keys.
+ * address with bit 0 as the bucket's lock (lock.h's bit lock), so bucket
+ * memory is 8 bytes and writers on different buckets never contend. The
+ * hash is SipHash-1-3 (siphash.h) of the key bytes with a 128-bit
+ * per-table seed (bpf_get_prandom_u32 at init): a keyed hash, so whoever
+ * chooses the keys cannot force them into one chain without the seed,
+ * which never leaves the arena's owner; 1-3 rounds as in Rust's HashMap,
+ * cheap enough for 16-byte keys.
  *
  * Growth: the bucket count (a power of two) doubles when the entries pass
- * 3/4 of it, incrementally: the new array is allocated by a sleepable call
- * (ak_htab_update, or ak_htab_maintain), then every update or delete, in
- * any program, moves AK_HTAB_MIGRATE_STEP old buckets (and first the one
- * its own key hashes to), and the last mover frees the old array. A lookup
+ * 3/4 of it, incrementally: the new array is allocated by a sleepable
+ * update (ak_htab_update), then every update or delete, in any program,
+ * moves AK_HTAB_MIGRATE_STEP old buckets (and first the one its own key
+ * hashes to), ak_htab_maintain moves the rest, and the old array is freed
+ * once its last bucket is moved and no caller holds it. A lookup
  * during growth reads the old bucket unless it is marked moved. Chosen
  * over growing in one step because moving a million entries in one call
  * would spend most of a frame's budget and stall every writer, and because
@@ -110,6 +112,10 @@
 #define AK_HTAB_LOAD_DEN 4
 /* Old buckets an update or delete moves while the table grows. */
 #define AK_HTAB_MIGRATE_STEP 4
+/*
+ * Lock-free looks a lookup makes before it takes the bucket's lock; and
+ * tries at a bucket that growth moved meanwhile, before -EBUSY.
+ */
 #define AK_HTAB_LOOKUP_TRIES 4
 
 /* Update flags, as BPF_ANY, BPF_NOEXIST and BPF_EXIST. */
