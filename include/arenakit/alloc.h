@@ -345,7 +345,7 @@ static __ak_always_inline void __ak_page_init(struct __ak_page __arena *page, un
  * A fresh page for @class onto its lists; -ENOMEM or -EBUSY. With @obj, the
  * caller's block is cut from it before it is published, so that no other
  * CPU can take every block of the page first and leave the caller a
- * spurious -ENOMEM (seen with four threads allocating at once).
+ * spurious -ENOMEM.
  */
 static __ak_always_inline int __ak_add_page(unsigned int class, void __arena **obj)
 {
@@ -439,9 +439,9 @@ static __ak_always_inline void __arena *__ak_alloc(unsigned long long size, int 
 }
 
 /*
- * The entry points run out of line in BPF (__ak_global, arena.h): inlined,
- * the allocator made up most of the instructions the verifier processed
- * in a program that allocates in a few places. A sleepable and a
+ * The entry points run out of line in BPF (__ak_global, arena.h), so the
+ * verifier checks the allocator once, not again at every call site with
+ * every state of the caller. A sleepable and a
  * non-sleepable function each: a global function is verified with no
  * knowledge of its arguments, so one that could reach the page kfuncs
  * would be refused in a non-sleepable program. They return the object as

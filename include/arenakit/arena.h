@@ -29,7 +29,7 @@
 
 #define AK_PAGE_SIZE 4096
 
-#if defined(__BPF__)
+#ifdef __BPF__
 
 /*
  * The toolchain, checked before anything else can fail: clang 19 is the
@@ -132,6 +132,17 @@ void bpf_arena_free_pages(void *map, void __arena *ptr, __u32 page_cnt) __ksym _
  * of stack across them) and verified again at each call site anyway.
  */
 #define __ak_always_inline inline __attribute__((always_inline))
+
+/*
+ * Before a loop over the words of a key or value on the stack: unrolled,
+ * every stack access has a constant offset, and the verifier refuses a
+ * variable-offset read of the stack.
+ */
+#ifdef __clang__
+#define __AK_UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define __AK_UNROLL
+#endif
 
 #define ak_container_of(ptr, type, member)				\
 	((type __arena *)((char __arena *)(ptr) - __builtin_offsetof(type, member)))

@@ -38,7 +38,7 @@ static inline int __ak_glob_class(const char __arena *pat, unsigned char c,
 	unsigned char lo = *span++, hi;
 
 	for (;;) {
-		cond_break_label(cut);
+		ak_cond_break_label(cut);
 		if (!lo)
 			return -1;
 		hi = lo;
@@ -73,8 +73,8 @@ cut:
  * pattern byte is NUL, and a range never starts at NUL). Past the end the
  * "character" is __AK_GLOB_END, which no byte equals: every test of the
  * end is a test of c, as lib/glob.c tests c == '\0', and the verifier
- * sees one more value of c, not a new comparison of indexes (which, tried,
- * multiplied its states by ten).
+ * sees one more value of c, not one more comparison of indexes, which
+ * would split its states at every step.
  */
 #define __AK_GLOB_END 256
 
@@ -85,9 +85,9 @@ cut:
  *
  * c, a byte of the string or __AK_GLOB_END past its end, and p are chars
  * converted alike, so they are equal exactly when the bytes are (a class
- * compares them as unsigned, as lib/glob.c does). Converting c to unsigned
- * char instead gave the verifier ranges to track: 5x the instructions
- * processed.
+ * compares them as unsigned, as lib/glob.c does). Neither is converted to
+ * unsigned char: the conversion would give the verifier a range to track
+ * for each, and more states to visit.
  */
 #define __AK_GLOB_MATCH_BODY(pos_type, start, end, byte_at)		\
 	const char __arena *star_pat = 0, *next;			\
@@ -98,7 +98,7 @@ cut:
 	char p;								\
 									\
 	for (;;) {							\
-		cond_break_label(cut);					\
+		ak_cond_break_label(cut);				\
 		c = at < stop ? byte_at(at) : __AK_GLOB_END;		\
 		p = *pat++;						\
 		at++;							\
@@ -151,7 +151,7 @@ cut:									\
 
 /*
  * A string in the arena, walked with pointers (one register fewer than the
- * string and an index: the loop kept spilling to the stack); the end is
+ * string and an index, so the loop's values fit in registers); the end is
  * opaque so the verifier does not track the comparisons.
  */
 static inline int __ak_glob_match(const char __arena *pat, const char __arena *str,
@@ -171,7 +171,7 @@ static inline long long __ak_glob_strlen(const char __arena *str)
 	unsigned long long n = ak_opaque_zero();
 
 	for (;;) {
-		cond_break_label(cut);
+		ak_cond_break_label(cut);
 		if (!str[n])
 			return n;
 		n++;
@@ -265,26 +265,24 @@ __ak_global int ak_glob_match_subject(__arg_arena const char __arena *pat,
 
 #define AK_GLOB_MAX_PATTERNS 32
 
-#ifdef __BPF__
-/*
- * The batch calls the matcher through this global function: the verifier
- * checks it once, on its own (inlined into the batch loop, the matcher's
- * states multiply past the verifier's limit), and each call gets a fresh
- * loop budget. @len is as for ak_glob_match_len(): a length, or
- * AK_GLOB_NUL_TERMINATED. __weak: several objects may include this header.
+/**
+ * ak_glob_match_call - ak_glob_match_len() as a global function (any program)
+ * @pat: NUL-terminated pattern
+ * @str: the string
+ * @len: as for ak_glob_match_len(): a length, or AK_GLOB_NUL_TERMINATED
+ *
+ * The call to make in a loop over patterns or strings, as
+ * ak_glob_match_batch() makes it: the verifier checks it once, on its own
+ * (inlined into such a loop, the matcher's states multiply past the
+ * verifier's limit), and each call gets a fresh loop budget.
+ *
+ * Return: as ak_glob_match_len().
  */
-__weak __noinline int ak_glob_match_call(__arg_arena const char __arena *pat,
-					 __arg_arena const char __arena *str,
-					 unsigned long long len)
+__ak_global int ak_glob_match_call(__arg_arena const char __arena *pat,
+				   __arg_arena const char __arena *str, unsigned long long len)
 {
 	return ak_glob_match_len(pat, str, len);
 }
-#else
-static inline int ak_glob_match_call(const char *pat, const char *str, unsigned long long len)
-{
-	return ak_glob_match_len(pat, str, len);
-}
-#endif
 
 /**
  * ak_glob_match_batch - match N strings against M patterns
@@ -314,12 +312,12 @@ static inline int ak_glob_match_batch(const char __arena *const __arena *pattern
 	if (npatterns > AK_GLOB_MAX_PATTERNS)
 		return -EINVAL;
 	while (i < nstrings) {
-		if (!can_loop)
+		if (!ak_can_loop)
 			goto stop;
 		yes = 0;
 		cut_bits = 0;
 		for (j = (unsigned int)ak_opaque_zero(); j < npatterns; j++) {
-			if (!can_loop)
+			if (!ak_can_loop)
 				goto stop;
 			result = ak_glob_match_call(patterns[j], strings[i], lengths[i]);
 			if (result == 1)

@@ -15,22 +15,25 @@
  *	err = ak_htab_update(&flows, &key, &one, AK_HTAB_NOEXIST);
  *
  * Buckets are one word each, like the kernel's hlist_bl: the first node's
- * address with bit 0 as the bucket's lock (lock.h's bit lock), so bucket memory is 8 bytes and
- * writers on different buckets never contend. The hash is SipHash-1-3 of
- * the key bytes with a 128-bit per-table seed (bpf_get_prandom_u32 at
- * init): a keyed hash, so whoever chooses the keys cannot force them into
- * one chain without the seed, which never leaves the arena's owner; 1-3
- * rounds as in Rust's HashMap, cheap enough for 16-byte keys.
+ * address with bit 0 as the bucket's lock (lock.h's bit lock), so bucket
+ * memory is 8 bytes and writers on different buckets never contend. The
+ * hash is SipHash-1-3 (siphash.h) of the key bytes with a 128-bit
+ * per-table seed (bpf_get_prandom_u32 at init): a keyed hash, so whoever
+ * chooses the keys cannot force them into one chain without the seed,
+ * which never leaves the arena's owner; 1-3 rounds as in Rust's HashMap,
+ * cheap enough for 16-byte keys.
  *
  * Growth: the bucket count (a power of two) doubles when the entries pass
- * 3/4 of it, incrementally: the new array is allocated by a sleepable call
- * (ak_htab_update, or ak_htab_maintain), then every update or delete, in
- * any program, moves AK_HTAB_MIGRATE_STEP old buckets (and first the one
- * its own key hashes to), and the last mover frees the old array. A lookup
+ * 3/4 of it, incrementally: the new array is allocated by a sleepable
+ * update (ak_htab_update), then every update or delete, in any program,
+ * moves AK_HTAB_MIGRATE_STEP old buckets (and first the one its own key
+ * hashes to), ak_htab_maintain moves the rest, and the old array is freed
+ * once its last bucket is moved and no caller holds it. A lookup
  * during growth reads the old bucket unless it is marked moved. Chosen
  * over growing in one step because moving a million entries in one call
  * would spend most of a frame's budget and stall every writer, and because
- * non-sleepable programs can do the moving (it needs no allocation).
+ * non-sleepable programs can do the moving (it needs no allocation). The
+ * bucket arrays and their growth are htab_grow.h, which this includes.
  *
  * Concurrency: writers lock the bucket (bounded wait: -EBUSY). What a
  * reader racing writers may observe:
@@ -61,7 +64,7 @@
  *  - The old array's lifetime (h->movers): a holder's fetch-and-add comes
  *    before its load of h->old, and the retirer's exchanges before its
  *    fetch-and-add; all fully ordered, so the argument at
- *    __ak_htab_moved_one holds on every architecture.
+ *    __ak_htab_moved_one (htab_grow.h) holds on every architecture.
  *  - The lock-free lookup's miss and ak_htab_next's empty buckets read the
  *    generation, then the bucket and chain, then both again: a seqlock
  *    read. It needs those loads kept in program order, which x86-64 (TSO)
@@ -80,12 +83,20 @@
  * Every chain walk is bounded by may_goto and says so (-AK_EBUDGET), never
  * "not found". Iteration (ak_htab_next) resumes under the cursor contract
  * of loop.h: -AK_ESTALE if the table changed since the cursor was saved.
+ *
+ * The calls, in this order below: ak_htab_init; ak_htab_lookup,
+ * ak_htab_update[_nosleep], ak_htab_delete[_nosleep],
+ * ak_htab_lookup_and_delete, ak_htab_lookup_copy; ak_htab_count,
+ * ak_htab_reserve, ak_htab_maintain; ak_htab_next, ak_htab_delete_current;
+ * ak_htab_clear, ak_htab_destroy; the whole-table walks ak_htab_check_all
+ * and AK_HTAB_DEFINE_EACH_ALL.
  */
 #ifndef __ARENAKIT_HTAB_H
 #define __ARENAKIT_HTAB_H
 
 #include <arenakit/alloc.h>
 #include <arenakit/lock.h>
+#include <arenakit/siphash.h>
 
 #define AK_HTAB_MAX_KEY 64
 #define AK_HTAB_MAX_VALUE 256
@@ -101,6 +112,10 @@
 #define AK_HTAB_LOAD_DEN 4
 /* Old buckets an update or delete moves while the table grows. */
 #define AK_HTAB_MIGRATE_STEP 4
+/*
+ * Lock-free looks a lookup makes before it takes the bucket's lock; and
+ * tries at a bucket that growth moved meanwhile, before -EBUSY.
+ */
 #define AK_HTAB_LOOKUP_TRIES 4
 
 /* Update flags, as BPF_ANY, BPF_NOEXIST and BPF_EXIST. */
@@ -108,30 +123,41 @@
 #define AK_HTAB_NOEXIST 1
 #define AK_HTAB_EXIST 2
 
-#define __AK_HTAB_LOCKED AK_BIT_LOCK	/* the bucket's lock bit */
-#define __AK_HTAB_MOVED 2ULL	/* an old bucket whose nodes are in the new array */
+_Static_assert(AK_HTAB_MAX_KEY == 8 * __AK_SIPHASH_WORDS, "a key is the words SipHash reads");
 
+/**
+ * struct ak_htab_node - an entry; ak_htab_next's key and value point into it
+ * @next: the next node of its bucket's chain
+ * @hash: the key's hash
+ * @data: the key, zero-padded to whole words, then the value
+ */
 struct ak_htab_node {
 	struct ak_htab_node __arena *next;
 	unsigned long long hash;
-	unsigned long long data[];	/* the key, padded to 8 bytes, then the value */
+	unsigned long long data[];
 };
 
-struct __ak_htab_table {
-	unsigned long long nbuckets;	/* a power of two */
-	unsigned long long buckets[];	/* node address | __AK_HTAB_LOCKED, or MOVED */
-};
-
-_Static_assert(sizeof(struct __ak_htab_table) + AK_HTAB_MAX_BUCKETS * 8 <= AK_ALLOC_MAX &&
-	       sizeof(struct __ak_htab_table) + AK_HTAB_MAX_BUCKETS * 16 > AK_ALLOC_MAX,
-	       "AK_HTAB_MAX_BUCKETS must be the largest array one allocation holds");
-
+/**
+ * struct ak_htab - a hash table in the arena
+ * @key_size: bytes per key (0 before ak_htab_init and after ak_htab_destroy)
+ * @value_size: bytes per value (0 likewise)
+ * @count: the entries stored (ak_htab_count)
+ * @gen: the generation, bumped by every change and every bucket moved
+ *
+ * Place it in the arena (an __arena_global, or from ak_alloc) and make it
+ * with ak_htab_init; user space reads it through the mmap. The other
+ * members are the table's own: its bucket arrays and their growth
+ * (htab_grow.h).
+ */
 struct ak_htab {
 	unsigned int key_size, value_size;
-	unsigned int key_words, node_size;
-	unsigned long long seed[2];
-	unsigned long long count;		/* entries, in O(1) */
-	unsigned long long gen;			/* bumped by every change and every move */
+	/* private: */
+	unsigned int key_words, node_size;	/* the key in words; a node's bytes */
+	unsigned long long seed[2];		/* the SipHash key, random at init */
+	/* public: */
+	unsigned long long count;
+	unsigned long long gen;
+	/* private: */
 	struct __ak_htab_table __arena *cur;	/* NULL: not initialised, or destroyed */
 	struct __ak_htab_table __arena *old;	/* while growing */
 	unsigned long long claimed;		/* old buckets handed to movers */
@@ -148,82 +174,80 @@ struct ak_htab {
 	unsigned int unused;
 };
 
-#define __AK_HTAB_RETIRED 1ULL
-#define __AK_HTAB_MOVER 2ULL
-
-/* A resumable walk over every entry (ak_htab_next); zero it first. */
+/**
+ * struct ak_htab_cursor - where a walk over every entry is (ak_htab_next)
+ * @htab: the table walked (NULL: the walk has not begun)
+ * @gen: the table's generation when the walk began
+ * @bucket: the bucket being walked
+ * @skip: the entries of that bucket already returned
+ *
+ * Zero it before the first call.
+ */
 struct ak_htab_cursor {
 	struct ak_htab __arena *htab;
 	unsigned long long gen;
-	unsigned long long bucket;	/* the bucket being walked */
-	unsigned long long skip;	/* entries of it already returned */
+	unsigned long long bucket;
+	unsigned long long skip;
 };
+
+/* The bucket arrays and their growth: internal, built on the types above. */
+#include <arenakit/htab_grow.h>
+
+/**
+ * ak_htab_init - make @h an empty table (sleepable programs, or user space)
+ * @h: the table, in the arena (an __arena_global, or from ak_alloc)
+ * @key_size: bytes per key, 1..AK_HTAB_MAX_KEY
+ * @value_size: bytes per value, 1..AK_HTAB_MAX_VALUE (a set stores a
+ *	value too: a byte will do)
+ * @buckets: the initial bucket count (rounded up to a power of two, at
+ *	least AK_HTAB_MIN_BUCKETS, at most AK_HTAB_MAX_BUCKETS); size it
+ *	for the expected entries / 0.75 and the table never has to grow
+ *
+ * Return: 0, -EINVAL for sizes out of range, -ENOMEM, -EBUSY.
+ */
+static inline int ak_htab_init(struct ak_htab __arena *h, unsigned int key_size,
+			       unsigned int value_size, unsigned long long buckets)
+{
+	unsigned long long n = AK_HTAB_MIN_BUCKETS;
+	int err = 0;
+
+	if (!key_size || key_size > AK_HTAB_MAX_KEY || !value_size ||
+	    value_size > AK_HTAB_MAX_VALUE || buckets > AK_HTAB_MAX_BUCKETS)
+		return -EINVAL;
+	while (n < buckets && ak_can_loop)
+		n <<= 1;
+	h->key_size = key_size;
+	h->value_size = value_size;
+	h->key_words = (key_size + 7) / 8;
+	h->node_size = sizeof(struct ak_htab_node) + h->key_words * 8 + (value_size + 7) / 8 * 8;
+#ifdef __BPF__
+	h->seed[0] = (unsigned long long)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
+	h->seed[1] = (unsigned long long)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
+#endif
+	h->count = 0;
+	ak_arena_store_barrier();
+	h->old = 0;
+	ak_arena_store_barrier();
+	h->claimed = 0;
+	ak_arena_store_barrier();
+	h->moved = 0;
+	ak_arena_store_barrier();
+	h->movers = 0;
+	ak_arena_store_barrier();
+	h->retired = 0;
+	h->cur = __ak_htab_table_new(n, __AK_HTAB_SLEEPABLE, &err);
+	h->gen++;
+	if (h->cur)
+		return 0;
+	h->key_size = 0;	/* refused by every call until a good init */
+	h->value_size = 0;
+	return err;
+}
 
 /* A key as the table handles it: whole words, zero-padded. */
 struct __ak_htab_key {
 	unsigned long long w[AK_HTAB_MAX_KEY / 8];
 };
-
-/*
- * Loops over the words of a key are unrolled, so every stack access has a
- * constant offset: the verifier refuses a variable-offset read of the stack.
- */
-#ifdef __clang__
-#define __AK_UNROLL _Pragma("clang loop unroll(full)")
-#else
-#define __AK_UNROLL
-#endif
-static inline unsigned long long __ak_rotl(unsigned long long x, int b)
-{
-	return (x << b) | (x >> (64 - b));
-}
-
-#define __AK_SIPROUND(v0, v1, v2, v3)					\
-	do {								\
-		v0 += v1; v1 = __ak_rotl(v1, 13); v1 ^= v0; v0 = __ak_rotl(v0, 32); \
-		v2 += v3; v3 = __ak_rotl(v3, 16); v3 ^= v2;		\
-		v0 += v3; v3 = __ak_rotl(v3, 21); v3 ^= v0;		\
-		v2 += v1; v1 = __ak_rotl(v1, 17); v1 ^= v2; v2 = __ak_rotl(v2, 32); \
-	} while (0)
-
-/*
- * SipHash with @c compression and @d finalisation rounds of @len bytes in
- * @words (zero beyond @len), keyed by @k0, @k1. The length fits in the
- * last word's top byte, as the algorithm specifies.
- */
-static __ak_always_inline unsigned long long __ak_siphash(const unsigned long long *words,
-							  unsigned int len,
-							  unsigned long long k0,
-							  unsigned long long k1, int c, int d)
-{
-	unsigned long long v0 = k0 ^ 0x736f6d6570736575ULL, v1 = k1 ^ 0x646f72616e646f6dULL;
-	unsigned long long v2 = k0 ^ 0x6c7967656e657261ULL, v3 = k1 ^ 0x7465646279746573ULL;
-	unsigned long long m, tail = 0;
-	unsigned int i, full = len / 8;
-	int r;
-
-	__AK_UNROLL
-	for (i = 0; i < AK_HTAB_MAX_KEY / 8; i++) {
-		if (i == full)
-			tail = words[i];	/* zero past len: the tail bytes only */
-		if (i >= full)
-			continue;
-		m = words[i];
-		v3 ^= m;
-		for (r = 0; r < c; r++)
-			__AK_SIPROUND(v0, v1, v2, v3);
-		v0 ^= m;
-	}
-	m = tail | (unsigned long long)len << 56;
-	v3 ^= m;
-	for (r = 0; r < c; r++)
-		__AK_SIPROUND(v0, v1, v2, v3);
-	v0 ^= m;
-	v2 ^= 0xff;
-	for (r = 0; r < d; r++)
-		__AK_SIPROUND(v0, v1, v2, v3);
-	return v0 ^ v1 ^ v2 ^ v3;
-}
 
 static __ak_always_inline unsigned long long __ak_htab_hash(const struct ak_htab __arena *h,
 							    const struct __ak_htab_key *key)
@@ -286,20 +310,17 @@ static inline void __arena *__ak_htab_value(const struct ak_htab __arena *h,
 	return (void __arena *)&node->data[h->key_words];
 }
 
-static inline struct ak_htab_node __arena *__ak_htab_node_of(unsigned long long word)
-{
-	return (struct ak_htab_node __arena *)(word & ~(__AK_HTAB_LOCKED | __AK_HTAB_MOVED));
-}
-
 /*
  * Find @key in the chain starting at @word. Returns 0 with *@found set (or
  * NULL), or -AK_EBUDGET. *@link gets the word that points at the node
  * found (for unlinking), when @link is given.
  */
-static __ak_always_inline int __ak_htab_chain_find(const struct ak_htab __arena *h, unsigned long long __arena *bucket,
-					       unsigned long long hash, const struct __ak_htab_key *key,
-					       struct ak_htab_node __arena **found,
-					       unsigned long long __arena **link)
+static __ak_always_inline int __ak_htab_chain_find(const struct ak_htab __arena *h,
+						   unsigned long long __arena *bucket,
+						   unsigned long long hash,
+						   const struct __ak_htab_key *key,
+						   struct ak_htab_node __arena **found,
+						   unsigned long long __arena **link)
 {
 	struct ak_htab_node __arena *node = __ak_htab_node_of(ak_read_once(*bucket));
 	unsigned long long __arena *at = bucket;
@@ -321,383 +342,16 @@ cut:
 	return -AK_EBUDGET;
 }
 
-static __ak_always_inline struct __ak_htab_table __arena *__ak_htab_table_new(unsigned long long nbuckets,
-								  int sleepable, int *err)
-{
-	unsigned long long bytes = sizeof(struct __ak_htab_table) + nbuckets * 8, i;
-	struct __ak_htab_table __arena *t;
-
-	t = sleepable ? ak_alloc_err(bytes, err) : ak_alloc_nosleep_err(bytes, err);
-	if (!t)
-		return 0;
-	/* Whole pages come zeroed from the kernel; a reused block does not. */
-	if (bytes <= AK_ALLOC_MAX_SMALL) {
-		for (i = ak_opaque_zero(); i < nbuckets && ak_can_loop; i++)
-			t->buckets[i] = 0;
-		if (i < nbuckets) {
-			ak_free_nosleep(t);
-			*err = -AK_EBUDGET;
-			return 0;
-		}
-	}
-	t->nbuckets = nbuckets;
-	return t;
-}
-
-/**
- * ak_htab_init - make @h an empty table (sleepable programs, or user space)
- * @h: the table, in the arena (an __arena_global, or from ak_alloc)
- * @key_size: bytes per key, 1..AK_HTAB_MAX_KEY
- * @value_size: bytes per value, 1..AK_HTAB_MAX_VALUE (a set stores a
- *	value too: a byte will do)
- * @buckets: the initial bucket count (rounded up to a power of two, at
- *	least AK_HTAB_MIN_BUCKETS, at most AK_HTAB_MAX_BUCKETS); size it
- *	for the expected entries / 0.75 and the table never has to grow
- *
- * Return: 0, -EINVAL for sizes out of range, -ENOMEM, -EBUSY.
- */
-static inline int ak_htab_init(struct ak_htab __arena *h, unsigned int key_size,
-			       unsigned int value_size, unsigned long long buckets)
-{
-	unsigned long long n = AK_HTAB_MIN_BUCKETS;
-	int err = 0;
-
-	if (!key_size || key_size > AK_HTAB_MAX_KEY || !value_size ||
-	    value_size > AK_HTAB_MAX_VALUE || buckets > AK_HTAB_MAX_BUCKETS)
-		return -EINVAL;
-	while (n < buckets && ak_can_loop)
-		n <<= 1;
-	h->key_size = key_size;
-	h->value_size = value_size;
-	h->key_words = (key_size + 7) / 8;
-	h->node_size = sizeof(struct ak_htab_node) + h->key_words * 8 + (value_size + 7) / 8 * 8;
-#ifdef __BPF__
-	h->seed[0] = (unsigned long long)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
-	h->seed[1] = (unsigned long long)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
-#endif
-	h->count = 0;
-	ak_arena_store_barrier();
-	h->old = 0;
-	ak_arena_store_barrier();
-	h->claimed = 0;
-	ak_arena_store_barrier();
-	h->moved = 0;
-	ak_arena_store_barrier();
-	h->movers = 0;
-	ak_arena_store_barrier();
-	h->retired = 0;
-	h->cur = __ak_htab_table_new(n, 1, &err);
-	h->gen++;
-	if (h->cur)
-		return 0;
-	h->key_size = 0;	/* refused by every call until a good init */
-	h->value_size = 0;
-	return err;
-}
-
-/* The bucket @hash lives in now: the old array's, unless it was moved. */
-static inline unsigned long long __arena *__ak_htab_bucket(struct ak_htab __arena *h,
-							    unsigned long long hash)
-{
-	struct __ak_htab_table __arena *cur = ak_read_once(h->cur), *old = ak_read_once(h->old);
-	unsigned long long __arena *bucket;
-
-	if (old && old != cur) {
-		bucket = &old->buckets[hash & (old->nbuckets - 1)];
-		if (ak_read_once(*bucket) != __AK_HTAB_MOVED)
-			return bucket;
-	}
-	return &cur->buckets[hash & (cur->nbuckets - 1)];
-}
-
-/*
- * Move old bucket @i into the new array. Returns 1 if this call moved it,
- * 0 if it was moved already, or an error (-EBUSY, -AK_EBUDGET).
- */
-__ak_global int __ak_htab_move_bucket(__arg_arena struct ak_htab __arena *h,
-					    __arg_arena struct __ak_htab_table __arena *old,
-					    __arg_arena struct __ak_htab_table __arena *cur,
-					    unsigned long long i)
-{
-	unsigned long long __arena *from = &old->buckets[i & (old->nbuckets - 1)];
-	unsigned long long __arena *to;
-	struct ak_htab_node __arena *node, *next;
-	int err = ak_bit_lock_acquire(from);
-
-	if (err)
-		return err;
-	if (*from == (__AK_HTAB_MOVED | __AK_HTAB_LOCKED)) {
-		ak_bit_lock_release(from);
-		return 0;
-	}
-	node = __ak_htab_node_of(*from);
-	/* Readers that miss while this runs see the generation move and retry. */
-	ak_fetch_add(&h->gen, 1);
-	while (node) {
-		ak_cond_break_label(cut);
-		next = node->next;
-		to = &cur->buckets[node->hash & (cur->nbuckets - 1)];
-		err = ak_bit_lock_acquire(to);
-		if (err)
-			goto stop;
-		ak_write_once(node->next, __ak_htab_node_of(*to));
-		ak_write_once(*to, (unsigned long long)node | __AK_HTAB_LOCKED);
-		ak_bit_lock_release(to);
-		node = next;
-		/* What is left of the chain stays reachable from the old bucket. */
-		ak_write_once(*from, (unsigned long long)node | __AK_HTAB_LOCKED);
-	}
-	ak_write_once(*from, __AK_HTAB_MOVED | __AK_HTAB_LOCKED);
-	ak_bit_lock_release(from);
-	ak_fetch_add(&h->gen, 1);
-	return 1;
-cut:
-	err = -AK_EBUDGET;
-stop:
-	ak_bit_lock_release(from);
-	return err;
-}
-
-/*
- * The old array's lifetime. Whoever may touch it (movers, and readers that
- * look under a bucket lock) counts itself into h->movers before it reads
- * h->old, and out when done. The mover that moves the last old bucket
- * publishes h->retired, clears h->old and only then adds
- * __AK_HTAB_RETIRED, while still counted in itself. From then on h->movers
- * holds RETIRED plus one MOVER per caller that read h->old before it was
- * cleared (a caller counted in later reads NULL and never touches the old
- * array), so the array is unheld exactly when h->movers is RETIRED: the
- * one compare-and-swap of RETIRED to 0 that succeeds owns it, and takes it
- * out of h->retired before anyone may grow again (__ak_htab_grow waits for
- * h->retired to be NULL), so it can never take a later growth's array.
- */
-static inline void __ak_htab_moved_one(struct ak_htab __arena *h,
-				       struct __ak_htab_table __arena *old)
-{
-	if (ak_fetch_add(&h->moved, 1) + 1 != old->nbuckets)
-		return;
-	ak_xchg(&h->retired, old);
-	ak_xchg(&h->old, 0);
-	ak_fetch_add(&h->gen, 1);
-	ak_fetch_add(&h->movers, __AK_HTAB_RETIRED);
-}
-
-/* The retired array, if no one holds it and this caller won it; or NULL. */
-static inline struct __ak_htab_table __arena *__ak_htab_take_retired(struct ak_htab __arena *h)
-{
-	if (ak_cmpxchg(&h->movers, __AK_HTAB_RETIRED, 0) != __AK_HTAB_RETIRED)
-		return 0;
-	return ak_xchg(&h->retired, 0);
-}
-
-/* Count in as a caller that may hold the old array. */
-static inline void __ak_htab_hold(struct ak_htab __arena *h)
-{
-	ak_fetch_add(&h->movers, __AK_HTAB_MOVER);
-}
-
-/*
- * Count out; the retired array if this caller was the last holder and
- * must free it. Readers (which never free: they may have no allocator, as
- * user space reading through the mmap) call __ak_htab_unhold and leave it
- * to the next writer, maintain or growth.
- */
-static inline struct __ak_htab_table __arena *__ak_htab_unhold_last(struct ak_htab __arena *h)
-{
-	if (ak_fetch_add(&h->movers, -__AK_HTAB_MOVER) != __AK_HTAB_MOVER + __AK_HTAB_RETIRED)
-		return 0;
-	return __ak_htab_take_retired(h);
-}
-
-static inline void __ak_htab_unhold(struct ak_htab __arena *h)
-{
-	ak_fetch_add(&h->movers, -__AK_HTAB_MOVER);
-}
-
-/* Free @retired (may be NULL) as a caller that is @sleepable (1 or 0) may. */
-static inline void __ak_htab_free_retired(struct __ak_htab_table __arena *retired, int sleepable)
-{
-	if (!retired)
-		return;
-	if (sleepable)
-		ak_free(retired);
-	else
-		ak_free_nosleep(retired);
-}
-
-static inline void __ak_htab_mover_leave(struct ak_htab __arena *h, int sleepable)
-{
-	__ak_htab_free_retired(__ak_htab_unhold_last(h), sleepable);
-}
-
-/* Count in as a mover; true, with the two arrays, if the table is growing. */
-static inline int __ak_htab_mover_enter(struct ak_htab __arena *h,
-					struct __ak_htab_table __arena **old,
-					struct __ak_htab_table __arena **cur)
-{
-	__ak_htab_hold(h);
-	*old = ak_read_once(h->old);
-	*cur = ak_read_once(h->cur);
-	return *old && *old != *cur;
-}
-
-/* Move old bucket @i, counting it if this call moved it: 0 or an error. */
-static inline int __ak_htab_move_counted(struct ak_htab __arena *h,
-					 struct __ak_htab_table __arena *old,
-					 struct __ak_htab_table __arena *cur, unsigned long long i)
-{
-	int ret = __ak_htab_move_bucket(h, old, cur, i);
-
-	if (ret > 0)
-		__ak_htab_moved_one(h, old);
-	return ret < 0 ? ret : 0;
-}
-
-/*
- * While growing: move the old bucket of @hash (so the caller works on the
- * new array only), then up to @step more. 0 or an error.
- */
-static __ak_always_inline int __ak_htab_migrate_impl(struct ak_htab __arena *h,
-						     unsigned long long hash, unsigned int step,
-						     int sleepable)
-{
-	struct __ak_htab_table __arena *old, *cur;
-	unsigned long long i;
-	unsigned int done;
-	int ret = 0;
-
-	if (!__ak_htab_mover_enter(h, &old, &cur))
-		goto out;
-	ret = __ak_htab_move_counted(h, old, cur, hash);
-	for (done = (unsigned int)ak_opaque_zero(); !ret && done < step && ak_can_loop; done++) {
-		if (ak_read_once(h->old) != old)
-			break;
-		i = ak_fetch_add(&h->claimed, 1);
-		if (i >= old->nbuckets)
-			break;
-		/* A bucket a mover could not move is moved on touch or by maintain. */
-		ret = __ak_htab_move_counted(h, old, cur, i);
-	}
-out:
-	__ak_htab_mover_leave(h, sleepable);
-	return ret;
-}
-
-__ak_global int __ak_htab_migrate_sleepable(__arg_arena struct ak_htab __arena *h,
-						 unsigned long long hash)
-{
-	return __ak_htab_migrate_impl(h, hash, AK_HTAB_MIGRATE_STEP, 1);
-}
-
-__ak_global int __ak_htab_migrate_nosleep(__arg_arena struct ak_htab __arena *h,
-					       unsigned long long hash)
-{
-	return __ak_htab_migrate_impl(h, hash, AK_HTAB_MIGRATE_STEP, 0);
-}
-
-/*
- * Nothing to move unless growing: the common case costs three loads (the
- * old array, the current one, the holders' word). A retired array that its
- * last holder could not free (a reader) is freed here, by the next writer.
- */
-static __ak_always_inline int __ak_htab_migrate(struct ak_htab __arena *h, unsigned long long hash,
-						int sleepable)
-{
-	struct __ak_htab_table __arena *old = ak_read_once(h->old);
-
-	if (!old || old == ak_read_once(h->cur)) {
-		if (ak_read_once(h->movers) == __AK_HTAB_RETIRED)
-			__ak_htab_free_retired(__ak_htab_take_retired(h), sleepable);
-		return 0;
-	}
-	return sleepable ? __ak_htab_migrate_sleepable(h, hash) : __ak_htab_migrate_nosleep(h, hash);
-}
-
-/*
- * Lock the bucket @hash belongs in, in the current array, after moving its
- * old bucket if the table is growing. Checked again under the lock: growth
- * may have started in between, and the key may still sit in the old array.
- */
-static __ak_always_inline int __ak_htab_lock_home(struct ak_htab __arena *h, unsigned long long hash,
-				      int sleepable, unsigned long long __arena **bucketp)
-{
-	struct __ak_htab_table __arena *table, *old;
-	unsigned long long __arena *bucket;
-	unsigned int tries;
-	int err, home;
-
-	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
-	     tries++) {
-		err = __ak_htab_migrate(h, hash, sleepable);
-		if (err)
-			return err;
-		table = ak_read_once(h->cur);
-		bucket = &table->buckets[hash & (table->nbuckets - 1)];
-		err = ak_bit_lock_acquire(bucket);
-		if (err)
-			return err;
-		/* Held while the old array is read; a lock holder never frees it. */
-		__ak_htab_hold(h);
-		old = ak_read_once(h->old);
-		home = ak_read_once(h->cur) == table &&
-		       (!old || old == table ||
-			ak_read_once(old->buckets[hash & (old->nbuckets - 1)]) == __AK_HTAB_MOVED);
-		__ak_htab_unhold(h);
-		if (home) {
-			*bucketp = bucket;
-			return 0;
-		}
-		ak_bit_lock_release(bucket);
-	}
-	return -EBUSY;
-}
-
-/*
- * Start growing if the table is loaded past 3/4 (sleepable callers). A
- * growth that finds no memory is left to a later update: the table works
- * with longer chains meanwhile.
- */
-static inline void __ak_htab_grow(struct ak_htab __arena *h)
-{
-	struct __ak_htab_table __arena *cur = ak_read_once(h->cur), *next;
-	int err;
-
-	if (ak_read_once(h->old) ||
-	    ak_read_once(h->count) * AK_HTAB_LOAD_DEN <= cur->nbuckets * AK_HTAB_LOAD_NUM ||
-	    cur->nbuckets >= AK_HTAB_MAX_BUCKETS)
-		return;
-	if (ak_lock_try(&h->grow_lock))
-		return;		/* someone else is starting it */
-	/* The last growth's array, if its last holder could not free it. */
-	__ak_htab_free_retired(__ak_htab_take_retired(h), 1);
-	if (!ak_read_once(h->old) && !ak_read_once(h->retired) && ak_read_once(h->cur) == cur) {
-		next = __ak_htab_table_new(cur->nbuckets * 2, 1, &err);
-		if (next) {
-			ak_write_once(h->claimed, 0);
-			ak_write_once(h->moved, 0);
-			/*
-			 * old before cur, each fully ordered: a reader that
-			 * sees the new cur sees old, and the new array's zeroed
-			 * buckets (loads in order, as on x86-64: see htab.h's
-			 * head on memory order).
-			 */
-			ak_xchg(&h->old, cur);
-			ak_xchg(&h->cur, next);
-			ak_fetch_add(&h->gen, 1);
-		}
-	}
-	ak_lock_release(&h->grow_lock);
-}
-
 /*
  * Find @key with its bucket locked; the caller is counted in as a mover,
  * so the bucket's array outlives the lock. Returns 0 with *@bucketp locked
  * and *@nodep the entry, or an error (-ENOENT: absent) with nothing held.
  */
-static __ak_always_inline int __ak_htab_lock_find(struct ak_htab __arena *h, unsigned long long hash,
-				      const struct __ak_htab_key *key,
-				      unsigned long long __arena **bucketp,
-				      struct ak_htab_node __arena **nodep)
+static __ak_always_inline int __ak_htab_lock_find(struct ak_htab __arena *h,
+						  unsigned long long hash,
+						  const struct __ak_htab_key *key,
+						  unsigned long long __arena **bucketp,
+						  struct ak_htab_node __arena **nodep)
 {
 	unsigned long long __arena *bucket;
 	unsigned int tries;
@@ -862,11 +516,6 @@ struct __ak_htab_update {
 };
 
 /*
- * Find or make the node for @key under its bucket's lock. Returns the
- * value to write (the caller writes it before __ak_htab_update_end links a
- * fresh node), or NULL with @u->err set.
- */
-/*
  * Lock the home bucket of @key and find its node there: 0 with the bucket
  * locked (*@node NULL if absent and the flags allow adding it), or an error
  * with nothing held.
@@ -874,11 +523,12 @@ struct __ak_htab_update {
 static __ak_always_inline int __ak_htab_lock_find_for(struct ak_htab __arena *h,
 						      const struct __ak_htab_key *key,
 						      unsigned long long hash,
-						      unsigned long long flags, int sleepable,
+						      unsigned long long flags,
+						      enum __ak_htab_caller caller,
 						      unsigned long long __arena **bucket,
 						      struct ak_htab_node __arena **node)
 {
-	int err = __ak_htab_lock_home(h, hash, sleepable, bucket);
+	int err = __ak_htab_lock_home(h, hash, caller, bucket);
 
 	if (err)
 		return err;
@@ -898,14 +548,16 @@ static __ak_always_inline int __ak_htab_lock_find_for(struct ak_htab __arena *h,
  * fresh node), or NULL with @u->err set.
  *
  * A new node is allocated with no lock held, then the bucket is looked at
- * again: a sleepable allocation may sleep in the page kfunc, and a holder
- * that sleeps would leave every writer of the bucket spinning, on CPUs the
- * sleeper may need (with no preemption in the kernel, until the soft
- * lockup detector fires: seen with four writers while the table grew).
+ * again: no bucket lock is held across a call that may sleep (lock.h). A
+ * sleepable allocation may sleep in the page kfunc, and a holder that
+ * sleeps leaves every writer of the bucket spinning, on CPUs the sleeper
+ * may need: with no preemption in the kernel, until the soft-lockup
+ * detector fires.
  */
 static __ak_always_inline void __arena *
 __ak_htab_update_begin(struct ak_htab __arena *h, const struct __ak_htab_key *key,
-		       unsigned long long flags, int sleepable, struct __ak_htab_update *u)
+		       unsigned long long flags, enum __ak_htab_caller caller,
+		       struct __ak_htab_update *u)
 {
 	unsigned long long hash = __ak_htab_hash(h, key);
 	struct ak_htab_node __arena *node, *spare;
@@ -918,15 +570,15 @@ __ak_htab_update_begin(struct ak_htab __arena *h, const struct __ak_htab_key *ke
 		err = -EINVAL;
 		goto fail;
 	}
-	if (sleepable)
+	if (caller == __AK_HTAB_SLEEPABLE)
 		__ak_htab_grow(h);	/* may not find memory: this entry needs a node only */
-	err = __ak_htab_lock_find_for(h, key, hash, flags, sleepable, &bucket, &node);
+	err = __ak_htab_lock_find_for(h, key, hash, flags, caller, &bucket, &node);
 	if (err)
 		goto fail;
 	if (!node) {
 		ak_bit_lock_release(bucket);
-		spare = sleepable ? ak_alloc_err(h->node_size, &err) :
-				    ak_alloc_nosleep_err(h->node_size, &err);
+		spare = caller == __AK_HTAB_SLEEPABLE ? ak_alloc_err(h->node_size, &err) :
+							ak_alloc_nosleep_err(h->node_size, &err);
 		if (!spare)
 			goto fail;
 		spare->hash = hash;
@@ -934,7 +586,7 @@ __ak_htab_update_begin(struct ak_htab __arena *h, const struct __ak_htab_key *ke
 		for (i = 0; i < AK_HTAB_MAX_KEY / 8; i++)
 			if (i < h->key_words)
 				spare->data[i] = key->w[i];
-		err = __ak_htab_lock_find_for(h, key, hash, flags, sleepable, &bucket, &node);
+		err = __ak_htab_lock_find_for(h, key, hash, flags, caller, &bucket, &node);
 		if (err || node) {
 			/* Added by someone else meanwhile; this free never waits. */
 			ak_free_nosleep(spare);
@@ -959,7 +611,7 @@ __ak_global unsigned long long __ak_htab_begin_sleepable(__arg_arena struct ak_h
 							     unsigned long long flags,
 							     __ak_nonnull struct __ak_htab_update *u)
 {
-	return (unsigned long long)__ak_htab_update_begin(h, key, flags, 1, u);
+	return (unsigned long long)__ak_htab_update_begin(h, key, flags, __AK_HTAB_SLEEPABLE, u);
 }
 
 __ak_global unsigned long long __ak_htab_begin_nosleep(__arg_arena struct ak_htab __arena *h,
@@ -967,7 +619,7 @@ __ak_global unsigned long long __ak_htab_begin_nosleep(__arg_arena struct ak_hta
 							   unsigned long long flags,
 							   __ak_nonnull struct __ak_htab_update *u)
 {
-	return (unsigned long long)__ak_htab_update_begin(h, key, flags, 0, u);
+	return (unsigned long long)__ak_htab_update_begin(h, key, flags, __AK_HTAB_NOSLEEP, u);
 }
 
 /*
@@ -987,7 +639,7 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
 	ak_bit_lock_release(u->bucket);
 }
 
-#define __ak_htab_update(h, key, value, flags, sleepable)		\
+#define __ak_htab_update(h, key, value, flags, caller)			\
 	({								\
 		struct ak_htab __arena *___ak_h = (h);			\
 		typeof(key) ___ak_key = (key);				\
@@ -1002,7 +654,7 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
 			___ak_u.err = -EINVAL;				\
 		} else {						\
 			__ak_htab_key_load(&___ak_k, ___ak_key, sizeof(*___ak_key)); \
-			___ak_v = (void __arena *)((sleepable) ?	\
+			___ak_v = (void __arena *)((caller) == __AK_HTAB_SLEEPABLE ? \
 				__ak_htab_begin_sleepable(___ak_h, &___ak_k, ___ak_flags, &___ak_u) : \
 				__ak_htab_begin_nosleep(___ak_h, &___ak_k, ___ak_flags, &___ak_u)); \
 			if (___ak_v) {					\
@@ -1027,7 +679,8 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
  * (sizes, flags); -ENOMEM; -EBUSY (a bucket lock stayed busy);
  * -AK_EBUDGET.
  */
-#define ak_htab_update(h, key, value, flags) __ak_htab_update(h, key, value, flags, 1)
+#define ak_htab_update(h, key, value, flags)			\
+	__ak_htab_update(h, key, value, flags, __AK_HTAB_SLEEPABLE)
 
 /**
  * ak_htab_update_nosleep - ak_htab_update from any program type
@@ -1040,7 +693,8 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
  * -ENOMEM means the pool is empty. The table never starts growing here,
  * but moves buckets of a growth already started.
  */
-#define ak_htab_update_nosleep(h, key, value, flags) __ak_htab_update(h, key, value, flags, 0)
+#define ak_htab_update_nosleep(h, key, value, flags)		\
+	__ak_htab_update(h, key, value, flags, __AK_HTAB_NOSLEEP)
 
 /*
  * Take @node, found at *@link in the chain of the locked @bucket, out of
@@ -1065,8 +719,10 @@ static __ak_always_inline unsigned long long __ak_htab_unlink_at(struct ak_htab 
  * Unlink the node of @key under its bucket's lock; the caller owns it then
  * (reads its value, frees it). 0 with *@nodep set, or an error.
  */
-static __ak_always_inline int __ak_htab_unlink(struct ak_htab __arena *h, const struct __ak_htab_key *key,
-				   int sleepable, struct ak_htab_node __arena **nodep)
+static __ak_always_inline int __ak_htab_unlink(struct ak_htab __arena *h,
+					       const struct __ak_htab_key *key,
+					       enum __ak_htab_caller caller,
+					       struct ak_htab_node __arena **nodep)
 {
 	unsigned long long hash = __ak_htab_hash(h, key);
 	unsigned long long __arena *bucket;
@@ -1076,7 +732,7 @@ static __ak_always_inline int __ak_htab_unlink(struct ak_htab __arena *h, const 
 
 	if (!ak_read_once(h->cur))
 		return -EINVAL;
-	err = __ak_htab_lock_home(h, hash, sleepable, &bucket);
+	err = __ak_htab_lock_home(h, hash, caller, &bucket);
 	if (err)
 		return err;
 	err = __ak_htab_chain_find(h, bucket, hash, key, &node, &link);
@@ -1094,7 +750,7 @@ __ak_global int __ak_htab_delete_sleepable(__arg_arena struct ak_htab __arena *h
 						__ak_nonnull const struct __ak_htab_key *key)
 {
 	struct ak_htab_node __arena *node;
-	int err = __ak_htab_unlink(h, key, 1, &node);
+	int err = __ak_htab_unlink(h, key, __AK_HTAB_SLEEPABLE, &node);
 
 	return err ? err : ak_free(node);
 }
@@ -1103,7 +759,7 @@ __ak_global int __ak_htab_delete_nosleep(__arg_arena struct ak_htab __arena *h,
 					      __ak_nonnull const struct __ak_htab_key *key)
 {
 	struct ak_htab_node __arena *node;
-	int err = __ak_htab_unlink(h, key, 0, &node);
+	int err = __ak_htab_unlink(h, key, __AK_HTAB_NOSLEEP, &node);
 
 	return err ? err : ak_free_nosleep(node);
 }
@@ -1114,7 +770,7 @@ __ak_global int __ak_htab_unlink_nosleep(__arg_arena struct ak_htab __arena *h,
 					      __ak_nonnull unsigned long long *node)
 {
 	struct ak_htab_node __arena *found;
-	int err = __ak_htab_unlink(h, key, 0, &found);
+	int err = __ak_htab_unlink(h, key, __AK_HTAB_NOSLEEP, &found);
 
 	*node = err ? 0 : (unsigned long long)found;
 	return err;
@@ -1125,7 +781,7 @@ __ak_global int __ak_htab_free_nosleep(__arg_arena void __arena *node)
 	return ak_free_nosleep(node);
 }
 
-#define __ak_htab_delete_key(h, key, sleepable)				\
+#define __ak_htab_delete_key(h, key, caller)				\
 	({								\
 		struct ak_htab __arena *___ak_h = (h);			\
 		typeof(key) ___ak_key = (key);				\
@@ -1134,7 +790,7 @@ __ak_global int __ak_htab_free_nosleep(__arg_arena void __arena *node)
 									\
 		if (sizeof(*___ak_key) == ___ak_h->key_size) {		\
 			__ak_htab_key_load(&___ak_k, ___ak_key, sizeof(*___ak_key)); \
-			___ak_err = (sleepable) ?			\
+			___ak_err = (caller) == __AK_HTAB_SLEEPABLE ?	\
 				__ak_htab_delete_sleepable(___ak_h, &___ak_k) : \
 				__ak_htab_delete_nosleep(___ak_h, &___ak_k); \
 		}							\
@@ -1149,9 +805,9 @@ __ak_global int __ak_htab_free_nosleep(__arg_arena void __arena *node)
  *
  * Return: 0, -ENOENT, -EINVAL, -EBUSY, -AK_EBUDGET.
  */
-#define ak_htab_delete(h, key) __ak_htab_delete_key(h, key, 1)
+#define ak_htab_delete(h, key) __ak_htab_delete_key(h, key, __AK_HTAB_SLEEPABLE)
 /* ak_htab_delete from any program type. */
-#define ak_htab_delete_nosleep(h, key) __ak_htab_delete_key(h, key, 0)
+#define ak_htab_delete_nosleep(h, key) __ak_htab_delete_key(h, key, __AK_HTAB_NOSLEEP)
 
 /*
  * Copy a value of constant @size from arena @src (whole words) to the
@@ -1356,7 +1012,7 @@ __ak_global int ak_htab_maintain(__arg_arena struct ak_htab __arena *h)
 cut:
 	ret = -AK_EBUDGET;
 out:
-	__ak_htab_mover_leave(h, 0);
+	__ak_htab_mover_leave(h, __AK_HTAB_NOSLEEP);
 	return ret;
 }
 
@@ -1385,9 +1041,10 @@ static inline void __ak_htab_cursor_reset(struct ak_htab_cursor *c)
  * the walk began (the cursor is reset; ak_htab_delete_current is the one
  * change a walk may make itself); -EBUSY; -EINVAL if @h is not initialised.
  */
-__ak_global int ak_htab_next(__arg_arena struct ak_htab __arena *h, __ak_nonnull struct ak_htab_cursor *c,
-			       __ak_nonnull void __arena **key,
-			       __ak_nonnull void __arena **value)
+__ak_global int ak_htab_next(__arg_arena struct ak_htab __arena *h,
+			     __ak_nonnull struct ak_htab_cursor *c,
+			     __ak_nonnull void __arena **key,
+			     __ak_nonnull void __arena **value)
 {
 	struct __ak_htab_table __arena *t;
 	struct ak_htab_node __arena *node;
@@ -1465,7 +1122,8 @@ stale:
  * Return: 0; -AK_ESTALE (the table changed: nothing deleted, the cursor is
  * reset); -EBUSY; -AK_EBUDGET; -EINVAL if @h is not initialised.
  */
-__ak_global int ak_htab_delete_current(__arg_arena struct ak_htab __arena *h, __ak_nonnull struct ak_htab_cursor *c)
+__ak_global int ak_htab_delete_current(__arg_arena struct ak_htab __arena *h,
+				       __ak_nonnull struct ak_htab_cursor *c)
 {
 	struct __ak_htab_table __arena *t = ak_read_once(h->cur);
 	struct ak_htab_node __arena *node;

@@ -11,7 +11,14 @@
  * a walk resumed after the list changed returns -AK_ESTALE (and resets the
  * cursor) instead of a wrong answer or an endless walk. The price is one
  * extra argument to the edits and 16 bytes per list; the kernel's API
- * cannot tell a cursor it went stale, which is the bug this fixes.
+ * cannot tell a cursor it went stale, which this one can.
+ *
+ * Argument order: the list first, then the node, ak_list_add_head(list,
+ * node) where the kernel has list_add(new, head). On purpose: every call
+ * that changes a list needs the list (its length and generation), and
+ * every arenakit call takes the structure it works on first, as
+ * ak_htab_update(h, ...) and ak_lock_acquire(lock) do. Mind the order
+ * when porting code written for include/linux/list.h.
  *
  * Walks keep the budget contract of loop.h. They resume from a cursor:
  *   ak_list_count, ak_list_find, ak_list_check, and the macros
@@ -116,6 +123,9 @@ static inline void __ak_list_insert(struct ak_list __arena *list,
  * ak_list_add_head - insert @node first in @list
  * @list: the list
  * @node: the node to insert (not on any list)
+ *
+ * The kernel's list_add(new, head), with the list first (see the top of
+ * this file).
  */
 static inline void ak_list_add_head(struct ak_list __arena *list,
 				    struct ak_list_node __arena *node)
@@ -127,6 +137,8 @@ static inline void ak_list_add_head(struct ak_list __arena *list,
  * ak_list_add_tail - insert @node last in @list
  * @list: the list
  * @node: the node to insert (not on any list)
+ *
+ * The kernel's list_add_tail(new, head), with the list first.
  */
 static inline void ak_list_add_tail(struct ak_list __arena *list,
 				    struct ak_list_node __arena *node)
@@ -139,6 +151,8 @@ static inline void ak_list_add_tail(struct ak_list __arena *list,
  * @list: the list @where is on
  * @node: the node to insert (not on any list)
  * @where: a node on @list
+ *
+ * The kernel's list_add(new, prev), with the list first.
  */
 static inline void ak_list_add_after(struct ak_list __arena *list,
 				     struct ak_list_node __arena *node,
@@ -152,6 +166,8 @@ static inline void ak_list_add_after(struct ak_list __arena *list,
  * @list: the list @where is on
  * @node: the node to insert (not on any list)
  * @where: a node on @list
+ *
+ * The kernel's list_add_tail(new, next), with the list first.
  */
 static inline void ak_list_add_before(struct ak_list __arena *list,
 				      struct ak_list_node __arena *node,

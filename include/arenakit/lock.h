@@ -33,8 +33,9 @@
 /*
  * Attempts before ak_lock_acquire gives up: 65,536 steps, under 1% of a
  * frame's budget, about a millisecond. A holder needs a few dozen
- * instructions; the margin is for a holder whose (virtual) CPU is briefly
- * preempted: with 4,096, two vCPUs trading objects under QEMU saw -EBUSY.
+ * instructions; the margin is for a holder whose (virtual) CPU its host
+ * preempts for a moment, which on a loaded host outlasts some thousands of
+ * attempts.
  */
 #ifndef AK_LOCK_SPINS
 #define AK_LOCK_SPINS 65536

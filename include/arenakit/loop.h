@@ -102,7 +102,7 @@
 #define ESTALE 116
 #endif
 
-#if defined(__BPF__)
+#ifdef __BPF__
 
 #ifdef __BPF_FEATURE_MAY_GOTO
 #define __ak_may_goto(label)						\

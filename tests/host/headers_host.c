@@ -4,32 +4,34 @@
  * as BPF (clang-19 -mcpu=v3, given only the include paths of libbpf and
  * vmlinux.h) and in user space, with -Wall -Wextra -Werror. Nothing is
  * loaded: the compilers run on the host.
+ *
+ * An internal header (htab_grow.h) is part of the header that includes it
+ * and says so in its guard: #error "<arenakit/X> is internal: include
+ * <arenakit/Y>". Alone it must stop at that line, with that one message;
+ * after Y it must add nothing that breaks the build. Y itself is compiled
+ * alone like every public header, the internal one inside it.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
 
-/* Compile a file holding only `#include <arenakit/NAME>`; 0 if it built. */
-static int compile_alone(const char *header, const char *compiler_cmd, char *out, size_t len)
+/* Compile a file holding @source; 0 if it built, its messages in @out. */
+static int compile(const char *source, const char *compiler_cmd, char *out, size_t len)
 {
-	char dir[] = "build/tests/headers-XXXXXX", cmd[2048], *name;
-	char copy[512];
+	char dir[] = "build/tests/headers-XXXXXX", cmd[2048];
 	FILE *src, *pipe;
 	size_t got;
 	int status;
 
-	snprintf(copy, sizeof(copy), "%s", header);
-	name = basename(copy);
 	cr_assert(mkdtemp(dir), "mkdtemp");
 	snprintf(cmd, sizeof(cmd), "%s/alone.c", dir);
 	src = fopen(cmd, "w");
 	cr_assert(src);
-	fprintf(src, "#include <arenakit/%s>\n", name);
+	fputs(source, src);
 	fclose(src);
 	snprintf(cmd, sizeof(cmd), "%s -c %s/alone.c -o %s/alone.o 2>&1; rc=$?; rm -rf %s; exit $rc",
 		 compiler_cmd, dir, dir, dir);
@@ -41,9 +43,69 @@ static int compile_alone(const char *header, const char *compiler_cmd, char *out
 	return status;
 }
 
+/*
+ * The header an internal header @path belongs to, into @parent, from its
+ * guard line; 0 if @path is a public header.
+ */
+static int internal_to(const char *path, char *parent, size_t len)
+{
+	static const char mark[] = " is internal: include <arenakit/";
+	char line[512], *at, *end;
+	FILE *f = fopen(path, "r");
+	int found = 0;
+
+	cr_assert(f, "%s", path);
+	while (!found && fgets(line, sizeof(line), f)) {
+		at = strstr(line, mark);
+		if (strncmp(line, "#error", 6) || !at)
+			continue;
+		at += sizeof(mark) - 1;
+		end = strchr(at, '>');
+		cr_assert(end, "%s: a guard line without the header to include", path);
+		snprintf(parent, len, "%.*s", (int)(end - at), at);
+		found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
+static int count(const char *text, const char *word)
+{
+	int n = 0;
+
+	for (text = strstr(text, word); text; text = strstr(text + 1, word))
+		n++;
+	return n;
+}
+
+static void check_header(const char *name, const char *compiler_cmd, const char *what)
+{
+	char output[8192], source[512], path[512], parent[256], expect[512];
+
+	snprintf(path, sizeof(path), "include/arenakit/%s", name);
+	snprintf(source, sizeof(source), "#include <arenakit/%s>\n", name);
+	if (!internal_to(path, parent, sizeof(parent))) {
+		cr_expect_eq(compile(source, compiler_cmd, output, sizeof(output)), 0,
+			     "%s does not compile alone (%s):\n%s", path, what, output);
+		return;
+	}
+	snprintf(expect, sizeof(expect), "<arenakit/%s> is internal: include <arenakit/%s>",
+		 name, parent);
+	cr_expect_neq(compile(source, compiler_cmd, output, sizeof(output)), 0,
+		      "%s, internal, compiles alone (%s)", path, what);
+	cr_expect(strstr(output, expect), "%s alone (%s) does not say \"%s\":\n%s", path, what,
+		  expect, output);
+	cr_expect_eq(count(output, "error:"), 1, "%s alone (%s) says more than its #error:\n%s",
+		     path, what, output);
+	snprintf(source, sizeof(source), "#include <arenakit/%s>\n#include <arenakit/%s>\n",
+		 parent, name);
+	cr_expect_eq(compile(source, compiler_cmd, output, sizeof(output)), 0,
+		     "%s after <arenakit/%s> does not compile (%s):\n%s", path, parent, what,
+		     output);
+}
+
 static void each_header(const char *compiler_cmd, const char *what)
 {
-	char output[8192], path[512];
 	struct dirent *entry;
 	DIR *dir = opendir("include/arenakit");
 	int headers = 0;
@@ -54,10 +116,8 @@ static void each_header(const char *compiler_cmd, const char *what)
 
 		if (len < 3 || strcmp(entry->d_name + len - 2, ".h"))
 			continue;
-		snprintf(path, sizeof(path), "include/arenakit/%s", entry->d_name);
 		headers++;
-		cr_expect_eq(compile_alone(path, compiler_cmd, output, sizeof(output)), 0,
-			     "%s does not compile alone (%s):\n%s", path, what, output);
+		check_header(entry->d_name, compiler_cmd, what);
 	}
 	closedir(dir);
 	cr_expect_geq(headers, 6, "only %d headers found", headers);
