@@ -197,7 +197,7 @@ $(call new,$(BPF_OBJS)): $(NEW_BUILD)/%.bpf.o: %.bpf.c $(KSTAMP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG_NEW) $(BPF_CFLAGS) $(BPF_INCLUDES) $(CLANG_NEW_BPF_SYS_INCLUDES) -MMD -MP -c $< -o $@
 
-# Keep the objects the skeletons come from: tests read them (bpf_objects.c).
+# Keep the objects the skeletons come from: tests read them (tests/host/bpf_objects_host.c).
 .SECONDARY: $(BPF_OBJS)
 
 %.skel.h: %.bpf.o
