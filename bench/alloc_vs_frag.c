@@ -135,7 +135,7 @@ int bench_alloc(struct bench *b)
 	skel = alloc_vs_frag__open();
 	if (!skel)
 		return -errno;
-	err = arenakit_load_skeleton(skel->skeleton) ?: bench_run(skel->progs.setup);
+	err = arenakit_load_skeleton(skel->skeleton) ?: arenakit_run_retval(skel->progs.setup);
 	if (err)
 		goto out;
 	for (s = 0; s < 4; s++)

@@ -81,9 +81,6 @@ void bench_figure(struct bench *b, const char *what, double value, enum bench_go
 /* A wrong answer: printed, counted, and the exit status says so. */
 void bench_wrong(struct bench *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Run a SEC("syscall") program once; its return value, or a negative errno. */
-int bench_run(const struct bpf_program *prog);
-
 /* The sections, which bench.c runs; each returns 0, or a negative errno if it could not run. */
 int bench_loops_and_walks(struct bench *b);
 int bench_htab(struct bench *b);

@@ -2,14 +2,13 @@
 /*
  * What every section of `arenakit bench` records through (bench.h): rows
  * of samples and their medians, ratios and figures against the targets,
- * wrong answers, and one program run. bench.c prints and writes them.
+ * and wrong answers. bench.c prints and writes them.
  */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
-#include "loader.h"
 
 /* A figure dropped for want of memory would go unseen: stop instead. */
 static void *bench_alloc_or_exit(void *p)
@@ -125,12 +124,4 @@ void bench_wrong(struct bench *b, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	b->wrong++;
-}
-
-int bench_run(const struct bpf_program *prog)
-{
-	int err, retval;
-
-	err = arenakit_run(prog, &retval);
-	return err ? err : retval;
 }
