@@ -83,8 +83,8 @@ static int run_cpus(struct bench *b, struct alloc_vs_frag *skel, int cpus, unsig
 }
 
 /* Distinct pages under @count live objects of @size. */
-static int pages_for(struct bench *b, struct alloc_vs_frag *skel, unsigned int kind, unsigned int size,
-		     unsigned int count, double *pages)
+static int pages_for(struct bench *b, struct alloc_vs_frag *skel, unsigned int kind,
+		     unsigned int size, unsigned int count, double *pages)
 {
 	struct cpu_run run = { .prog = skel->progs.alloc_free };
 	unsigned long long *seen, page, base, n = 0;
@@ -135,7 +135,7 @@ int bench_alloc(struct bench *b)
 	skel = alloc_vs_frag__open();
 	if (!skel)
 		return -errno;
-	err = arenakit_load_skeleton(skel->skeleton) ?: bench_run(skel->progs.setup);
+	err = arenakit_load_skeleton(skel->skeleton) ?: arenakit_run_retval(skel->progs.setup);
 	if (err)
 		goto out;
 	for (s = 0; s < 4; s++)

@@ -2,9 +2,9 @@
 /*
  * The benchmark harness behind `arenakit bench`: every figure is a row of
  * samples (one per run, runs interleaved across the cases of a section so
- * that drift hits them alike), reported as median and spread; ratios are
- * taken between medians of one run of the tool, and checked against the
- * project's targets where it has one.
+ * that drift hits them alike), reported as median and spread; a ratio is
+ * the median of the per-run ratios of one run of the tool (bench_ratio()),
+ * checked against the project's target where it has one.
  */
 #ifndef ARENAKIT_BENCH_H
 #define ARENAKIT_BENCH_H
@@ -55,7 +55,7 @@ struct bench {
 	int wrong;		/* cases that gave a wrong answer */
 };
 
-/* The BPF clock around the measured loop, or the CPU clock in user space. */
+/* The BPF clock around the measured loop, or CLOCK_MONOTONIC in user space. */
 #define BENCH_CLOCK_BPF "bpf_ktime_get_ns in BPF"
 #define BENCH_CLOCK_USER "clock_gettime in user space"
 #define BENCH_CLOCK_VERIFIER "the verifier's own count"
@@ -80,9 +80,6 @@ void bench_figure(struct bench *b, const char *what, double value, enum bench_go
 		  double limit);
 /* A wrong answer: printed, counted, and the exit status says so. */
 void bench_wrong(struct bench *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Run a SEC("syscall") program once; its return value, or a negative errno. */
-int bench_run(const struct bpf_program *prog);
 
 /* The sections, which bench.c runs; each returns 0, or a negative errno if it could not run. */
 int bench_loops_and_walks(struct bench *b);

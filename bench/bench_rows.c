@@ -2,14 +2,23 @@
 /*
  * What every section of `arenakit bench` records through (bench.h): rows
  * of samples and their medians, ratios and figures against the targets,
- * wrong answers, and one program run. bench.c prints and writes them.
+ * and wrong answers. bench.c prints and writes them.
  */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
-#include "loader.h"
+
+/* A figure dropped for want of memory would go unseen: stop instead. */
+static void *bench_alloc_or_exit(void *p)
+{
+	if (!p) {
+		fprintf(stderr, "arenakit bench: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
 
 struct bench_row *bench_row(struct bench *b, const char *section, const char *name,
 			    long long size, const char *variant, const char *unit,
@@ -19,20 +28,11 @@ struct bench_row *bench_row(struct bench *b, const char *section, const char *na
 
 	if (b->n_rows == b->cap_rows) {
 		int cap = b->cap_rows ? 2 * b->cap_rows : 64;
-		struct bench_row **rows = realloc(b->rows, cap * sizeof(*rows));
 
-		if (!rows) {
-			fprintf(stderr, "arenakit bench: out of memory\n");
-			exit(1);
-		}
-		b->rows = rows;
+		b->rows = bench_alloc_or_exit(realloc(b->rows, cap * sizeof(*b->rows)));
 		b->cap_rows = cap;
 	}
-	row = calloc(1, sizeof(*row));
-	if (!row) {
-		fprintf(stderr, "arenakit bench: out of memory\n");
-		exit(1);
-	}
+	row = bench_alloc_or_exit(calloc(1, sizeof(*row)));
 	b->rows[b->n_rows++] = row;
 	snprintf(row->section, sizeof(row->section), "%s", section);
 	snprintf(row->name, sizeof(row->name), "%s", name);
@@ -102,11 +102,8 @@ void bench_figure(struct bench *b, const char *what, double value, enum bench_go
 
 	if (b->n_ratios == b->cap_ratios) {
 		int cap = b->cap_ratios ? 2 * b->cap_ratios : 32;
-		struct bench_ratio *ratios = realloc(b->ratios, cap * sizeof(*ratios));
 
-		if (!ratios)
-			return;
-		b->ratios = ratios;
+		b->ratios = bench_alloc_or_exit(realloc(b->ratios, cap * sizeof(*b->ratios)));
 		b->cap_ratios = cap;
 	}
 	r = &b->ratios[b->n_ratios++];
@@ -127,12 +124,4 @@ void bench_wrong(struct bench *b, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	b->wrong++;
-}
-
-int bench_run(const struct bpf_program *prog)
-{
-	int err, retval;
-
-	err = arenakit_run(prog, &retval);
-	return err ? err : retval;
 }

@@ -28,11 +28,11 @@ static int run_once(struct bench *b, struct htab_vs_map *skel, int wide, int poo
 
 	skel->bss->pool = pool;
 	skel->bss->wide = wide;
-	ret = bench_run(skel->progs.fill_pool);
+	ret = arenakit_run_retval(skel->progs.fill_pool);
 	if (!ret)
-		ret = bench_run(wide ? skel->progs.htab16 : skel->progs.htab4);
+		ret = arenakit_run_retval(wide ? skel->progs.htab16 : skel->progs.htab4);
 	if (!ret)
-		ret = bench_run(skel->progs.teardown);
+		ret = arenakit_run_retval(skel->progs.teardown);
 	if (ret)
 		return ret < 0 ? ret : -EPROTO;
 	if (res->errors || res->found != want_found) {

@@ -57,7 +57,7 @@ static int run_case(struct bench *b, struct walk *skel, const struct bpf_program
 	int ret;
 
 	skel->bss->case_id = case_id;
-	ret = bench_run(prog);
+	ret = arenakit_run_retval(prog);
 	if (ret)
 		return ret < 0 ? ret : -EPROTO;
 	if (skel->bss->result_count != steps) {
@@ -260,13 +260,13 @@ int bench_loops_and_walks(struct bench *b)
 		if (b->quick && sizes[i] > 1 << 16)
 			break;
 		skel->bss->items_wanted = sizes[i];
-		err = bench_run(skel->progs.alloc_items);
+		err = arenakit_run_retval(skel->progs.alloc_items);
 		if (!err)
 			err = bench_walk_list(b, skel, sizes[i], 0);
 		if (!err)
 			err = bench_walk_list(b, skel, sizes[i], 1);
 		if (!err)
-			err = bench_run(skel->progs.free_items);
+			err = arenakit_run_retval(skel->progs.free_items);
 	}
 	walk__destroy(skel);
 	return err;

@@ -8,13 +8,12 @@
 #include <bpf/bpf_helpers.h>
 #include <arenakit/loop.h>
 
-__u64 zero;
 __u64 main_steps;
 __u64 subprog_steps;
 
 static __noinline __u64 steps_until_cut(void)
 {
-	__u64 steps = zero;
+	__u64 steps = ak_opaque_zero();
 
 	for (;;) {
 		cond_break;
@@ -26,7 +25,7 @@ static __noinline __u64 steps_until_cut(void)
 SEC("syscall")
 int measure_budget(void *ctx)
 {
-	__u64 steps = zero;
+	__u64 steps = ak_opaque_zero();
 
 	for (;;) {
 		cond_break;

@@ -23,7 +23,6 @@ char __arena_global glob_string[STRESS_GLOB_BYTES];
 
 __u64 target;				/* items wanted (build) */
 __u64 built;
-__u64 zero;
 long long walk_result[STRESS_WALKS];
 __u32 walk_which;			/* the walk the next run of walks makes */
 struct ak_list_cursor cursor;		/* count_resume's, between runs */
@@ -55,7 +54,7 @@ __noinline long long add_items(__u64 n)
 			return -ENOMEM;
 		slabs[s] = slab;
 	}
-	for (i = zero; i < n && at + i < STRESS_SLAB_ITEMS && can_loop; i++) {
+	for (i = ak_opaque_zero(); i < n && at + i < STRESS_SLAB_ITEMS && can_loop; i++) {
 		slab[at + i].key = first + i;
 		ak_list_add_tail(&list, &slab[at + i].node);
 	}
@@ -82,7 +81,9 @@ int build(void *ctx)
 
 static struct stress_item __arena *item(__u64 index)
 {
-	struct stress_item __arena *slab = slabs[(index / STRESS_SLAB_ITEMS) & (STRESS_MAX_SLABS - 1)];
+	struct stress_item __arena *slab;
+
+	slab = slabs[(index / STRESS_SLAB_ITEMS) & (STRESS_MAX_SLABS - 1)];
 
 	return slab ? &slab[index % STRESS_SLAB_ITEMS] : 0;
 }
@@ -91,7 +92,7 @@ static struct stress_item __arena *item(__u64 index)
 __noinline long long walk_for_each(void)
 {
 	struct stress_item __arena *it;
-	long long n = zero, status;
+	long long n = ak_opaque_zero(), status;
 
 	ak_list_for_each_entry(it, &list, node)
 		n++;

@@ -17,7 +17,6 @@ struct ak_list __arena_global exhaust_list;
 struct ak_htab __arena_global exhaust_htab;
 void __arena *__arena_global fillers[STRESS_EXHAUST_FILLERS];
 __u32 nfillers;
-__u64 zero;
 
 /* From whole pages down to the smallest block: what ak_alloc can still give. */
 static const unsigned int fill_sizes[] = { 4032, 2008, 1000, 440, 216, 104, 56, 24, 8 };

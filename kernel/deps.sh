@@ -10,9 +10,9 @@ set -euo pipefail
 # BTF), clang-19 and llvm-19 for the BPF programs, clang-22 (every BPF
 # program is built again with it), QEMU and busybox for the guest,
 # Criterion for the tests, pkg-config for the worked example.
-base=(linux-source-6.12 xz-utils make gcc libc6-dev bc bison flex
-	libelf-dev libssl-dev zlib1g-dev pahole clang-19 llvm-19
-	qemu-system-x86 busybox-static libcriterion-dev pkg-config clang-22 patch)
+base=(linux-source-6.12 xz-utils patch make gcc libc6-dev bc bison flex
+	libelf-dev libssl-dev zlib1g-dev pahole clang-19 llvm-19 clang-22
+	qemu-system-x86 busybox-static libcriterion-dev pkg-config)
 # The plots of make bench.
 bench=(gnuplot-nox)
 # The tree's BPF selftests (make kernel-selftests).
@@ -52,8 +52,11 @@ for arg; do
 	esac
 done
 
+# ${db:Status-Abbrev} is three letters: what is wanted of the package (i
+# install, h hold...), its state (i installed) and an error flag (blank:
+# none). It is there when installed without error: "ii" or "hi" (held).
 installed=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "${packages[@]}" 2>/dev/null |
-	sed -n 's/^ii *//p') || true
+	sed -n 's/^[a-z]i  *//p') || true
 missing=()
 for p in "${packages[@]}"; do
 	grep -qxF "$p" <<< "$installed" || missing+=("$p")
@@ -63,13 +66,16 @@ done
 if [ "$check" = 1 ] || [ "$(id -u)" != 0 ]; then
 	{
 		echo "kernel/deps.sh: missing Debian packages: ${missing[*]}"
-		echo "kernel/deps.sh: install them as root with: kernel/deps.sh${sets[*]:+ ${sets[*]}}"
+		echo "kernel/deps.sh: install them as root with:" \
+			"kernel/deps.sh${sets[*]:+ ${sets[*]}}"
 		echo "kernel/deps.sh: (or: apt-get install --no-install-recommends ${missing[*]})"
 	} >&2
 	exit 1
 fi
-command -v apt-get > /dev/null ||
-	{ echo "kernel/deps.sh: no apt-get (arenakit wants Debian 12); install: ${missing[*]}" >&2; exit 1; }
+if ! command -v apt-get > /dev/null; then
+	echo "kernel/deps.sh: no apt-get (arenakit wants Debian 12); install: ${missing[*]}" >&2
+	exit 1
+fi
 echo "kernel/deps.sh: installing ${missing[*]}" >&2
 {
 	apt-get update -q

@@ -56,7 +56,7 @@ struct glob_opts {
 	size_t npatterns;
 };
 
-/* glob_input.c: one open input, read through a fixed buffer. */
+/* glob_cli_input.c: one open input, read through a fixed buffer. */
 #define GLOB_INPUT_BUF 65536
 
 struct glob_input {

@@ -216,15 +216,30 @@ int arenakit_pin_to_cpu(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
 }
 
+int arenakit_run_retval(const struct bpf_program *prog)
+{
+	int retval, err = arenakit_run(prog, &retval);
+
+	return err ? err : retval;
+}
+
 int arenakit_run_until_done(const struct bpf_program *prog, unsigned int max_runs,
 			    int *retval, unsigned int *runs)
+{
+	return arenakit_run_ctx_until_done(prog, NULL, 0, max_runs, retval, runs);
+}
+
+int arenakit_run_ctx_until_done(const struct bpf_program *prog, void *ctx, size_t ctx_size,
+				unsigned int max_runs, int *retval, unsigned int *runs)
 {
 	unsigned int done = 0;
 	int err = 0;
 
 	*retval = -AK_EBUDGET;
 	while (*retval == -AK_EBUDGET && done < max_runs) {
-		err = arenakit_run(prog, retval);
+		if (done)
+			sched_yield();
+		err = arenakit_run_ctx(prog, ctx, ctx_size, retval);
 		if (err)
 			break;
 		done++;

@@ -64,6 +64,14 @@ int arenakit_run(const struct bpf_program *prog, int *retval);
 int arenakit_run_ctx(const struct bpf_program *prog, void *ctx, size_t ctx_size, int *retval);
 
 /*
+ * Run @prog once with no context, for a caller that needs one number.
+ * Return: the program's return value, or a negative errno if the run could
+ * not be made (the two can only be told apart by a program that returns no
+ * negative errno of its own).
+ */
+int arenakit_run_retval(const struct bpf_program *prog);
+
+/*
  * Pin the calling thread to @cpu: a syscall program's test run takes no CPU
  * and runs where its caller does. 0 or -errno.
  */
@@ -80,5 +88,15 @@ int arenakit_pin_to_cpu(int cpu);
  */
 int arenakit_run_until_done(const struct bpf_program *prog, unsigned int max_runs,
 			    int *retval, unsigned int *runs);
+
+/*
+ * arenakit_run_until_done() for a program that keeps its cursor in its
+ * context: each run gets @ctx (@ctx_size bytes) as arenakit_run_ctx() does,
+ * so the changes a run made are what the next run starts from. The CPU is
+ * yielded between runs, so that a thread on the same CPU that the program
+ * waits for (a lock holder) can go on. Return: as arenakit_run_until_done().
+ */
+int arenakit_run_ctx_until_done(const struct bpf_program *prog, void *ctx, size_t ctx_size,
+				unsigned int max_runs, int *retval, unsigned int *runs);
 
 #endif /* ARENAKIT_LOADER_H */

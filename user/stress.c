@@ -36,7 +36,7 @@ static const struct stress_scenario *const scenarios[] = {
 	&stress_scenario_concurrent,
 	&stress_scenario_model,
 };
-#define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
+#define N_SCENARIOS ARRAY_SIZE(scenarios)
 
 #define SYNOPSIS "usage: arenakit stress [--seed N] [--size N] [--quick] SCENARIO...|all"
 
@@ -111,7 +111,7 @@ static void summary(struct stress_run *s)
 	printf("\n%-11s %-42s %11s %6s %5s %9s %6s %8s\n", "scenario", "case", "size", "checks",
 	       "ok", "truncated", "broken", "seconds");
 	for (i = 0; i < s->nrows; i++) {
-		struct row *r = &s->rows[i];
+		struct stress_row *r = &s->rows[i];
 
 		printf("%-11s %-42s %11llu %6d %5d %9d %6d %8.2f\n", r->scenario, r->what, r->size,
 		       r->checks, r->ok, r->truncated, r->broken, r->seconds);
@@ -179,9 +179,13 @@ int cmd_stress(int argc, char **argv)
 		return 1;
 	}
 	err = arenakit_load_skeleton(s.skel->skeleton);
-	for (k = 0; !err && k < N_SCENARIOS; k++)
-		if (chosen[k] && scenarios[k]->run(&s))
-			err = -EIO;
+	for (k = 0; !err && k < N_SCENARIOS; k++) {
+		if (chosen[k])
+			err = scenarios[k]->run(&s);
+		if (err)
+			fprintf(stderr, "arenakit stress: %s could not run: %s\n",
+				scenarios[k]->name, strerror(-err));
+	}
 	stress_progress(&s, "%s", "");
 	summary(&s);
 	for (i = 0; i < s.nrows; i++)

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * What every scenario of `arenakit stress` reports through: a row of the
- * summary per case, a verdict per invariant, a progress line, and one
- * program run at a time.
+ * summary per case, a verdict per invariant, a progress line.
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "loader.h"
 #include "stress_tool.h"
 
 /* A progress line: rewritten in place on a terminal, one line each otherwise. */
@@ -30,22 +29,37 @@ void stress_progress_clear(struct stress_run *s)
 		fputs("\r\033[K", stderr);
 }
 
-/* A new row of the summary, its clock started (past 64 rows, the last is reused). */
-struct row *stress_row(struct stress_run *s, const char *scenario, const char *what,
-		       unsigned long long size)
+/*
+ * A new row of the summary, its clock started. The rows are a fixed array
+ * sized for every scenario's cases: one more is a bug, and stops the tool.
+ */
+struct stress_row *stress_row(struct stress_run *s, const char *scenario, const char *what,
+			      unsigned long long size)
 {
-	struct row *r = &s->rows[s->nrows < 63 ? s->nrows++ : 63];
+	struct stress_row *r;
 
+	if (s->nrows == (int)ARRAY_SIZE(s->rows)) {
+		fprintf(stderr, "arenakit stress: %s: more than %zu rows in the summary\n",
+			scenario, ARRAY_SIZE(s->rows));
+		exit(1);
+	}
+	r = &s->rows[s->nrows++];
 	memset(r, 0, sizeof(*r));
 	r->scenario = scenario;
 	snprintf(r->what, sizeof(r->what), "%s", what);
 	r->size = size;
-	r->seconds = monotonic_seconds();
+	r->start = monotonic_seconds();
 	return r;
 }
 
+/* The row's case is over: the time it took. */
+void stress_row_done(struct stress_row *r)
+{
+	r->seconds = monotonic_seconds() - r->start;
+}
+
 /* One invariant: held, held by reporting the cut, or broken (printed). */
-void stress_verdict(struct row *r, int ok, int truncated, const char *fmt, ...)
+void stress_verdict(struct stress_row *r, int ok, int truncated, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -65,12 +79,4 @@ void stress_verdict(struct row *r, int ok, int truncated, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-}
-
-/* Run @prog once: its return value, or a negative errno if it could not run. */
-int stress_prog_run(const struct bpf_program *prog)
-{
-	int retval, err = arenakit_run(prog, &retval);
-
-	return err ? err : retval;
 }

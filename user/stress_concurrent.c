@@ -41,13 +41,11 @@ static void *conc_write(void *arg)
 	int retval;
 
 	w->err = arenakit_pin_to_cpu(w->tid % sysconf(_SC_NPROCESSORS_ONLN));
-	for (w->runs = 1; !w->err && w->runs <= 1000000; w->runs++) {
-		w->err = arenakit_run_ctx(w->s->skel->progs.conc_run, &ctx, sizeof(ctx), &retval);
-		if (!w->err && retval != -AK_EBUDGET) {
-			w->err = retval;
-			break;
-		}
-	}
+	if (!w->err)
+		w->err = arenakit_run_ctx_until_done(w->s->skel->progs.conc_run, &ctx,
+						     sizeof(ctx), 1000000, &retval, &w->runs);
+	if (!w->err)
+		w->err = retval;
 	return 0;
 }
 
@@ -190,11 +188,12 @@ static int scenario_concurrent(struct stress_run *s)
 	long long bad, got = 0, want = 0;
 	unsigned int t, k, key;
 	unsigned long long *v;
-	struct row *r, *rr;
-	int err, ret = -1;
+	struct stress_row *r, *rr;
+	int err, ret;
 
-	if (stress_prog_run(s->skel->progs.conc_setup))
-		return -1;
+	ret = arenakit_run_retval(s->skel->progs.conc_setup);
+	if (ret)
+		return ret;
 	for (t = 0; t < STRESS_CONC_THREADS; t++) {
 		memset(&a->conc_threads[t], 0, sizeof(a->conc_threads[t]));
 		a->conc_threads[t].rng = conc_rng0(s->seed, t);
@@ -206,11 +205,14 @@ static int scenario_concurrent(struct stress_run *s)
 	rr = stress_row(s, "concurrent", "a reader through the mmap meanwhile", 0);
 	stress_progress(s, "concurrent: %u writers x %llu operations, a reader",
 			STRESS_CONC_THREADS, ops);
-	if (pthread_create(&reader, NULL, conc_read, &rd))
-		return -1;
-	for (t = 0; t < STRESS_CONC_THREADS; t++)
-		if (pthread_create(&w[t].thread, NULL, conc_write, &w[t]))
-			w[t].err = -errno;
+	ret = -pthread_create(&reader, NULL, conc_read, &rd);
+	if (ret)
+		return ret;
+	for (t = 0; t < STRESS_CONC_THREADS; t++) {
+		err = pthread_create(&w[t].thread, NULL, conc_write, &w[t]);
+		if (err)
+			w[t].err = -err;
+	}
 	for (t = 0; t < STRESS_CONC_THREADS; t++)
 		if (w[t].thread)
 			pthread_join(w[t].thread, NULL);
@@ -220,14 +222,17 @@ static int scenario_concurrent(struct stress_run *s)
 		if (w[t].err) {
 			fprintf(stderr, "arenakit stress: concurrent: writer %u: %s\n", t,
 				strerror(-w[t].err));
+			ret = w[t].err;
 			goto out;
 		}
 
 	/* Each thread's log, replayed alone. */
 	for (t = 0; t < STRESS_CONC_THREADS; t++) {
 		m[t] = calloc(1, sizeof(*m[t]));
-		if (!m[t] || !(m[t]->items = calloc(ops, sizeof(*m[t]->items))))
+		if (!m[t] || !(m[t]->items = calloc(ops, sizeof(*m[t]->items)))) {
+			ret = -ENOMEM;
 			goto out;
+		}
 		bad = conc_replay(s, t, m[t], &got, &want);
 		stress_verdict(r, bad < 0 && a->conc_threads[t].done == ops, 0,
 			"thread %u, operation %lld of %llu: returned %lld, its replay says %lld", t,
@@ -261,12 +266,13 @@ static int scenario_concurrent(struct stress_run *s)
 	stress_verdict(r, !bad && ak_htab_count(&a->conc_htab) == total, 0,
 		"the table: %lld keys differ from the replays, count %llu, replays %llu", bad,
 		ak_htab_count(&a->conc_htab), total);
-	if (stress_prog_run(s->skel->progs.conc_check))
+	ret = arenakit_run_retval(s->skel->progs.conc_check);
+	if (ret)
 		goto out;
 	stress_verdict(r, !s->skel->bss->conc_list_check && !s->skel->bss->conc_htab_check, 0,
 		"ak_list_check_all %lld, ak_htab_check_all %lld", s->skel->bss->conc_list_check,
 		s->skel->bss->conc_htab_check);
-	err = stress_prog_run(s->skel->progs.conc_teardown);
+	err = arenakit_run_retval(s->skel->progs.conc_teardown);
 	stress_verdict(r, !err && st->objects == before.objects && st->bytes == before.bytes, 0,
 		"after teardown (%d): %llu objects, %llu bytes (before: %llu, %llu)", err,
 		st->objects, st->bytes, before.objects, before.bytes);
@@ -282,7 +288,8 @@ static int scenario_concurrent(struct stress_run *s)
 	       "and made %llu lookups (%llu hits, %llu busy)\n", STRESS_CONC_THREADS,
 	       sysconf(_SC_NPROCESSORS_ONLN), ops, m[0]->skipped, m[1]->skipped, m[2]->skipped,
 	       m[3]->skipped, rd.list_reads, rd.list_busy, rd.lookups, rd.hits, rd.busy);
-	r->seconds = rr->seconds = monotonic_seconds() - r->seconds;
+	stress_row_done(r);
+	stress_row_done(rr);
 	rr->size = rd.list_reads + rd.lookups;
 	ret = 0;
 out:

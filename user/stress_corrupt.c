@@ -18,22 +18,25 @@ static int scenario_corrupt(struct stress_run *s)
 		{ STRESS_LINK_PAGE0, "a link into page 0" },
 		{ STRESS_LINK_FREED, "a link into a freed page" },
 	};
-	unsigned long long n = stress_list_size(s), index, value;
-	struct row *r;
+	unsigned long long n, index, value;
+	struct stress_row *r;
 	size_t i;
+	int err;
 
-	if (!n && stress_build_to(s, n = s->max_size < 1000000 ? s->max_size : 1000000))
-		return -1;
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+	err = stress_list_or_build(s, s->max_size < 1000000 ? s->max_size : 1000000, &n);
+	if (err)
+		return err;
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
 		index = (unsigned long long)rand_r(&s->seed) % n;
 		value = (unsigned long long)rand_r(&s->seed) << 33 | (unsigned int)rand_r(&s->seed);
 		r = stress_row(s, "corrupt", kinds[i].what, n);
 		stress_progress(s, "corrupt: item %llu, %s", index, kinds[i].what);
-		if (stress_set_link(s, index, kinds[i].kind, value))
-			return -1;
+		err = stress_set_link(s, index, kinds[i].kind, value);
+		if (err)
+			return err;
 		stress_expect_errors(s, r, index, 1);
 		stress_expect_restored(s, r, n);
-		r->seconds = monotonic_seconds() - r->seconds;
+		stress_row_done(r);
 	}
 	return 0;
 }

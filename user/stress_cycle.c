@@ -9,28 +9,32 @@
 
 static int scenario_cycle(struct stress_run *s)
 {
-	unsigned long long n = stress_list_size(s), to;
-	struct row *r;
+	unsigned long long n, to;
+	struct stress_row *r;
+	int err;
 
-	if (!n && stress_build_to(s, n = s->max_size < 1000000 ? s->max_size : 1000000))
-		return -1;
+	err = stress_list_or_build(s, s->max_size < 1000000 ? s->max_size : 1000000, &n);
+	if (err)
+		return err;
 	to = (unsigned long long)rand_r(&s->seed) % n;
 	r = stress_row(s, "cycle", "last item back into the middle", n);
 	stress_progress(s, "cycle: item %llu -> item %llu of %llu", n - 1, to, n);
-	if (stress_set_link(s, n - 1, STRESS_LINK_ITEM, to))
-		return -1;
+	err = stress_set_link(s, n - 1, STRESS_LINK_ITEM, to);
+	if (err)
+		return err;
 	stress_expect_errors(s, r, 0, 0);
 	stress_expect_restored(s, r, n);
-	r->seconds = monotonic_seconds() - r->seconds;
+	stress_row_done(r);
 
 	to = (unsigned long long)rand_r(&s->seed) % n;
 	r = stress_row(s, "cycle", "an item linked to itself", n);
 	stress_progress(s, "cycle: item %llu -> itself", to);
-	if (stress_set_link(s, to, STRESS_LINK_ITEM, to))
-		return -1;
+	err = stress_set_link(s, to, STRESS_LINK_ITEM, to);
+	if (err)
+		return err;
 	stress_expect_errors(s, r, 0, 0);
 	stress_expect_restored(s, r, n);
-	r->seconds = monotonic_seconds() - r->seconds;
+	stress_row_done(r);
 	return 0;
 }
 

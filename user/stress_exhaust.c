@@ -7,6 +7,7 @@
  * was (its length, its entries, its whole check). The arena is
  * bpf/stress_exhaust.bpf.c's own, small enough to fill.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,7 +17,7 @@
 
 struct exhaust {
 	struct stress_exhaust *skel;
-	struct row *r;
+	struct stress_row *r;
 	const char *what;
 };
 
@@ -33,7 +34,7 @@ static int exhaust_sound(struct exhaust *x, int htab, unsigned long long n)
 	unsigned int k;
 	int err;
 
-	if (stress_prog_run(x->skel->progs.check) || x->skel->bss->list_check ||
+	if (arenakit_run_retval(x->skel->progs.check) || x->skel->bss->list_check ||
 	    x->skel->bss->htab_check || exhaust_size(x, htab) != n)
 		return 0;
 	for (k = 0; htab && k < n; k++) {
@@ -44,20 +45,25 @@ static int exhaust_sound(struct exhaust *x, int htab, unsigned long long n)
 	return 1;
 }
 
-/* Keys 0..@n-1 in, with memory to spare: each @op must succeed. */
+/* Keys 0..@n-1 in, with memory to spare: each @op must succeed. 0 or -errno. */
 static int exhaust_prefill(struct exhaust *x, const struct bpf_program *op, unsigned int n)
 {
 	unsigned int k;
+	int err;
 
 	for (k = 0; k < n; k++) {
 		x->skel->bss->op_key = k;
-		if (stress_prog_run(op) || x->skel->bss->op_result)
-			return -1;
+		err = arenakit_run_retval(op) ?: x->skel->bss->op_result;
+		if (err)
+			return err;
 	}
 	return 0;
 }
 
-/* Try @op with key @key in a full arena until it succeeds; the tries it took. */
+/*
+ * Try @op with key @key in a full arena until it succeeds: the tries it
+ * took, or -errno.
+ */
 static int exhaust_op(struct stress_run *s, struct exhaust *x, const struct bpf_program *op,
 		      int htab, unsigned int key)
 {
@@ -65,17 +71,18 @@ static int exhaust_op(struct stress_run *s, struct exhaust *x, const struct bpf_
 	long long result;
 	int tries, err, retval;
 
-	err = arenakit_run_until_done(x->skel->progs.fill, MAX_RUNS, &retval, NULL);
+	err = arenakit_run_until_done(x->skel->progs.fill, STRESS_MAX_RUNS, &retval, NULL);
 	if (err || retval) {
-		stress_verdict(x->r, 0, 0, "%s: the filler failed: %s", x->what,
-			       retval == -ENOSPC ? "it ran out of slots" : strerror(-(err ?: retval)));
-		return -1;
+		stress_verdict(x->r, 0, 0, "%s: the filler failed: %s", x->what, retval == -ENOSPC ?
+			       "it ran out of slots" : strerror(-(err ?: retval)));
+		return err ?: retval;
 	}
 	stress_progress(s, "exhaust: %s, %u filler objects", x->what, x->skel->bss->nfillers);
 	for (tries = 1; ; tries++) {
 		x->skel->bss->op_key = key;
-		if (stress_prog_run(op))
-			return -1;
+		err = arenakit_run_retval(op);
+		if (err)
+			return err;
 		result = x->skel->bss->op_result;
 		if (!result) {
 			stress_verdict(x->r, exhaust_sound(x, htab, n + 1), 0,
@@ -87,15 +94,15 @@ static int exhaust_op(struct stress_run *s, struct exhaust *x, const struct bpf_
 			x->what, tries, result);
 		stress_verdict(x->r, exhaust_sound(x, htab, n), 0,
 			"%s: after failing (try %d) the structure changed", x->what, tries);
-		err = stress_prog_run(x->skel->progs.unfill_one);
+		err = arenakit_run_retval(x->skel->progs.unfill_one);
 		if (err) {
 			stress_verdict(x->r, 0, 0,
 				       "%s: still failing with all the filler freed (%s)", x->what,
 				       strerror(-err));
-			return -1;
+			return err;
 		}
 	}
-	while (!stress_prog_run(x->skel->progs.unfill_one))
+	while (!arenakit_run_retval(x->skel->progs.unfill_one))
 		;
 	return tries;
 }
@@ -106,53 +113,60 @@ static int scenario_exhaust(struct stress_run *s)
 	struct ak_alloc_stats *st, before;
 	unsigned int grew_at_once, nbuckets;
 	int list_tries, htab_tries;
-	int err = -1;
+	int err;
 
 	x.skel = stress_exhaust__open();
-	if (!x.skel || arenakit_load_skeleton(x.skel->skeleton)) {
+	err = x.skel ? arenakit_load_skeleton(x.skel->skeleton) : -errno;
+	if (err) {
 		fprintf(stderr, "arenakit stress: exhaust: cannot load its program\n");
 		goto out;
 	}
 	st = &x.skel->arena->ak_allocator.stats;
 	before = *st;
-	if (stress_prog_run(x.skel->progs.setup))
+	err = arenakit_run_retval(x.skel->progs.setup);
+	if (err)
 		goto out;
 
 	x.r = stress_row(s, "exhaust", "list add in a full arena", STRESS_EXHAUST_PAGES);
 	x.what = "list add";
-	if (exhaust_prefill(&x, x.skel->progs.list_add, 5))
+	err = exhaust_prefill(&x, x.skel->progs.list_add, 5);
+	if (err)
 		goto out;
 	list_tries = exhaust_op(s, &x, x.skel->progs.list_add, 0, 5);
-	if (list_tries < 0)
+	err = list_tries < 0 ? list_tries : 0;
+	if (err)
 		goto out;
-	x.r->seconds = monotonic_seconds() - x.r->seconds;
+	stress_row_done(x.r);
 
 	/* 13 of 16 buckets: the next insert starts a growth (load past 3/4). */
 	x.r = stress_row(s, "exhaust", "htab insert that grows, full arena", STRESS_EXHAUST_PAGES);
 	x.what = "htab insert";
-	if (exhaust_prefill(&x, x.skel->progs.htab_insert, 13))
+	err = exhaust_prefill(&x, x.skel->progs.htab_insert, 13);
+	if (err)
 		goto out;
 	nbuckets = x.skel->arena->exhaust_htab.cur->nbuckets;
 	htab_tries = exhaust_op(s, &x, x.skel->progs.htab_insert, 1, 13);
-	if (htab_tries < 0)
+	err = htab_tries < 0 ? htab_tries : 0;
+	if (err)
 		goto out;
 	grew_at_once = x.skel->arena->exhaust_htab.cur->nbuckets > nbuckets;
 	/* With memory back, the next insert grows the table if that one could not. */
 	x.skel->bss->op_key = 14;
-	if (stress_prog_run(x.skel->progs.htab_insert))
+	err = arenakit_run_retval(x.skel->progs.htab_insert);
+	if (err)
 		goto out;
 	stress_verdict(x.r, !x.skel->bss->op_result &&
 		x.skel->arena->exhaust_htab.cur->nbuckets > nbuckets && exhaust_sound(&x, 1, 15), 0,
 		"with memory back: insert %lld, %llu buckets (were %u)", x.skel->bss->op_result,
 		x.skel->arena->exhaust_htab.cur->nbuckets, nbuckets);
-	x.r->seconds = monotonic_seconds() - x.r->seconds;
+	stress_row_done(x.r);
 
 	x.r = stress_row(s, "exhaust", "teardown: the allocator back to baseline", 0);
-	stress_verdict(x.r, !stress_prog_run(x.skel->progs.teardown) &&
+	stress_verdict(x.r, !arenakit_run_retval(x.skel->progs.teardown) &&
 		       st->objects == before.objects && st->bytes == before.bytes, 0,
 		       "after teardown: %llu objects, %llu bytes (before: %llu, %llu)",
 		       st->objects, st->bytes, before.objects, before.bytes);
-	x.r->seconds = monotonic_seconds() - x.r->seconds;
+	stress_row_done(x.r);
 	stress_progress_clear(s);
 	printf("exhaust: a %u-page arena; failed cleanly with -ENOMEM before they fit: "
 	       "list add %d tries, htab insert %d (%s)\n", STRESS_EXHAUST_PAGES, list_tries - 1,

@@ -15,11 +15,11 @@ static int scenario_glob_worst(struct stress_run *s)
 	static const unsigned int sizes[] = { 64, 256, 1024, 4096, 8000 };
 	char *pat = s->skel->arena->glob_pattern, *str = s->skel->arena->glob_string;
 	unsigned int n, i, m;
-	int want, got, ending;
-	struct row *r;
+	int want, got, ending, err;
+	struct stress_row *r;
 	char what[48];
 
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		n = sizes[i];
 		if (s->quick && n > 256)
 			break;
@@ -36,14 +36,15 @@ static int scenario_glob_worst(struct stress_run *s)
 			str[n + 1] = '\0';
 			s->skel->bss->glob_len = n + 1;
 			stress_progress(s, "glob-worst: %u x %u", m + 2, n + 1);
-			if (stress_prog_run(s->skel->progs.glob_one))
-				return -1;
+			err = arenakit_run_retval(s->skel->progs.glob_one);
+			if (err)
+				return err;
 			got = s->skel->bss->glob_result;
 			want = ak_glob_match_len(pat, str, n + 1);
 			stress_verdict(r, got == want, got == -AK_EBUDGET, "BPF %d, native %d", got,
 				       want);
 		}
-		r->seconds = monotonic_seconds() - r->seconds;
+		stress_row_done(r);
 	}
 	return 0;
 }

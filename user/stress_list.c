@@ -26,7 +26,7 @@ int stress_run_walks(struct stress_run *s)
 
 	for (k = 0; k < STRESS_WALKS && !err; k++) {
 		s->skel->bss->walk_which = k;
-		err = stress_prog_run(s->skel->progs.walks);
+		err = arenakit_run_retval(s->skel->progs.walks);
 	}
 	return err;
 }
@@ -38,7 +38,7 @@ int stress_build_to(struct stress_run *s, unsigned long long n)
 	int retval, err;
 
 	s->skel->bss->target = n;
-	err = arenakit_run_until_done(s->skel->progs.build, MAX_RUNS, &retval, &runs);
+	err = arenakit_run_until_done(s->skel->progs.build, STRESS_MAX_RUNS, &retval, &runs);
 	if (err || retval) {
 		fprintf(stderr, "arenakit stress: building %llu items: %s\n", n,
 			strerror(-(err ? err : retval)));
@@ -52,7 +52,7 @@ long long stress_count_resume(struct stress_run *s, unsigned int max_runs, unsig
 {
 	memset(&s->skel->bss->cursor, 0, sizeof(s->skel->bss->cursor));
 	for (*runs = 1; ; (*runs)++) {
-		if (stress_prog_run(s->skel->progs.count_resume))
+		if (arenakit_run_retval(s->skel->progs.count_resume))
 			return -EIO;
 		if (s->skel->bss->resume_result != -AK_EBUDGET || *runs >= max_runs)
 			return s->skel->bss->resume_result;
@@ -60,7 +60,7 @@ long long stress_count_resume(struct stress_run *s, unsigned int max_runs, unsig
 }
 
 /* Every walk of the broken list must end with an error; a count is a silent lie. */
-void stress_expect_errors(struct stress_run *s, struct row *r, unsigned long long index,
+void stress_expect_errors(struct stress_run *s, struct stress_row *r, unsigned long long index,
 			  int want_bad)
 {
 	long long *w = s->skel->bss->walk_result;
@@ -97,14 +97,14 @@ int stress_set_link(struct stress_run *s, unsigned long long index, int kind,
 	s->skel->bss->link_index = index;
 	s->skel->bss->link_kind = kind;
 	s->skel->bss->link_target = target;
-	err = stress_prog_run(s->skel->progs.set_link);
+	err = arenakit_run_retval(s->skel->progs.set_link);
 	if (err)
 		fprintf(stderr, "arenakit stress: set_link: %s\n", strerror(-err));
 	return err;
 }
 
 /* After a restore the list is sound again: the walks say so. */
-void stress_expect_restored(struct stress_run *s, struct row *r, unsigned long long n)
+void stress_expect_restored(struct stress_run *s, struct stress_row *r, unsigned long long n)
 {
 	if (stress_set_link(s, s->skel->bss->link_index, STRESS_LINK_RESTORE, 0) ||
 	    stress_run_walks(s)) {
@@ -116,6 +116,21 @@ void stress_expect_restored(struct stress_run *s, struct row *r, unsigned long l
 		       "after the restore: count_all %lld, check_all %lld",
 		       s->skel->bss->walk_result[STRESS_COUNT_ALL],
 		       s->skel->bss->walk_result[STRESS_CHECK_ALL]);
+}
+
+/*
+ * The list as an earlier scenario left it, or built to @n items if there is
+ * none; its length in *@len (may be NULL). 0, or the error (printed).
+ */
+int stress_list_or_build(struct stress_run *s, unsigned long long n, unsigned long long *len)
+{
+	int err = 0;
+
+	if (!stress_list_size(s))
+		err = stress_build_to(s, n);
+	if (len)
+		*len = stress_list_size(s);
+	return err;
 }
 
 /* The list's length: 0 until a scenario built it. */

@@ -13,21 +13,23 @@ static int scenario_long(struct stress_run *s)
 	long long *w = s->skel->bss->walk_result, got;
 	unsigned long long n;
 	unsigned int runs;
-	struct row *r;
+	struct stress_row *r;
 	size_t i;
-	int k;
+	int k, err;
 
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		n = sizes[i] < s->max_size ? sizes[i] : s->max_size;
 		if (i && n <= sizes[i - 1])
 			break;
 		stress_progress(s, "long: building %llu items", n);
-		if (stress_build_to(s, n))
-			return -1;
+		err = stress_build_to(s, n);
+		if (err)
+			return err;
 		r = stress_row(s, "long", "6 walks of a sound list", n);
 		stress_progress(s, "long: walking %llu items", n);
-		if (stress_run_walks(s))
-			return -1;
+		err = stress_run_walks(s);
+		if (err)
+			return err;
 		for (k = 0; k < STRESS_WALKS; k++) {
 			got = w[k];
 			if (k == STRESS_FIND_ALL || k == STRESS_CHECK_ALL)
@@ -39,10 +41,10 @@ static int scenario_long(struct stress_run *s)
 					       "%s: %lld, want %llu or -AK_EBUDGET",
 					       stress_walk_names[k], got, n);
 		}
-		got = stress_count_resume(s, MAX_RUNS, &runs);
+		got = stress_count_resume(s, STRESS_MAX_RUNS, &runs);
 		stress_verdict(r, got == (long long)n, 0,
 			       "ak_list_count with a cursor: %lld after %u runs", got, runs);
-		r->seconds = monotonic_seconds() - r->seconds;
+		stress_row_done(r);
 		if (n == s->max_size)
 			break;
 	}

@@ -17,26 +17,28 @@ static int scenario_misuse(struct stress_run *s)
 	unsigned long long ops = s->quick ? 20000 : 2000000;
 	unsigned int runs;
 	int retval, err;
-	struct row *r;
+	struct stress_row *r;
 
-	if (!stress_list_size(s) && stress_build_to(s, 1000))	/* for the stale cursors */
-		return -1;
+	err = stress_list_or_build(s, 1000, NULL);	/* for the stale cursors */
+	if (err)
+		return err;
 	before = *st;
 	memset(m, 0, sizeof(*m));
 	s->skel->bss->rng = stress_seed_state(s->seed);
 	s->skel->bss->ops_left = ops;
 	r = stress_row(s, "misuse", "allocs, frees, misuse mixed in", ops);
 	stress_progress(s, "misuse: %llu operations", ops);
-	err = arenakit_run_until_done(s->skel->progs.misuse_run, MAX_RUNS, &retval, &runs);
+	err = arenakit_run_until_done(s->skel->progs.misuse_run, STRESS_MAX_RUNS, &retval, &runs);
 	if (err || retval) {
-		fprintf(stderr, "arenakit stress: misuse: %s\n", strerror(-(err ? err : retval)));
-		return -1;
+		fprintf(stderr, "arenakit stress: misuse: %s\n", strerror(-(err ?: retval)));
+		return err ?: retval;
 	}
-	err = arenakit_run_until_done(s->skel->progs.misuse_teardown, MAX_RUNS, &retval, NULL);
+	err = arenakit_run_until_done(s->skel->progs.misuse_teardown, STRESS_MAX_RUNS, &retval,
+				      NULL);
 	if (err || retval) {
 		fprintf(stderr, "arenakit stress: misuse teardown: %s\n",
-			strerror(-(err ? err : retval)));
-		return -1;
+			strerror(-(err ?: retval)));
+		return err ?: retval;
 	}
 	stress_verdict(r, m->doubles && m->doubles_caught == m->doubles, 0,
 		"double frees: %llu caught of %llu", m->doubles_caught, m->doubles);
@@ -72,7 +74,7 @@ static int scenario_misuse(struct stress_run *s)
 	       "%llu bad frees)\n", m->allocs, m->frees, m->doubles_caught, m->interiors_caught,
 	       m->foreigns_caught, m->stales_caught, runs, st->double_frees - before.double_frees,
 	       st->bad_frees - before.bad_frees);
-	r->seconds = monotonic_seconds() - r->seconds;
+	stress_row_done(r);
 	return 0;
 }
 

@@ -66,9 +66,9 @@ static void model_draw(struct model *m, struct stress_op *op, int grow)
 		else if (pick < (grow ? 30 : 4))
 			op->kind = STRESS_OP_LIST_ADD_TAIL;
 		else
-			op->kind = (const unsigned int[]){ STRESS_OP_LIST_DEL, STRESS_OP_LIST_TO_TAIL,
-							   STRESS_OP_LIST_POP, grow ? STRESS_OP_LIST_DEL :
-							   STRESS_OP_LIST_POP }[(r >> 4) % 4];
+			op->kind = (const unsigned int[]){
+				STRESS_OP_LIST_DEL, STRESS_OP_LIST_TO_TAIL, STRESS_OP_LIST_POP,
+				grow ? STRESS_OP_LIST_DEL : STRESS_OP_LIST_POP }[(r >> 4) % 4];
 	} else if (pick < (grow ? 75 : 62)) {
 		op->kind = STRESS_OP_HTAB_UPDATE;
 		op->flags = (r >> 50) % 3;	/* AK_HTAB_ANY, _NOEXIST, _EXIST */
@@ -139,7 +139,7 @@ static const char *const op_names[STRESS_OP_KINDS] = {
 };
 
 /* The list as BPF left it, read through the mmap, against the model's keys. */
-static void model_check_list(struct stress_run *s, struct row *r, const struct model *m,
+static void model_check_list(struct stress_run *s, struct stress_row *r, const struct model *m,
 			     unsigned int batch)
 {
 	struct ak_list *list = &s->skel->arena->model_list;
@@ -158,7 +158,7 @@ static void model_check_list(struct stress_run *s, struct row *r, const struct m
 }
 
 /* Every key, looked up here through the mmap, against the model. */
-static void model_check_htab(struct stress_run *s, struct row *r, const struct model *m,
+static void model_check_htab(struct stress_run *s, struct stress_row *r, const struct model *m,
 			     unsigned int batch)
 {
 	struct ak_htab *h = &s->skel->arena->model_htab;
@@ -186,14 +186,14 @@ static int scenario_model(struct stress_run *s)
 	unsigned int batches = s->quick ? 4 : 100, b, i, runs, wrong[2];
 	struct stress_op *ops = s->skel->arena->model_ops;
 	unsigned long long buckets_max = 0, list_min = ~0ULL, list_max = 0;
-	struct row *rl, *rh;
+	struct stress_row *rl, *rh;
 	struct model *m;
 	int retval, err;
 	long long want;
 
 	m = calloc(1, sizeof(*m));
 	if (!m)
-		return -1;
+		return -ENOMEM;
 	m->rng = stress_seed_state(s->seed);
 	rl = stress_row(s, "model", "list: random ops against a model",
 			(unsigned long long)batches * STRESS_MODEL_BATCH);
@@ -206,12 +206,13 @@ static int scenario_model(struct stress_run *s)
 			model_draw(m, &ops[i], b % 8 < 4);
 		s->skel->bss->model_n = STRESS_MODEL_BATCH;
 		s->skel->bss->model_done = 0;
-		err = arenakit_run_until_done(s->skel->progs.model_run, MAX_RUNS, &retval, &runs);
+		err = arenakit_run_until_done(s->skel->progs.model_run, STRESS_MAX_RUNS, &retval,
+					      &runs);
 		if (err || retval) {
 			fprintf(stderr, "arenakit stress: model: %s\n",
-				strerror(-(err ? err : retval)));
+				strerror(-(err ?: retval)));
 			free(m);
-			return -1;
+			return err ?: retval;
 		}
 		wrong[0] = wrong[1] = 0;
 		for (i = 0; i < STRESS_MODEL_BATCH; i++) {
@@ -225,9 +226,10 @@ static int scenario_model(struct stress_run *s)
 		}
 		stress_verdict(rl, !wrong[0], 0, "batch %u: %u list results differ", b, wrong[0]);
 		stress_verdict(rh, !wrong[1], 0, "batch %u: %u htab results differ", b, wrong[1]);
-		if (stress_prog_run(s->skel->progs.model_check)) {
+		err = arenakit_run_retval(s->skel->progs.model_check);
+		if (err) {
 			free(m);
-			return -1;
+			return err;
 		}
 		model_check_list(s, rl, m, b);
 		model_check_htab(s, rh, m, b);
@@ -237,7 +239,7 @@ static int scenario_model(struct stress_run *s)
 		    s->skel->arena->model_htab.cur->nbuckets > buckets_max)
 			buckets_max = s->skel->arena->model_htab.cur->nbuckets;
 	}
-	err = stress_prog_run(s->skel->progs.model_teardown);
+	err = arenakit_run_retval(s->skel->progs.model_teardown);
 	stress_verdict(rh, !err && st->objects == before.objects && st->bytes == before.bytes, 0,
 		"after teardown (%d): %llu objects, %llu bytes (before: %llu, %llu)", err,
 		st->objects, st->bytes, before.objects, before.bytes);
@@ -245,7 +247,8 @@ static int scenario_model(struct stress_run *s)
 	printf("model: %u batches of %u operations; after a batch the list held %llu to %llu "
 	       "items, the table up to %llu buckets\n", batches, STRESS_MODEL_BATCH, list_min,
 	       list_max, buckets_max);
-	rl->seconds = rh->seconds = monotonic_seconds() - rl->seconds;
+	stress_row_done(rl);
+	stress_row_done(rh);
 	free(m);
 	return 0;
 }

@@ -3,8 +3,7 @@
  * `arenakit stress`, one file per scenario around a driver:
  *
  *   stress.c             the command line, the scenario table, the summary
- *   stress_common.c      what every scenario uses: rows, verdicts, progress,
- *                        program runs
+ *   stress_common.c      what every scenario uses: rows, verdicts, progress
  *   stress_list.c        the list long, cycle and corrupt share: build it,
  *                        walk it, break a link and restore it
  *   stress_NAME.c        scenario NAME ('-' written '_'), its own checks
@@ -19,6 +18,7 @@
 #include <bpf/libbpf.h>
 
 #include "clock.h"
+#include "loader.h"
 #include <arenakit/alloc.h>
 #include <arenakit/htab.h>
 #include <arenakit/lock.h>
@@ -28,15 +28,20 @@
 
 #define STRESS_NAME "arenakit stress"
 /* Runs of a program that resumes from where the loop budget cut it. */
-#define MAX_RUNS 1000
+#define STRESS_MAX_RUNS 1000
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
 
 /* One line of the summary: a case and how its invariants fared. */
-struct row {
+struct stress_row {
 	const char *scenario;
 	char what[48];
 	unsigned long long size;
 	int checks, ok, truncated, broken;
-	double seconds;		/* its start until the scenario sets the time taken */
+	double start;		/* monotonic_seconds() when the row was made */
+	double seconds;		/* the time taken, once stress_row_done() */
 };
 
 struct stress_run {
@@ -44,7 +49,7 @@ struct stress_run {
 	unsigned int seed;
 	unsigned long long max_size;
 	int quick, tty;
-	struct row rows[64];
+	struct stress_row rows[64];
 	int nrows;
 };
 
@@ -52,7 +57,7 @@ struct stress_run {
 struct stress_scenario {
 	const char *name;
 	const char *help;	/* lines separated by '\n', no newline at the end */
-	int (*run)(struct stress_run *s);	/* 0, or -1 if it could not run */
+	int (*run)(struct stress_run *s);	/* 0, or -errno if it could not run */
 };
 
 /* Each in its file: user/stress_long.c has stress_scenario_long. */
@@ -73,22 +78,23 @@ static inline unsigned long long stress_seed_state(unsigned int seed)
 void stress_progress(struct stress_run *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void stress_progress_clear(struct stress_run *s);
-struct row *stress_row(struct stress_run *s, const char *scenario, const char *what,
+struct stress_row *stress_row(struct stress_run *s, const char *scenario, const char *what,
 		       unsigned long long size);
-void stress_verdict(struct row *r, int ok, int truncated, const char *fmt, ...)
+void stress_row_done(struct stress_row *r);
+void stress_verdict(struct stress_row *r, int ok, int truncated, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-int stress_prog_run(const struct bpf_program *prog);
 
 /* stress_list.c */
 extern const char *const stress_walk_names[STRESS_WALKS];
 int stress_run_walks(struct stress_run *s);
 int stress_build_to(struct stress_run *s, unsigned long long n);
 unsigned long long stress_list_size(struct stress_run *s);
+int stress_list_or_build(struct stress_run *s, unsigned long long n, unsigned long long *len);
 long long stress_count_resume(struct stress_run *s, unsigned int max_runs, unsigned int *runs);
 int stress_set_link(struct stress_run *s, unsigned long long index, int kind,
 		    unsigned long long target);
-void stress_expect_errors(struct stress_run *s, struct row *r, unsigned long long index,
+void stress_expect_errors(struct stress_run *s, struct stress_row *r, unsigned long long index,
 			  int want_bad);
-void stress_expect_restored(struct stress_run *s, struct row *r, unsigned long long n);
+void stress_expect_restored(struct stress_run *s, struct stress_row *r, unsigned long long n);
 
 #endif /* ARENAKIT_USER_STRESS_TOOL_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #define _GNU_SOURCE
 #include <errno.h>
-#include <sched.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,14 +32,11 @@ int guest_run_on_cpu(const struct bpf_program *prog, int cpu, void *ctx, size_t 
 int guest_run_on_cpu_until_done(const struct bpf_program *prog, int cpu, void *ctx,
 				size_t ctx_size)
 {
-	int err = arenakit_pin_to_cpu(cpu), retval = -AK_EBUDGET;
+	int err = arenakit_pin_to_cpu(cpu), retval;
 
-	while (!err && retval == -AK_EBUDGET) {
-		err = arenakit_run_ctx(prog, ctx, ctx_size, &retval);
-		if (!err && retval == -AK_EBUDGET)
-			sched_yield();
-	}
-	return err ? err : retval;
+	if (!err)
+		err = arenakit_run_ctx_until_done(prog, ctx, ctx_size, UINT_MAX, &retval, NULL);
+	return err && err != -AK_EBUDGET ? err : retval;
 }
 
 struct bpf_program *guest_load_one(const void *elf, size_t size, const char *object,

@@ -36,12 +36,11 @@ void guest_run_test_program(const void *elf, size_t size, const char *object,
 int guest_run_on_cpu(const struct bpf_program *prog, int cpu, void *ctx, size_t ctx_size);
 
 /*
- * The budget contract's user side (include/arenakit/loop.h) for a program
- * with a context: run @prog on @cpu, as guest_run_on_cpu(), again while it
- * returns -AK_EBUDGET (its run ended before its work did: a lock stayed
- * busy, or its budget ran out), yielding the CPU between runs so that a
- * lock holder can go on; @ctx carries its progress. The last return value,
- * or -errno.
+ * arenakit_run_ctx_until_done() from a thread pinned to @cpu, with no limit
+ * on the runs (the test's timeout is the limit): for a program whose run
+ * can end before its work does (a lock stayed busy, or its budget ran out)
+ * and that keeps its progress in @ctx. The last return value, or -errno
+ * when pinning or a test run fails.
  */
 int guest_run_on_cpu_until_done(const struct bpf_program *prog, int cpu, void *ctx,
 				size_t ctx_size);

@@ -330,11 +330,11 @@ cut:
 #define BUSY_TRIES 64
 /*
  * Steps one run of the CPU programs below takes before it returns
- * -AK_EBUDGET to be run again. The loop budget alone would let a run go on for 8,388,608
- * steps (the stock count) of table writes or lookups: tens of seconds on a
- * CPU that, in a kernel without preemption, nothing else gets (a soft
- * lockup under TCG on a busy host). The library's contract is the same:
- * come back, do not hold the CPU.
+ * -AK_EBUDGET to be run again. The loop budget alone would let a run go on
+ * for 8,388,608 steps (the stock count) of table writes or lookups: tens of
+ * seconds on a CPU that, in a kernel without preemption, nothing else gets
+ * (a soft lockup under TCG on a busy host). The library's contract is the
+ * same: come back, do not hold the CPU.
  */
 #define RUN_STEPS 4096
 
@@ -460,8 +460,8 @@ static int rw_write(struct htab_rw_args *args, __u32 k, __u64 version, int kind)
 		if (kind == HTAB_OP_DELETE)
 			err = ak_htab_delete(&rw_table, &k);
 		else
-			err = ak_htab_update(&rw_table, &k, &v,
-					     kind == HTAB_OP_INSERT ? AK_HTAB_NOEXIST : AK_HTAB_EXIST);
+			err = ak_htab_update(&rw_table, &k, &v, kind == HTAB_OP_INSERT ?
+					     AK_HTAB_NOEXIST : AK_HTAB_EXIST);
 		if (err == -EBUSY)
 			args->busy++;
 	}

@@ -20,10 +20,9 @@
 
 static void run_once(const struct bpf_program *prog, const char *what)
 {
-	int retval, err = arenakit_run(prog, &retval);
+	int ret = arenakit_run_retval(prog);
 
-	cr_assert_eq(err, 0, "%s: %s", what, strerror(-err));
-	cr_assert_eq(retval, 0, "%s returned %d", what, retval);
+	cr_assert_eq(ret, 0, "%s: %d (%s)", what, ret, strerror(-ret));
 }
 
 Test(list_huge, sixteen_million_nodes_in_one_run_and_a_cycle_stopped, .timeout = 600)

@@ -39,11 +39,12 @@ int setup(void *ctx)
 
 	/* Buckets for every key, so the table never needs to grow (a sleepable job). */
 	err = ak_htab_init(&counts, sizeof(struct exec_key), sizeof(__u64), EXEC_GLOB_KEYS);
-	for (i = ak_opaque_zero(); i < 64 && !err && can_loop; i++) {
+	if (err)
+		return err;
+	/* A reserve cut by its budget keeps what it reserved: call it again. */
+	err = -AK_EBUDGET;
+	for (i = ak_opaque_zero(); i < 64 && err == -AK_EBUDGET && can_loop; i++)
 		err = ak_htab_reserve(&counts, EXEC_GLOB_KEYS);
-		if (err != -AK_EBUDGET)
-			break;
-	}
 	return err;
 }
 
@@ -57,7 +58,8 @@ static void make_key(struct scratch *s, unsigned int rule)
 			base = i + 1;
 	/* The loop's test bounds i for the verifier (48 is no mask). */
 	for (i = ak_opaque_zero(); i < EXEC_GLOB_EXE_MAX - 1 && can_loop; i++)
-		s->key.exe[i] = base + i < len ? s->name.s[(base + i) & (AK_GLOB_SUBJECT_MAX - 1)] : 0;
+		s->key.exe[i] = base + i < len ?
+				s->name.s[(base + i) & (AK_GLOB_SUBJECT_MAX - 1)] : 0;
 	s->key.exe[EXEC_GLOB_EXE_MAX - 1] = 0;
 	s->key.rule = rule;
 	s->key.unused = 0;
