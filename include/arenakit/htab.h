@@ -33,7 +33,8 @@
  * over growing in one step because moving a million entries in one call
  * would spend most of a frame's budget and stall every writer, and because
  * non-sleepable programs can do the moving (it needs no allocation). The
- * bucket arrays and their growth are htab_grow.h, which this includes.
+ * bucket arrays, their growth and the helpers of the calls below are
+ * htab_impl.h (internal), which this includes.
  *
  * Concurrency: writers lock the bucket (bounded wait: -EBUSY). What a
  * reader racing writers may observe:
@@ -64,7 +65,7 @@
  *  - The old array's lifetime (h->movers): a holder's fetch-and-add comes
  *    before its load of h->old, and the retirer's exchanges before its
  *    fetch-and-add; all fully ordered, so the argument at
- *    __ak_htab_moved_one (htab_grow.h) holds on every architecture.
+ *    __ak_htab_moved_one (htab_impl.h) holds on every architecture.
  *  - The lock-free lookup's miss and ak_htab_next's empty buckets read the
  *    generation, then the bucket and chain, then both again: a seqlock
  *    read. It needs those loads kept in program order, which x86-64 (TSO)
@@ -117,13 +118,17 @@
  * tries at a bucket that growth moved meanwhile, before -EBUSY.
  */
 #define AK_HTAB_LOOKUP_TRIES 4
+/*
+ * The most steps a whole-table walk (ak_htab_check_all,
+ * AK_HTAB_DEFINE_EACH_ALL) takes: as many as the largest arena holds nodes
+ * (4 GiB of 32-byte nodes).
+ */
+#define AK_HTAB_MAX_NODES (1ULL << 27)
 
 /* Update flags, as BPF_ANY, BPF_NOEXIST and BPF_EXIST. */
 #define AK_HTAB_ANY 0
 #define AK_HTAB_NOEXIST 1
 #define AK_HTAB_EXIST 2
-
-_Static_assert(AK_HTAB_MAX_KEY == 8 * __AK_SIPHASH_WORDS, "a key is the words SipHash reads");
 
 /**
  * struct ak_htab_node - an entry; ak_htab_next's key and value point into it
@@ -147,7 +152,7 @@ struct ak_htab_node {
  * Place it in the arena (an __arena_global, or from ak_alloc) and make it
  * with ak_htab_init; user space reads it through the mmap. The other
  * members are the table's own: its bucket arrays and their growth
- * (htab_grow.h).
+ * (htab_impl.h).
  */
 struct ak_htab {
 	unsigned int key_size, value_size;
@@ -190,8 +195,8 @@ struct ak_htab_cursor {
 	unsigned long long skip;
 };
 
-/* The bucket arrays and their growth: internal, built on the types above. */
-#include <arenakit/htab_grow.h>
+/* The bucket arrays, their growth and the calls' helpers: internal. */
+#include <arenakit/htab_impl.h>
 
 /**
  * ak_htab_init - make @h an empty table (sleepable programs, or user space)
@@ -244,209 +249,6 @@ static inline int ak_htab_init(struct ak_htab __arena *h, unsigned int key_size,
 	return err;
 }
 
-/* A key as the table handles it: whole words, zero-padded. */
-struct __ak_htab_key {
-	unsigned long long w[AK_HTAB_MAX_KEY / 8];
-};
-
-static __ak_always_inline unsigned long long __ak_htab_hash(const struct ak_htab __arena *h,
-							    const struct __ak_htab_key *key)
-{
-#ifdef AK_HTAB_TEST_HASH
-	/* Tests force collisions with their own hash. */
-	return AK_HTAB_TEST_HASH(h, key);
-#else
-	return __ak_siphash(key->w, h->key_size, h->seed[0], h->seed[1], 1, 3);
-#endif
-}
-
-/*
- * Load a caller's key of constant @size into a zero-padded key, a word at a
- * time through one 8-byte local. One memcpy from a key of byte alignment
- * (a struct of chars) is lowered by clang to all the byte loads first, then
- * the stores: for a 64-byte key, dozens of spill slots, over a hundred
- * bytes of the caller's 512-byte stack. The volatile store keeps clang from
- * merging the words back into that memcpy.
- */
-#define __ak_htab_key_load(k, src, size)				\
-	do {								\
-		const void *___ak_ks = (src);				\
-		unsigned long long ___ak_kx;				\
-		unsigned int ___ak_ki;					\
-									\
-		__AK_UNROLL						\
-		for (___ak_ki = 0; ___ak_ki < AK_HTAB_MAX_KEY / 8; ___ak_ki++) { \
-			___ak_kx = 0;					\
-			if (___ak_ki * 8 + 8 <= (size))			\
-				__builtin_memcpy(&___ak_kx,		\
-						 (const char *)___ak_ks + ___ak_ki * 8, 8); \
-			else if (___ak_ki * 8 < (size))			\
-				__builtin_memcpy(&___ak_kx,		\
-						 (const char *)___ak_ks + ___ak_ki * 8, \
-						 (size) % 8);		\
-			((volatile unsigned long long *)(k)->w)[___ak_ki] = ___ak_kx; \
-		}							\
-	} while (0)
-
-static __ak_always_inline int __ak_htab_key_equal(const struct ak_htab __arena *h,
-						  const struct ak_htab_node __arena *node,
-						  const struct __ak_htab_key *key)
-{
-	unsigned int i;
-
-	__AK_UNROLL
-	for (i = 0; i < AK_HTAB_MAX_KEY / 8; i++) {
-		if (i == h->key_words)
-			return 1;
-		if (node->data[i] != key->w[i])
-			return 0;
-	}
-	return 1;
-}
-
-static inline void __arena *__ak_htab_value(const struct ak_htab __arena *h,
-					    struct ak_htab_node __arena *node)
-{
-	return (void __arena *)&node->data[h->key_words];
-}
-
-/*
- * Find @key in the chain starting at @word. Returns 0 with *@found set (or
- * NULL), or -AK_EBUDGET. *@link gets the word that points at the node
- * found (for unlinking), when @link is given.
- */
-static __ak_always_inline int __ak_htab_chain_find(const struct ak_htab __arena *h,
-						   unsigned long long __arena *bucket,
-						   unsigned long long hash,
-						   const struct __ak_htab_key *key,
-						   struct ak_htab_node __arena **found,
-						   unsigned long long __arena **link)
-{
-	struct ak_htab_node __arena *node = __ak_htab_node_of(ak_read_once(*bucket));
-	unsigned long long __arena *at = bucket;
-
-	*found = 0;
-	while (node) {
-		ak_cond_break_label(cut);
-		if (node->hash == hash && __ak_htab_key_equal(h, node, key)) {
-			*found = node;
-			break;
-		}
-		at = (unsigned long long __arena *)&node->next;
-		node = ak_read_once(node->next);
-	}
-	if (link)
-		*link = at;
-	return 0;
-cut:
-	return -AK_EBUDGET;
-}
-
-/*
- * Find @key with its bucket locked; the caller is counted in as a mover,
- * so the bucket's array outlives the lock. Returns 0 with *@bucketp locked
- * and *@nodep the entry, or an error (-ENOENT: absent) with nothing held.
- */
-static __ak_always_inline int __ak_htab_lock_find(struct ak_htab __arena *h,
-						  unsigned long long hash,
-						  const struct __ak_htab_key *key,
-						  unsigned long long __arena **bucketp,
-						  struct ak_htab_node __arena **nodep)
-{
-	unsigned long long __arena *bucket;
-	unsigned int tries;
-	int err = -EBUSY;
-
-	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
-	     tries++) {
-		bucket = __ak_htab_bucket(h, hash);
-		err = ak_bit_lock_acquire(bucket);
-		if (err)
-			return err;
-		if (ak_read_once(*bucket) == (__AK_HTAB_MOVED | __AK_HTAB_LOCKED)) {
-			/* Moved since __ak_htab_bucket looked: look again. */
-			ak_bit_lock_release(bucket);
-			err = -EBUSY;
-			continue;
-		}
-		err = __ak_htab_chain_find(h, bucket, hash, key, nodep, 0);
-		if (!err && !*nodep)
-			err = -ENOENT;
-		if (err) {
-			ak_bit_lock_release(bucket);
-			return err;
-		}
-		*bucketp = bucket;
-		return 0;
-	}
-	return err;
-}
-
-/* Look @key up; the caller has loaded it. */
-static inline void __arena *__ak_htab_lookup_impl(struct ak_htab __arena *h,
-						  const struct __ak_htab_key *key, int *errp)
-{
-	unsigned long long hash = __ak_htab_hash(h, key), gen, head;
-	unsigned long long __arena *bucket;
-	/* Its own variable: a may_goto exit must not store an unset bucket. */
-	unsigned long long __arena *locked = 0;
-	struct ak_htab_node __arena *node;
-	unsigned int tries;
-	int err = 0;
-
-	if (!ak_read_once(h->cur)) {
-		err = -EINVAL;
-		goto fail;
-	}
-	/*
-	 * Lock-free first. A miss is the answer only if nothing could have
-	 * led the walk astray: the generation did not move (no node it passed
-	 * was freed) and the bucket was unlocked and is unchanged (a mover
-	 * relinks the nodes of the locked bucket it moves, and a reader that
-	 * follows a moved node ends in another chain).
-	 */
-	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
-	     tries++) {
-		gen = ak_read_once(h->gen);
-		bucket = __ak_htab_bucket(h, hash);
-		head = ak_read_once(*bucket);
-		err = __ak_htab_chain_find(h, bucket, hash, key, &node, 0);
-		if (err)
-			goto fail;
-		if (node)
-			return __ak_htab_value(h, node);
-		if (!(head & (__AK_HTAB_LOCKED | __AK_HTAB_MOVED)) &&
-		    ak_read_once(*bucket) == head && ak_read_once(h->gen) == gen)
-			goto fail_noent;
-	}
-	/*
-	 * The table kept changing: look under the bucket's lock, held so that
-	 * an old array is not freed while its bucket is locked.
-	 */
-	__ak_htab_hold(h);
-	err = __ak_htab_lock_find(h, hash, key, &locked, &node);
-	if (!err)
-		ak_bit_lock_release(locked);
-	__ak_htab_unhold(h);
-	if (err)
-		goto fail;
-	return __ak_htab_value(h, node);
-fail_noent:
-	err = -ENOENT;
-fail:
-	if (errp)
-		*errp = err;
-	return 0;
-}
-
-/* The value's address, or 0 with *@err set. */
-__ak_global unsigned long long __ak_htab_lookup(__arg_arena struct ak_htab __arena *h,
-						    __ak_nonnull const struct __ak_htab_key *key,
-						    __ak_nonnull int *err)
-{
-	return (unsigned long long)__ak_htab_lookup_impl(h, key, err);
-}
-
 /**
  * ak_htab_lookup - the value stored under *@key, or NULL (any program)
  * @h: the table
@@ -469,200 +271,6 @@ __ak_global unsigned long long __ak_htab_lookup(__arg_arena struct ak_htab __are
 		if (!___ak_v && ___ak_e)				\
 			*___ak_e = ___ak_err;				\
 		___ak_v;						\
-	})
-
-/*
- * Copy a value of constant @size from the caller's @src (stack or global,
- * any alignment) into arena @dst (whole words: the last one's bytes past
- * @size are stored as zero), a word at a time through one 8-byte local.
- *
- * Every arena access of the value copies (this and __ak_htab_value_fetch)
- * is volatile. clang turns a plain copy loop into a memcpy, which clang-19
- * lowers without the arena address cast, and the verifier refuses the
- * program ("R0 invalid mem access 'scalar'"; values over 8 bytes).
- * Volatile forbids only merging or dropping that one access; a compiler
- * barrier per word would also make clang reload from memory everything
- * else it holds. So the copy stays a load and a store per word (from an
- * aligned source; bytes are gathered from an unaligned one), unrolled, and
- * no copy of the value is made on the caller's stack.
- */
-#define __ak_htab_value_store(dst, src, size)				\
-	do {								\
-		volatile unsigned long long __arena *___ak_d =		\
-			(volatile unsigned long long __arena *)(dst);	\
-		const void *___ak_s = (src);				\
-		unsigned long long ___ak_x;				\
-		unsigned int ___ak_i;					\
-									\
-		__AK_UNROLL						\
-		for (___ak_i = 0; ___ak_i * 8 + 8 <= (size); ___ak_i++) {	\
-			__builtin_memcpy(&___ak_x, (const char *)___ak_s + ___ak_i * 8, 8); \
-			___ak_d[___ak_i] = ___ak_x;			\
-		}							\
-		if ((size) % 8) {					\
-			___ak_x = 0;					\
-			__builtin_memcpy(&___ak_x, (const char *)___ak_s + (size) / 8 * 8, \
-					 (size) % 8);			\
-			___ak_d[(size) / 8] = ___ak_x;			\
-		}							\
-	} while (0)
-
-/* An update in progress: the bucket it holds locked and the node it fills. */
-struct __ak_htab_update {
-	unsigned long long __arena *bucket;
-	struct ak_htab_node __arena *node;
-	int fresh;			/* a new node: linked by __ak_htab_update_end */
-	int err;
-};
-
-/*
- * Lock the home bucket of @key and find its node there: 0 with the bucket
- * locked (*@node NULL if absent and the flags allow adding it), or an error
- * with nothing held.
- */
-static __ak_always_inline int __ak_htab_lock_find_for(struct ak_htab __arena *h,
-						      const struct __ak_htab_key *key,
-						      unsigned long long hash,
-						      unsigned long long flags,
-						      enum __ak_htab_caller caller,
-						      unsigned long long __arena **bucket,
-						      struct ak_htab_node __arena **node)
-{
-	int err = __ak_htab_lock_home(h, hash, caller, bucket);
-
-	if (err)
-		return err;
-	err = __ak_htab_chain_find(h, *bucket, hash, key, node, 0);
-	if (!err && *node && flags == AK_HTAB_NOEXIST)
-		err = -EEXIST;
-	if (!err && !*node && flags == AK_HTAB_EXIST)
-		err = -ENOENT;
-	if (err)
-		ak_bit_lock_release(*bucket);
-	return err;
-}
-
-/*
- * Find or make the node for @key under its bucket's lock. Returns the
- * value to write (the caller writes it before __ak_htab_update_end links a
- * fresh node), or NULL with @u->err set.
- *
- * A new node is allocated with no lock held, then the bucket is looked at
- * again: no bucket lock is held across a call that may sleep (lock.h). A
- * sleepable allocation may sleep in the page kfunc, and a holder that
- * sleeps leaves every writer of the bucket spinning, on CPUs the sleeper
- * may need: with no preemption in the kernel, until the soft-lockup
- * detector fires.
- */
-static __ak_always_inline void __arena *
-__ak_htab_update_begin(struct ak_htab __arena *h, const struct __ak_htab_key *key,
-		       unsigned long long flags, enum __ak_htab_caller caller,
-		       struct __ak_htab_update *u)
-{
-	unsigned long long hash = __ak_htab_hash(h, key);
-	struct ak_htab_node __arena *node, *spare;
-	unsigned long long __arena *bucket;
-	unsigned int i;
-	int err;
-
-	u->fresh = 0;
-	if (flags > AK_HTAB_EXIST || !ak_read_once(h->cur)) {
-		err = -EINVAL;
-		goto fail;
-	}
-	if (caller == __AK_HTAB_SLEEPABLE)
-		__ak_htab_grow(h);	/* may not find memory: this entry needs a node only */
-	err = __ak_htab_lock_find_for(h, key, hash, flags, caller, &bucket, &node);
-	if (err)
-		goto fail;
-	if (!node) {
-		ak_bit_lock_release(bucket);
-		spare = caller == __AK_HTAB_SLEEPABLE ? ak_alloc_err(h->node_size, &err) :
-							ak_alloc_nosleep_err(h->node_size, &err);
-		if (!spare)
-			goto fail;
-		spare->hash = hash;
-		__AK_UNROLL
-		for (i = 0; i < AK_HTAB_MAX_KEY / 8; i++)
-			if (i < h->key_words)
-				spare->data[i] = key->w[i];
-		err = __ak_htab_lock_find_for(h, key, hash, flags, caller, &bucket, &node);
-		if (err || node) {
-			/* Added by someone else meanwhile; this free never waits. */
-			ak_free_nosleep(spare);
-			if (err)
-				goto fail;
-		} else {
-			node = spare;
-			u->fresh = 1;
-		}
-	}
-	u->node = node;
-	u->bucket = bucket;
-	return __ak_htab_value(h, node);
-fail:
-	u->err = err;
-	return 0;
-}
-
-/* Two globals: a non-sleepable program must not see the page kfuncs. */
-__ak_global unsigned long long __ak_htab_begin_sleepable(__arg_arena struct ak_htab __arena *h,
-							     __ak_nonnull const struct __ak_htab_key *key,
-							     unsigned long long flags,
-							     __ak_nonnull struct __ak_htab_update *u)
-{
-	return (unsigned long long)__ak_htab_update_begin(h, key, flags, __AK_HTAB_SLEEPABLE, u);
-}
-
-__ak_global unsigned long long __ak_htab_begin_nosleep(__arg_arena struct ak_htab __arena *h,
-							   __ak_nonnull const struct __ak_htab_key *key,
-							   unsigned long long flags,
-							   __ak_nonnull struct __ak_htab_update *u)
-{
-	return (unsigned long long)__ak_htab_update_begin(h, key, flags, __AK_HTAB_NOSLEEP, u);
-}
-
-/*
- * Link a fresh node (its value written) and release the bucket. The link
- * is an exchange, fully ordered: a lock-free reader that sees the node sees
- * it whole. The generation moves before the bucket is released, so a
- * lock-free miss that saw the bucket unlocked at both ends sees it move.
- */
-static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_htab_update *u)
-{
-	if (u->fresh) {
-		u->node->next = __ak_htab_node_of(*u->bucket);
-		ak_xchg(u->bucket, (unsigned long long)u->node | __AK_HTAB_LOCKED);
-		ak_atomic_add(&h->count, 1);
-		ak_fetch_add(&h->gen, 1);
-	}
-	ak_bit_lock_release(u->bucket);
-}
-
-#define __ak_htab_update(h, key, value, flags, caller)			\
-	({								\
-		struct ak_htab __arena *___ak_h = (h);			\
-		typeof(key) ___ak_key = (key);				\
-		typeof(value) ___ak_val = (value);			\
-		unsigned long long ___ak_flags = (flags);		\
-		struct __ak_htab_key ___ak_k;				\
-		struct __ak_htab_update ___ak_u = { .err = 0 };	\
-		void __arena *___ak_v;					\
-									\
-		if (sizeof(*___ak_key) != ___ak_h->key_size ||		\
-		    sizeof(*___ak_val) != ___ak_h->value_size) {	\
-			___ak_u.err = -EINVAL;				\
-		} else {						\
-			__ak_htab_key_load(&___ak_k, ___ak_key, sizeof(*___ak_key)); \
-			___ak_v = (void __arena *)((caller) == __AK_HTAB_SLEEPABLE ? \
-				__ak_htab_begin_sleepable(___ak_h, &___ak_k, ___ak_flags, &___ak_u) : \
-				__ak_htab_begin_nosleep(___ak_h, &___ak_k, ___ak_flags, &___ak_u)); \
-			if (___ak_v) {					\
-				__ak_htab_value_store(___ak_v, ___ak_val, sizeof(*___ak_val)); \
-				__ak_htab_update_end(___ak_h, &___ak_u); \
-			}						\
-		}							\
-		___ak_u.err;						\
 	})
 
 /**
@@ -696,107 +304,6 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
 #define ak_htab_update_nosleep(h, key, value, flags)		\
 	__ak_htab_update(h, key, value, flags, __AK_HTAB_NOSLEEP)
 
-/*
- * Take @node, found at *@link in the chain of the locked @bucket, out of
- * the table. Returns the generation before this change.
- */
-static __ak_always_inline unsigned long long __ak_htab_unlink_at(struct ak_htab __arena *h,
-								 unsigned long long __arena *bucket,
-								 unsigned long long __arena *link,
-								 struct ak_htab_node __arena *node)
-{
-	struct ak_htab_node __arena *next = node->next;
-
-	if (link == bucket)
-		ak_write_once(*bucket, (unsigned long long)next | __AK_HTAB_LOCKED);
-	else
-		ak_write_once(*link, (unsigned long long)next);
-	ak_atomic_add(&h->count, -1ULL);
-	return ak_fetch_add(&h->gen, 1);
-}
-
-/*
- * Unlink the node of @key under its bucket's lock; the caller owns it then
- * (reads its value, frees it). 0 with *@nodep set, or an error.
- */
-static __ak_always_inline int __ak_htab_unlink(struct ak_htab __arena *h,
-					       const struct __ak_htab_key *key,
-					       enum __ak_htab_caller caller,
-					       struct ak_htab_node __arena **nodep)
-{
-	unsigned long long hash = __ak_htab_hash(h, key);
-	unsigned long long __arena *bucket;
-	unsigned long long __arena *link;
-	struct ak_htab_node __arena *node;
-	int err;
-
-	if (!ak_read_once(h->cur))
-		return -EINVAL;
-	err = __ak_htab_lock_home(h, hash, caller, &bucket);
-	if (err)
-		return err;
-	err = __ak_htab_chain_find(h, bucket, hash, key, &node, &link);
-	if (!err && !node)
-		err = -ENOENT;
-	if (!err) {
-		__ak_htab_unlink_at(h, bucket, link, node);
-		*nodep = node;
-	}
-	ak_bit_lock_release(bucket);
-	return err;
-}
-
-__ak_global int __ak_htab_delete_sleepable(__arg_arena struct ak_htab __arena *h,
-						__ak_nonnull const struct __ak_htab_key *key)
-{
-	struct ak_htab_node __arena *node;
-	int err = __ak_htab_unlink(h, key, __AK_HTAB_SLEEPABLE, &node);
-
-	return err ? err : ak_free(node);
-}
-
-__ak_global int __ak_htab_delete_nosleep(__arg_arena struct ak_htab __arena *h,
-					      __ak_nonnull const struct __ak_htab_key *key)
-{
-	struct ak_htab_node __arena *node;
-	int err = __ak_htab_unlink(h, key, __AK_HTAB_NOSLEEP, &node);
-
-	return err ? err : ak_free_nosleep(node);
-}
-
-/* Unlink only: *@node gets the node's address, which the caller frees. */
-__ak_global int __ak_htab_unlink_nosleep(__arg_arena struct ak_htab __arena *h,
-					      __ak_nonnull const struct __ak_htab_key *key,
-					      __ak_nonnull unsigned long long *node)
-{
-	struct ak_htab_node __arena *found;
-	int err = __ak_htab_unlink(h, key, __AK_HTAB_NOSLEEP, &found);
-
-	*node = err ? 0 : (unsigned long long)found;
-	return err;
-}
-
-__ak_global int __ak_htab_free_nosleep(__arg_arena void __arena *node)
-{
-	return ak_free_nosleep(node);
-}
-
-#define __ak_htab_delete_key(h, key, caller)				\
-	({								\
-		struct ak_htab __arena *___ak_h = (h);			\
-		typeof(key) ___ak_key = (key);				\
-		struct __ak_htab_key ___ak_k;				\
-		int ___ak_err = -EINVAL;				\
-									\
-		if (sizeof(*___ak_key) == ___ak_h->key_size) {		\
-			__ak_htab_key_load(&___ak_k, ___ak_key, sizeof(*___ak_key)); \
-			___ak_err = (caller) == __AK_HTAB_SLEEPABLE ?	\
-				__ak_htab_delete_sleepable(___ak_h, &___ak_k) : \
-				__ak_htab_delete_nosleep(___ak_h, &___ak_k); \
-		}							\
-		___ak_err;						\
-	})
-
 /**
  * ak_htab_delete - remove *@key (sleepable programs: the node's memory may
  * go back to the kernel)
@@ -808,38 +315,6 @@ __ak_global int __ak_htab_free_nosleep(__arg_arena void __arena *node)
 #define ak_htab_delete(h, key) __ak_htab_delete_key(h, key, __AK_HTAB_SLEEPABLE)
 /* ak_htab_delete from any program type. */
 #define ak_htab_delete_nosleep(h, key) __ak_htab_delete_key(h, key, __AK_HTAB_NOSLEEP)
-
-/*
- * Copy a value of constant @size from arena @src (whole words) to the
- * caller's @dst, a word at a time: volatile loads, as __ak_htab_value_store
- * explains. User space has no address cast to lose, and one memcpy there
- * lets gcc see that all of @dst was written (it warns of "maybe
- * uninitialized" bytes after a loop of them).
- */
-#ifndef __BPF__
-#define __ak_htab_value_fetch(dst, src, size)				\
-	__builtin_memcpy((dst), (const void *)(src), (size))
-#else
-#define __ak_htab_value_fetch(dst, src, size)				\
-	do {								\
-		const volatile unsigned long long __arena *___ak_s =	\
-			(const volatile unsigned long long __arena *)(src); \
-		void *___ak_d = (dst);					\
-		unsigned long long ___ak_x;				\
-		unsigned int ___ak_i;					\
-									\
-		__AK_UNROLL						\
-		for (___ak_i = 0; ___ak_i * 8 + 8 <= (size); ___ak_i++) {	\
-			___ak_x = ___ak_s[___ak_i];			\
-			__builtin_memcpy((char *)___ak_d + ___ak_i * 8, &___ak_x, 8); \
-		}							\
-		if ((size) % 8) {					\
-			___ak_x = ___ak_s[(size) / 8];			\
-			__builtin_memcpy((char *)___ak_d + (size) / 8 * 8, &___ak_x, \
-					 (size) % 8);			\
-		}							\
-	} while (0)
-#endif
 
 /**
  * ak_htab_lookup_and_delete - copy the value of *@key to *@value and
@@ -872,46 +347,6 @@ __ak_global int __ak_htab_free_nosleep(__arg_arena void __arena *node)
 		}							\
 		___ak_err;						\
 	})
-
-/* A lookup that holds its bucket's lock while the caller copies the value. */
-struct __ak_htab_locked {
-	unsigned long long __arena *bucket;
-	int err;
-};
-
-/*
- * The value's address with its bucket locked and the caller counted in as
- * a mover (__ak_htab_unlock ends both), or 0 with @l->err set.
- */
-__ak_global unsigned long long __ak_htab_lookup_lock(__arg_arena struct ak_htab __arena *h,
-							__ak_nonnull const struct __ak_htab_key *key,
-							__ak_nonnull struct __ak_htab_locked *l)
-{
-	/* Set by __ak_htab_lock_find on success; gcc -Og cannot tell. */
-	struct ak_htab_node __arena *node = 0;
-	unsigned long long __arena *bucket = 0;
-	int err;
-
-	if (!ak_read_once(h->cur)) {
-		l->err = -EINVAL;
-		return 0;
-	}
-	__ak_htab_hold(h);
-	err = __ak_htab_lock_find(h, __ak_htab_hash(h, key), key, &bucket, &node);
-	if (err) {
-		__ak_htab_unhold(h);
-		l->err = err;
-		return 0;
-	}
-	l->bucket = bucket;
-	return (unsigned long long)__ak_htab_value(h, node);
-}
-
-static inline void __ak_htab_unlock(struct ak_htab __arena *h, struct __ak_htab_locked *l)
-{
-	ak_bit_lock_release(l->bucket);
-	__ak_htab_unhold(h);
-}
 
 /**
  * ak_htab_lookup_copy - copy the value stored under *@key to *@value
@@ -1014,14 +449,6 @@ cut:
 out:
 	__ak_htab_mover_leave(h, __AK_HTAB_NOSLEEP);
 	return ret;
-}
-
-static inline void __ak_htab_cursor_reset(struct ak_htab_cursor *c)
-{
-	c->htab = 0;
-	c->gen = 0;
-	c->bucket = 0;
-	c->skip = 0;
 }
 
 /**
@@ -1242,71 +669,10 @@ __ak_global int ak_htab_destroy(__arg_arena struct ak_htab __arena *h)
  * Whole-table walks in one program run, in chunks as list.h's _all walks:
  * each chunk a global function call with a loop budget of its own. A walk
  * that found more nodes than the table counts (checked between chunks) is
- * going round a cycle, or the count is wrong: -ELOOP. None takes more
- * steps than the largest arena can hold nodes (4 GiB of 32-byte nodes).
- * As there, a run holds its CPU for the whole walk: see list.h.
+ * going round a cycle, or the count is wrong: -ELOOP. None takes more than
+ * AK_HTAB_MAX_NODES steps. As there, a run holds its CPU for the whole
+ * walk: see list.h.
  */
-#define AK_HTAB_MAX_NODES (1ULL << 27)
-
-/*
- * The steps a whole-table walk may take: the table's entries, checked
- * between chunks, so a chain that goes round a cycle ends the walk after
- * one chunk past them instead of AK_HTAB_MAX_NODES steps (seconds of a CPU
- * that a program run holds).
- */
-static inline unsigned long long __ak_htab_max_steps(struct ak_htab __arena *h)
-{
-	unsigned long long count = ak_read_once(h->count);
-
-	return count < AK_HTAB_MAX_NODES ? count + 1 : AK_HTAB_MAX_NODES;
-}
-
-/* Where a whole-table check is; zeroed by ak_htab_check_all. */
-struct __ak_htab_check {
-	unsigned long long gen;		/* the table's when the check began */
-	unsigned long long bucket;	/* the next bucket to check */
-	unsigned long long entries;	/* nodes in the buckets before it */
-	unsigned long long steps;	/* nodes visited, cut chunks' included */
-	unsigned long long bad;		/* the first node in the wrong chain */
-};
-
-__ak_global int __ak_htab_check_chunk(__arg_arena struct ak_htab __arena *h,
-				      __ak_nonnull struct __ak_htab_check *c)
-{
-	struct __ak_htab_table __arena *t = ak_read_once(h->cur);
-	struct ak_htab_node __arena *node;
-	unsigned long long b, n, mask;
-
-	if (!t)
-		return -EINVAL;
-	if (ak_read_once(h->gen) != c->gen)
-		return -AK_ESTALE;
-	if (ak_read_once(h->old))
-		return -EBUSY;	/* a growth began meanwhile */
-	mask = t->nbuckets - 1;
-	for (b = c->bucket + ak_opaque_zero(); b < t->nbuckets; b++) {
-		ak_cond_break_label(cut);
-		n = 0;
-		/* A bucket is counted whole, or again from its start next chunk. */
-		for (node = __ak_htab_node_of(t->buckets[b]); node; node = node->next) {
-			ak_cond_break_label(cut);
-			if ((node->hash & mask) != b) {
-				c->bad = (unsigned long long)node;
-				return -EINVAL;
-			}
-			n++;
-			c->steps++;
-		}
-		c->entries += n;
-		c->bucket = b + 1;
-	}
-	if (c->entries != h->count)
-		return -EINVAL;
-	return 0;
-cut:
-	return -AK_EBUDGET;
-}
-
 /**
  * ak_htab_check_all - check every chain of @h, in one call (any program)
  * @h: the table, which no program changes meanwhile

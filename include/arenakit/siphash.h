@@ -13,9 +13,11 @@
  * message as whole 64-bit words, zero past its length, as htab.h keeps its
  * keys: each word is one load, and the loop over the words has a constant
  * bound, unrolled, so the verifier sees no loop and every stack access has
- * a constant offset. On a little-endian CPU (x86-64, and BPF there) the
- * words are the message's bytes as SipHash reads them, so the result is
- * the reference SipHash of those bytes.
+ * a constant offset. The round counts must be compile-time constants too
+ * (__ak_siphash refuses others at build time): the round loops are bounded
+ * by them alone, and only constant counts unroll them. On a little-endian
+ * CPU (x86-64, and BPF there) the words are the message's bytes as SipHash
+ * reads them, so the result is the reference SipHash of those bytes.
  *
  * A library helper, used by htab.h and its tests (hence the __ prefix):
  * any program type, BPF or user space; no loop budget.
@@ -47,12 +49,18 @@ static inline unsigned long long __ak_rotl(unsigned long long x, int b)
  * @len: the message's length in bytes, at most 8 * __AK_SIPHASH_WORDS
  * @k0: the key's first 64 bits
  * @k1: the key's last 64 bits
- * @c: compression rounds per word (2 in SipHash-2-4)
- * @d: finalisation rounds (4 in SipHash-2-4)
+ * @c: compression rounds per word (2 in SipHash-2-4): a compile-time constant
+ * @d: finalisation rounds (4 in SipHash-2-4): a compile-time constant
  *
  * The words wholly inside @len are compressed one by one; the last, partial
  * word (zero past @len, as required) goes in with the length in its top
  * byte, as the algorithm specifies.
+ *
+ * The round loops have no bound but @c and @d, and no may_goto: constant
+ * counts unroll them, so the verifier sees straight-line code; a count
+ * known only at run time would leave loops the verifier must bound by
+ * itself. So every call goes through the macro of the same name below,
+ * which fails the build unless both counts are constants.
  *
  * Return: the 64-bit hash.
  */
@@ -89,5 +97,13 @@ static __ak_always_inline unsigned long long __ak_siphash(const unsigned long lo
 		__AK_SIPROUND(v0, v1, v2, v3);
 	return v0 ^ v1 ^ v2 ^ v3;
 }
+
+/* The call: the function above, with its round counts checked constant. */
+#define __ak_siphash(words, len, k0, k1, c, d)					\
+	({									\
+		_Static_assert(__builtin_constant_p(c) && __builtin_constant_p(d), \
+			       "__ak_siphash: the round counts must be constants"); \
+		(__ak_siphash)(words, len, k0, k1, c, d);			\
+	})
 
 #endif /* __ARENAKIT_SIPHASH_H */

@@ -5,7 +5,7 @@
  * vmlinux.h) and in user space, with -Wall -Wextra -Werror. Nothing is
  * loaded: the compilers run on the host.
  *
- * An internal header (htab_grow.h) is part of the header that includes it
+ * An internal header (htab_impl.h) is part of the header that includes it
  * and says so in its guard: #error "<arenakit/X> is internal: include
  * <arenakit/Y>". Alone it must stop at that line, with that one message;
  * after Y it must add nothing that breaks the build. Y itself is compiled
