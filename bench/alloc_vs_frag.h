@@ -5,6 +5,8 @@
 
 #define ALLOC_BENCH_SLOTS (1 << 20)	/* live objects at most, all CPUs */
 #define ALLOC_BENCH_CPUS 2
+/* The steady-state case: each CPU's working set of live objects. */
+#define ALLOC_BENCH_WORKING 1000
 
 enum alloc_kind { ALLOC_OURS, ALLOC_PAGE_FRAG, ALLOC_KINDS };
 
@@ -15,7 +17,7 @@ struct alloc_bench_args {
 	unsigned int first;
 	unsigned int count;
 	unsigned int keep;		/* leave the objects allocated (pages count) */
-	unsigned int pad;
+	unsigned int cpu;		/* steady: which CPU's random sequence */
 	unsigned long long alloc_ns;	/* out: the allocation loop */
 	unsigned long long free_ns;	/* out: the freeing loop */
 	unsigned long long failed;	/* out: allocations that returned NULL */
