@@ -75,9 +75,17 @@ BPFTOOL := $(KDIR)/bpftool
 # benchmarks' (bench/), each beside the C file that shares its stem and
 # drives it through a skeleton.
 TOOL_BPF_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard bpf/*.bpf.c))
-TEST_BPF_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/guest/*.bpf.c))
+# One guest test program is made of two objects that both include arenakit,
+# compiled apart and linked (bpftool gen object), as sched_ext builds its
+# schedulers: tests/guest/linked/*.bpf.c make build/tests/guest/linked.bpf.o,
+# a test object like the others; the parts have no skeleton or tests alone.
+LINKED_BPF_OBJ := $(BUILD)/tests/guest/linked.bpf.o
+LINKED_PARTS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/guest/linked/*.bpf.c))
+TEST_BPF_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/guest/*.bpf.c)) $(LINKED_BPF_OBJ)
 BENCH_BPF_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard bench/*.bpf.c))
 BPF_OBJS := $(TOOL_BPF_OBJS) $(TEST_BPF_OBJS) $(BENCH_BPF_OBJS)
+# What the compilers make: every object but the linked one, and its parts.
+COMPILED_BPF_OBJS := $(filter-out $(LINKED_BPF_OBJ),$(BPF_OBJS)) $(LINKED_PARTS)
 SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
 # The same objects built by $(CLANG_NEW).
 new = $(patsubst $(BUILD)/%,$(NEW_BUILD)/%,$(1))
@@ -89,7 +97,8 @@ BPF_CFLAGS := --target=bpf -mcpu=v3 -O2 -g -Wall -Werror -Iinclude -I$(KDIR) -I$
 # the tool's (bpf/) and the benchmarks' include only their neighbours; the
 # guest tests' include "guest/..." from tests/, and these two the 6.12
 # selftests' arena headers beside ours.
-$(TEST_BPF_OBJS) $(call new,$(TEST_BPF_OBJS)): BPF_INCLUDES := -Itests
+$(TEST_BPF_OBJS) $(LINKED_PARTS) $(call new,$(TEST_BPF_OBJS) $(LINKED_PARTS)): \
+	BPF_INCLUDES := -Itests
 SELFTESTS_ARENA_USERS := $(BUILD)/tests/guest/combined.bpf.o $(BUILD)/bench/alloc_vs_frag.bpf.o
 $(SELFTESTS_ARENA_USERS) $(call new,$(SELFTESTS_ARENA_USERS)): \
 	BPF_INCLUDES += -I$(KDIR)/src/tools/testing/selftests/bpf
@@ -188,17 +197,25 @@ tool: $(TOOL)
 tests: $(HOST_TESTS) $(GUEST_TESTS) $(EXPLORE_TESTS) $(NEW_BPF_OBJS)
 
 # One rule per compiler; BPF_INCLUDES (above) differ by the program's class.
-$(BPF_OBJS): $(BUILD)/%.bpf.o: %.bpf.c $(KSTAMP)
+$(COMPILED_BPF_OBJS): $(BUILD)/%.bpf.o: %.bpf.c $(KSTAMP)
 	$(call msg,CLANG,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) $(BPF_INCLUDES) $(CLANG_BPF_SYS_INCLUDES) -MMD -MP -c $< -o $@
-$(call new,$(BPF_OBJS)): $(NEW_BUILD)/%.bpf.o: %.bpf.c $(KSTAMP)
+$(call new,$(COMPILED_BPF_OBJS)): $(NEW_BUILD)/%.bpf.o: %.bpf.c $(KSTAMP)
 	$(call msg,CLANG,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG_NEW) $(BPF_CFLAGS) $(BPF_INCLUDES) $(CLANG_NEW_BPF_SYS_INCLUDES) -MMD -MP -c $< -o $@
 
+# The linked program, from either compiler's parts (the clang-22 one is
+# loaded by tests/guest/compilers.c like every other object there).
+$(LINKED_BPF_OBJ): $(LINKED_PARTS)
+$(call new,$(LINKED_BPF_OBJ)): $(call new,$(LINKED_PARTS))
+$(LINKED_BPF_OBJ) $(call new,$(LINKED_BPF_OBJ)):
+	$(call msg,LINK,$@)
+	$(Q)$(BPFTOOL) gen object $@ $^
+
 # Keep the objects the skeletons come from: tests read them (tests/host/bpf_objects_host.c).
-.SECONDARY: $(BPF_OBJS)
+.SECONDARY: $(BPF_OBJS) $(LINKED_PARTS)
 
 %.skel.h: %.bpf.o
 	$(call msg,GEN,$@)
@@ -376,4 +393,5 @@ kernel-clean:
 	$(call msg,CLEAN,$(KDIR))
 	$(Q)rm -rf $(KDIR)
 
--include $(BPF_OBJS:.o=.d) $(NEW_BPF_OBJS:.o=.d) $(C_OBJS:.o=.d)
+-include $(COMPILED_BPF_OBJS:.o=.d) $(call new,$(COMPILED_BPF_OBJS:.o=.d)) \
+	$(NEW_EXAMPLE_BPF_OBJ:.o=.d) $(C_OBJS:.o=.d)

@@ -48,6 +48,24 @@
  * yourself with AK_ARENA_MAP and #define AK_ALLOC_MAP to its name before
  * including this header. User space (host tests of the logic): the
  * includer defines ak_allocator and the page source declared below.
+ *
+ * Several objects: a program whose .bpf.c files are compiled apart and
+ * linked with `bpftool gen object` (as sched_ext builds its schedulers) has
+ * one arena and one allocator. The map `arena` and ak_allocator are weak
+ * definitions, as are the library's functions (__ak_global), so the linker
+ * keeps one of each and every object uses it; every object must declare
+ * the same arena (the same AK_ARENA_PAGES, which the linker checks, or its
+ * own `AK_ARENA_MAP(name, pages, 0) __weak;` under the same AK_ALLOC_MAP).
+ * One thing more for libbpf 1.5's linker (Linux 6.12's bpftool): it refuses
+ * two objects that both call one kfunc ("failed to resolve size of
+ * underlying type"; fixed in later libbpf), and the allocator's functions
+ * call the page kfuncs. So every object but one #defines AK_ALLOC_EXTERN
+ * before its first arenakit include: there the allocator's entry points are
+ * declared extern, and calls go to the one object's copy. ak_allocator
+ * stays a weak definition there too rather than an extern, so each object
+ * stands alone, and extern arena globals have had linker bugs of their own;
+ * the losing copy costs its size, unused, among the arena's globals.
+ * tests/guest/linked/ is such a program.
  */
 #ifndef __ARENAKIT_ALLOC_H
 #define __ARENAKIT_ALLOC_H
@@ -63,7 +81,7 @@
 #ifndef AK_ARENA_PAGES
 #define AK_ARENA_PAGES 65536	/* 256 MiB */
 #endif
-AK_ARENA_MAP(arena, AK_ARENA_PAGES, 0);
+AK_ARENA_MAP(arena, AK_ARENA_PAGES, 0) __weak;	/* weak: see "Several objects" above */
 #define AK_ALLOC_MAP arena
 #endif
 
@@ -165,7 +183,8 @@ struct ak_allocator {
 };
 
 #ifdef __BPF__
-struct ak_allocator __arena_global ak_allocator;
+/* Weak, in every object, AK_ALLOC_EXTERN or not: see "Several objects" above. */
+struct ak_allocator __arena_global ak_allocator __weak;
 
 static __ak_always_inline void __arena *__ak_pages_get(unsigned int pages)
 {
@@ -439,6 +458,27 @@ static __ak_always_inline void __arena *__ak_alloc(unsigned long long size, int 
 }
 
 /*
+ * The entry points, declared: defined below, or under AK_ALLOC_EXTERN in
+ * another object of the program (see "Several objects" above).
+ */
+#if defined(__BPF__) && defined(AK_ALLOC_EXTERN)
+#define __AK_ALLOC_DEFINE 0
+#define __ak_alloc_entry extern
+#else
+#define __AK_ALLOC_DEFINE 1
+#define __ak_alloc_entry __ak_global
+#endif
+__ak_alloc_entry unsigned long long __ak_alloc_sleepable(unsigned long long size,
+							 __ak_nonnull int *err);
+__ak_alloc_entry unsigned long long __ak_alloc_nosleep(unsigned long long size,
+						       __ak_nonnull int *err);
+__ak_alloc_entry int ak_free(__arg_arena void __arena *ptr);
+__ak_alloc_entry int ak_free_nosleep(__arg_arena void __arena *ptr);
+__ak_alloc_entry int ak_alloc_reserve(unsigned long long size, unsigned long long count);
+__ak_alloc_entry int ak_alloc_trim(void);
+
+#if __AK_ALLOC_DEFINE
+/*
  * The entry points run out of line in BPF (__ak_global, arena.h), so the
  * verifier checks the allocator once, not again at every call site with
  * every state of the caller. A sleepable and a
@@ -458,6 +498,7 @@ __ak_global unsigned long long __ak_alloc_nosleep(unsigned long long size,
 {
 	return (unsigned long long)__ak_alloc(size, 0, err);
 }
+#endif /* __AK_ALLOC_DEFINE */
 
 /**
  * ak_alloc_err - allocate @size bytes, saying why when it cannot (sleepable)
@@ -813,6 +854,7 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 	return 0;
 }
 
+#if __AK_ALLOC_DEFINE
 /**
  * ak_free - free an object from ak_alloc or ak_alloc_nosleep (sleepable)
  * @ptr: the object, or NULL (nothing happens)
@@ -942,5 +984,6 @@ __ak_global int ak_alloc_trim(void)
 cut:
 	return -AK_EBUDGET;
 }
+#endif /* __AK_ALLOC_DEFINE */
 
 #endif /* __ARENAKIT_ALLOC_H */

@@ -16,8 +16,11 @@
 #include <arenakit/arena.h>
 #include "bpf_test_shared.h"
 
-/* Its own section, so the driver finds it as a map of its own. */
-char ak_test_report[AK_TEST_REPORT_SIZE] SEC(AK_TEST_REPORT_SECTION) = {};
+/*
+ * Its own section, so the driver finds it as a map of its own. Weak, so
+ * that objects linked into one program (tests/guest/linked/) share one.
+ */
+char ak_test_report[AK_TEST_REPORT_SIZE] SEC(AK_TEST_REPORT_SECTION) __weak = {};
 
 #define __ak_test_str2(x) #x
 #define __ak_test_str(x) __ak_test_str2(x)
