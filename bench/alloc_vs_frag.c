@@ -29,81 +29,100 @@ static const char *const kind_names[ALLOC_KINDS] = {
 };
 
 struct cpu_run {
-	const struct bpf_program *prog;
 	int cpu, err;
 	struct alloc_bench_args args;
 };
 
+/* Program runs a phase may take: each is cut by the loop budget at worst. */
+#define MAX_RUNS 100000
+
+struct phase {
+	const struct bpf_program *prog;
+	struct cpu_run *run;
+};
+
 static void *run_on_cpu(void *arg)
 {
-	struct cpu_run *run = arg;
-	int retval;
+	struct phase *ph = arg;
+	struct cpu_run *run = ph->run;
+	int retval = 0;
 
-	run->err = arenakit_pin_to_cpu(run->cpu);
-	if (!run->err)
-		run->err = arenakit_run_ctx(run->prog, &run->args, sizeof(run->args), &retval);
-	if (!run->err)
-		run->err = retval;
+	run->args.done = 0;
+	run->args.ns = 0;
+	run->args.failed = 0;
+	run->err = arenakit_pin_to_cpu(run->cpu) ?:
+		   arenakit_run_ctx_until_done(ph->prog, &run->args, sizeof(run->args), MAX_RUNS,
+					       &retval, NULL) ?: retval;
 	return NULL;
 }
 
-/* Run @cpus copies at once, CPU i on its own slots; ns per alloc+free. */
-static int run_cpus(struct bench *b, struct alloc_vs_frag *skel, int cpus, unsigned int kind,
-		    unsigned int size, unsigned int count, double *ns_per_op)
+/* Run @prog for @count operations on @cpus CPUs at once, each on its own slots. */
+static int phase(struct cpu_run *runs, int cpus, const struct bpf_program *prog,
+		 unsigned int count)
 {
-	struct cpu_run runs[ALLOC_BENCH_CPUS] = {};
+	struct phase phases[ALLOC_BENCH_CPUS];
 	pthread_t threads[ALLOC_BENCH_CPUS];
-	double total = 0;
 	int i, err = 0;
 
 	for (i = 0; i < cpus; i++) {
-		runs[i].prog = skel->progs.alloc_free;
-		runs[i].cpu = i;
-		runs[i].args = (struct alloc_bench_args){
-			.kind = kind, .size = size, .first = i * count, .count = count,
-		};
-		if (pthread_create(&threads[i], NULL, run_on_cpu, &runs[i]))
+		runs[i].args.count = count;
+		phases[i] = (struct phase){ .prog = prog, .run = &runs[i] };
+		if (pthread_create(&threads[i], NULL, run_on_cpu, &phases[i]))
 			return -EAGAIN;
 	}
 	for (i = 0; i < cpus; i++) {
 		pthread_join(threads[i], NULL);
 		err = err ?: runs[i].err;
-		/*
-		 * arenakit's lock is bounded: an allocation that finds it held
-		 * (under TCG, by a vCPU the host is not running) fails with
-		 * -EBUSY, as documented. Reported, not an error.
-		 */
-		if (runs[i].args.failed * 100 > count)
-			bench_wrong(b, "%s, %u bytes: %llu of %u allocations failed",
-				    kind_names[kind], size, runs[i].args.failed, count);
-		else if (runs[i].args.failed)
-			fprintf(stderr, "arenakit bench: alloc: %s, %u bytes: %llu of %u "
-				"allocations failed (-EBUSY: the lock stayed held)\n",
-				kind_names[kind], size, runs[i].args.failed, count);
-		total += (double)(runs[i].args.alloc_ns + runs[i].args.free_ns) / count;
 	}
-	*ns_per_op = total / cpus;
 	return err;
 }
 
-/* Run @prog on @cpus CPUs at once, each on its working set. */
-static int steady_phase(struct cpu_run *runs, int cpus, const struct bpf_program *prog,
-			unsigned int count, unsigned int keep)
+/*
+ * arenakit's lock is bounded: an allocation that finds it held (under TCG,
+ * by a vCPU the host is not running) fails with -EBUSY, as documented: a
+ * few are reported, more are a wrong answer.
+ */
+static void check_failed(struct bench *b, const char *what, unsigned int kind, unsigned int size,
+			 unsigned long long failed, unsigned int count)
 {
-	pthread_t threads[ALLOC_BENCH_CPUS];
-	int i, err = 0;
+	if (failed * 100 > count)
+		bench_wrong(b, "%s, %u bytes, %s: %llu of %u allocations failed",
+			    kind_names[kind], size, what, failed, count);
+	else if (failed)
+		fprintf(stderr, "arenakit bench: alloc: %s, %u bytes, %s: %llu of %u "
+			"allocations failed (-EBUSY: the lock stayed held)\n",
+			kind_names[kind], size, what, failed, count);
+}
 
+static void start_runs(struct cpu_run *runs, int cpus, unsigned int kind, unsigned int size,
+		       unsigned int per_cpu)
+{
+	int i;
+
+	for (i = 0; i < cpus; i++)
+		runs[i] = (struct cpu_run){ .cpu = i, .args = { .kind = kind, .size = size,
+				.first = i * per_cpu, .cpu = i } };
+}
+
+/* Allocate @count objects on each of @cpus CPUs at once, then free them; ns per alloc+free. */
+static int run_cpus(struct bench *b, struct alloc_vs_frag *skel, int cpus, unsigned int kind,
+		    unsigned int size, unsigned int count, double *ns_per_op)
+{
+	struct cpu_run runs[ALLOC_BENCH_CPUS];
+	unsigned long long alloc_ns[ALLOC_BENCH_CPUS];
+	double total = 0;
+	int i, err;
+
+	start_runs(runs, cpus, kind, size, count);
+	err = phase(runs, cpus, skel->progs.alloc_some, count);
 	for (i = 0; i < cpus; i++) {
-		runs[i].prog = prog;
-		runs[i].args.count = count;
-		runs[i].args.keep = keep;
-		if (pthread_create(&threads[i], NULL, run_on_cpu, &runs[i]))
-			return -EAGAIN;
+		check_failed(b, "alloc+free", kind, size, runs[i].args.failed, count);
+		alloc_ns[i] = runs[i].args.ns;
 	}
-	for (i = 0; i < cpus; i++) {
-		pthread_join(threads[i], NULL);
-		err = err ?: runs[i].err;
-	}
+	err = phase(runs, cpus, skel->progs.free_some, count) ?: err;
+	for (i = 0; i < cpus; i++)
+		total += (double)(alloc_ns[i] + runs[i].args.ns) / count;
+	*ns_per_op = total / cpus;
 	return err;
 }
 
@@ -118,52 +137,45 @@ static int steady_cpus(struct bench *b, struct alloc_vs_frag *skel, int cpus, un
 		       unsigned long long *pages_moved)
 {
 	struct ak_alloc_stats *st = &skel->arena->ak_allocator.stats, before;
-	struct cpu_run runs[ALLOC_BENCH_CPUS] = {};
+	struct cpu_run runs[ALLOC_BENCH_CPUS];
 	double total = 0;
 	int i, err;
 
-	for (i = 0; i < cpus; i++) {
-		runs[i].cpu = i;
-		runs[i].args = (struct alloc_bench_args){
-			.kind = kind, .size = size, .first = i * ALLOC_BENCH_WORKING, .cpu = i,
-		};
-	}
-	err = steady_phase(runs, cpus, skel->progs.alloc_free, ALLOC_BENCH_WORKING, 1) ?:
-	      steady_phase(runs, cpus, skel->progs.steady, ops, 0);
+	start_runs(runs, cpus, kind, size, ALLOC_BENCH_WORKING);
+	err = phase(runs, cpus, skel->progs.alloc_some, ALLOC_BENCH_WORKING) ?:
+	      phase(runs, cpus, skel->progs.steady, ops);
 	if (err)
 		return err;
 	before = *st;
-	err = steady_phase(runs, cpus, skel->progs.steady, ops, 0);
+	err = phase(runs, cpus, skel->progs.steady, ops);
 	*pages_moved = (st->pages - before.pages) + 2 * (st->pages_returned - before.pages_returned);
 	for (i = 0; !err && i < cpus; i++) {
-		if (runs[i].args.failed)
-			bench_wrong(b, "%s, %u bytes, steady: %llu of %u allocations failed",
-				    kind_names[kind], size, runs[i].args.failed, ops);
-		total += (double)runs[i].args.alloc_ns / ops;
+		check_failed(b, "steady", kind, size, runs[i].args.failed, ops);
+		total += (double)runs[i].args.ns / ops;
 	}
 	*ns_per_op = total / cpus;
-	return steady_phase(runs, cpus, skel->progs.free_kept, ALLOC_BENCH_WORKING, 0) ?: err;
+	return phase(runs, cpus, skel->progs.free_some, ALLOC_BENCH_WORKING) ?: err;
 }
 
 /* Distinct pages under @count live objects of @size. */
 static int pages_for(struct bench *b, struct alloc_vs_frag *skel, unsigned int kind,
 		     unsigned int size, unsigned int count, double *pages)
 {
-	struct cpu_run run = { .prog = skel->progs.alloc_free };
+	struct cpu_run run;
 	unsigned long long *seen, page, base, n = 0;
 	size_t words = (1ULL << 30) / 4096 / 64;	/* one bit per arena page */
 	unsigned int i;
 	size_t mapped;
 	int err;
 
-	run.args = (struct alloc_bench_args){ .kind = kind, .size = size, .count = count,
-					      .keep = 1 };
-	run_on_cpu(&run);
-	if (run.err)
-		return run.err;
+	start_runs(&run, 1, kind, size, count);
+	err = phase(&run, 1, skel->progs.alloc_some, count);
+	if (err)
+		return err;
+	check_failed(b, "pages", kind, size, run.args.failed, count);
 	seen = calloc(words, sizeof(*seen));
 	if (!seen)
-		return -ENOMEM;
+		return phase(&run, 1, skel->progs.free_some, count) ?: -ENOMEM;
 	base = (unsigned long long)bpf_map__initial_value(skel->maps.arena, &mapped);
 	for (i = 0; i < count; i++) {
 		page = ((unsigned long long)skel->arena->slots[i] - base) / 4096;
@@ -177,10 +189,7 @@ static int pages_for(struct bench *b, struct alloc_vs_frag *skel, unsigned int k
 	}
 	free(seen);
 	*pages = n;
-	run.prog = skel->progs.free_kept;
-	run_on_cpu(&run);
-	err = run.err;
-	return err;
+	return phase(&run, 1, skel->progs.free_some, count);
 }
 
 /* A row of BPF-timed samples for @kind at @size on @cpus CPUs at once. */

@@ -10,16 +10,20 @@
 
 enum alloc_kind { ALLOC_OURS, ALLOC_PAGE_FRAG, ALLOC_KINDS };
 
-/* One CPU's run: @count objects of @size into slots [first, first + count). */
+/*
+ * One CPU's share of a case: @count operations on the slots from @first.
+ * A program run that the loop budget cuts returns -AK_EBUDGET with @done
+ * saying how far it got, and is run again; @ns adds up the timed loops of
+ * every run, so the time is the operations' own.
+ */
 struct alloc_bench_args {
 	unsigned int kind;
 	unsigned int size;
 	unsigned int first;
 	unsigned int count;
-	unsigned int keep;		/* leave the objects allocated (pages count) */
 	unsigned int cpu;		/* steady: which CPU's random sequence */
-	unsigned long long alloc_ns;	/* out: the allocation loop */
-	unsigned long long free_ns;	/* out: the freeing loop */
+	unsigned int done;		/* in/out: operations made so far */
+	unsigned long long ns;		/* out: time in the measured loops */
 	unsigned long long failed;	/* out: allocations that returned NULL */
 };
 
