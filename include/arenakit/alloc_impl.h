@@ -237,7 +237,7 @@ static __ak_always_inline void __arena *__ak_take_block(struct __ak_class __aren
 
 	offset = page->free;
 	if (offset)
-		next = *(unsigned short __arena *)(base + offset);
+		next = *(unsigned long long __arena *)(base + offset);
 	else
 		offset = page->bump;
 	index = (offset - __AK_PAGE_HDR) / size;
@@ -520,7 +520,12 @@ static __ak_always_inline struct __ak_page __arena *__ak_free_block(void __arena
 	struct __ak_class __arena *cls = __ak_class_of(class);
 	unsigned int per_page = __ak_blocks_per_page(class);
 
-	*(unsigned short __arena *)block = page->free;
+	/*
+	 * The link is the whole first word, not 16 bits of it: a stale reader
+	 * of the freed object (a bug, or a lock-free walk that will look again)
+	 * finds an offset under 4096 there, never most of an old pointer.
+	 */
+	*(unsigned long long __arena *)block = page->free;
 	page->free = offset;
 	cls->free_blocks++;
 	if (page->list == __AK_ON_NO_LIST)
@@ -529,7 +534,7 @@ static __ak_always_inline struct __ak_page __arena *__ak_free_block(void __arena
 		return 0;
 	__ak_page_unlink(cls, page);
 	/* reserved <= AK_ALLOC_MAX_RESERVE: the sum cannot wrap. */
-	if (may_return_page && cls->empty_pages >= AK_ALLOC_KEEP_EMPTY &&
+	if (may_return_page && cls->empty_pages + 1 > AK_ALLOC_KEEP_EMPTY &&
 	    cls->free_blocks >= cls->reserved + per_page && __ak_page_unwatched(page)) {
 		cls->free_blocks -= per_page;
 		return page;
