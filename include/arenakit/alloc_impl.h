@@ -363,6 +363,14 @@ static __ak_always_inline void __arena *__ak_alloc(unsigned long long size, int 
 			return __ak_alloc_fail(-E2BIG, errp);
 		return __ak_alloc_large(size, errp);
 	}
+	/*
+	 * Each way through __ak_alloc_class leaves the verifier a different
+	 * range of classes, which the branches below on the class make
+	 * precise, and precise ranges never prune: the rest of the allocation
+	 * would be verified once per way. A zero it cannot see through makes
+	 * the class any value, one state for all ways.
+	 */
+	class |= (int)ak_opaque_zero();
 	err = __ak_alloc_small(class, &obj);
 	if (!err && !obj && sleepable)
 		err = __ak_add_page(class, &obj);	/* no free block: a new page */
