@@ -387,13 +387,18 @@ static __ak_always_inline void __arena *__ak_alloc(unsigned long long size, int 
  * it: clear its live bit, which only one free of it sees set. Only pages
  * with a live block of their own can be given back, and this one has one
  * (see __ak_page_unwatched for the race with one that has none). Returns
- * its page, class and block index, or -EINVAL, counted as a double or a bad free, or
+ * its page, its block's index and bytes (a large object's: its pages'), and
+ * whether it is large; or -EINVAL, counted as a double or a bad free, or
  * -EBUSY / -AK_EBUDGET if the bitmap word kept changing (nothing done).
+ * The caller works from these, never from the class again: a class whose
+ * range the verifier knows from one way through here would split its
+ * verification by the ways through __ak_block_size.
  */
 static __ak_always_inline int __ak_free_claim(void __arena *ptr, struct __ak_page __arena **pagep,
-					      unsigned int *classp, unsigned int *indexp)
+					      unsigned int *indexp, unsigned long long *bytesp,
+					      int *largep)
 {
-	unsigned long long at = (unsigned long long)ptr, old;
+	unsigned long long at = (unsigned long long)ptr, old, bytes;
 	unsigned int offset = at & (AK_PAGE_SIZE - 1), class, size, index = 0;
 	struct __ak_page __arena *page = __ak_page_of(ptr);
 	int err;
@@ -404,6 +409,7 @@ static __ak_always_inline int __ak_free_claim(void __arena *ptr, struct __ak_pag
 	if (class == __AK_CLASS_LARGE) {
 		if (offset != __AK_PAGE_HDR)
 			goto bad;
+		bytes = (unsigned long long)page->pages * AK_PAGE_SIZE;
 	} else {
 		if (class >= AK_ALLOC_CLASSES || offset < __AK_PAGE_HDR || offset >= page->bump)
 			goto bad;
@@ -411,6 +417,7 @@ static __ak_always_inline int __ak_free_claim(void __arena *ptr, struct __ak_pag
 		index = (offset - __AK_PAGE_HDR) / size;
 		if (offset - __AK_PAGE_HDR != index * size)
 			goto bad;	/* inside a block */
+		bytes = size;
 	}
 	err = ak_fetch_and(__ak_map_word(page, index), ~__ak_map_bit(index), &old);
 	if (err)
@@ -420,8 +427,9 @@ static __ak_always_inline int __ak_free_claim(void __arena *ptr, struct __ak_pag
 		return -EINVAL;
 	}
 	*pagep = page;
-	*classp = class;
 	*indexp = index;
+	*bytesp = bytes;
+	*largep = class == __AK_CLASS_LARGE;
 	return 0;
 bad:
 	__ak_stat_add(bad_frees, 1);
@@ -607,22 +615,22 @@ cut:
 static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 {
 	struct __ak_page __arena *page, *empty = 0;
-	unsigned long long bytes, old;
-	unsigned int class, index;
-	int err;
+	unsigned long long bytes, room, old;
+	unsigned int index;
+	int err, large;
 
 	if (!ptr)
 		return 0;
 	/* Counted in while it reads the page: see __ak_page_unwatched. */
 	ak_fetch_add(&ak_allocator.freeing, 1);
-	err = __ak_free_claim(ptr, &page, &class, &index);
+	err = __ak_free_claim(ptr, &page, &index, &bytes, &large);
 	ak_fetch_add(&ak_allocator.freeing, -1ULL);
 	if (err)
 		return err;
-	bytes = class == __AK_CLASS_LARGE ? (unsigned long long)page->pages * AK_PAGE_SIZE :
-					    __ak_block_size(class);
-	AK_ALLOC_WATCH_FREED(ptr, __ak_object_room(class, bytes));
-	if (class == __AK_CLASS_LARGE) {
+	room = large ? bytes - __AK_PAGE_HDR : bytes;
+	(void)room;	/* for the watch hooks only */
+	AK_ALLOC_WATCH_FREED(ptr, room);
+	if (large) {
 		/* Its pages go back in __ak_drain_deferred (ak_free calls it). */
 		err = __ak_queue_push(&ak_allocator.deferred, ptr);
 	} else {
@@ -640,7 +648,7 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 		 * Not queued: the object stays the caller's, live again (its
 		 * page cannot have gone: it had this live block all along).
 		 */
-		AK_ALLOC_WATCH_TAKEN(ptr, __ak_object_room(class, bytes));
+		AK_ALLOC_WATCH_TAKEN(ptr, room);
 		ak_fetch_or(__ak_map_word(page, index), __ak_map_bit(index), &old);
 		return err;
 	}
