@@ -9,6 +9,8 @@
  *   ak_xchg(p, v)              exchange; the value *p had
  *   ak_fetch_add(p, v)         add; the value *p had
  *   ak_atomic_add(p, v)        add, nothing returned (statistics, counts)
+ *   ak_fetch_or(p, v, oldp)    or, the value *p had in *oldp; 0 or -EBUSY
+ *   ak_fetch_and(p, v, oldp)   and, the same way
  *   ak_spin_wait()             in a bounded spin, after an attempt failed
  *
  * The headers use nothing else for memory another CPU can touch: locks,
@@ -35,11 +37,25 @@
  * lock too, and looks again (htab.h).
  *
  * 6.12's x86-64 JIT refuses fetch-and, fetch-or and fetch-xor on arena
- * memory, and clang 22 emits the fetch form even when the result is
- * unused: arenakit uses no and, or or xor atomics.
+ * memory (bpf_jit_supports_insn: its cmpxchg loop for them does not take
+ * arena addresses), and clang 22 emits the fetch form even when the result
+ * is unused: arenakit uses no and, or or xor atomic instruction.
+ * ak_fetch_or and ak_fetch_and are compare-and-swap loops instead: read
+ * the word, swap in the new value if the word is still what was read, try
+ * again if not. Each attempt is an ak_cmpxchg (a schedule point); the one
+ * that succeeds is fully ordered, as the kernel's atomic_fetch_or(), and a
+ * failed one orders nothing. An attempt fails only if another CPU changed
+ * the word after it was read, so a retry means someone else made progress;
+ * still the loop is bounded (the verifier wants it so): after
+ * AK_ATOMIC_TRIES attempts, or when the frame's loop budget runs out, it
+ * gives up with *p unchanged and returns -EBUSY (-AK_EBUDGET for the
+ * budget). That is why they take @oldp and return a status, unlike
+ * ak_fetch_add, whose instruction every JIT takes.
  */
 #ifndef __ARENAKIT_ATOMIC_H
 #define __ARENAKIT_ATOMIC_H
+
+#include <arenakit/loop.h>
 
 #if defined(__BPF__) || !defined(AK_SCHED_POINT)
 #undef AK_SCHED_POINT
@@ -88,5 +104,41 @@
 	} while (0)
 
 #define ak_spin_wait() AK_SCHED_SPIN()
+
+/* Attempts of ak_fetch_or and ak_fetch_and before they give up. */
+#ifndef AK_ATOMIC_TRIES
+#define AK_ATOMIC_TRIES 65536
+#endif
+
+/*
+ * *p = *p OP v as a compare-and-swap loop; the old value in *oldp (on the
+ * stack: its type, not that of *p, which may carry the arena address space).
+ */
+#define __ak_fetch_op(p, OP, v, oldp)					\
+	({								\
+		typeof(*(oldp)) ___ak_old = ak_read_once(*(p)), ___ak_seen; \
+		unsigned int ___ak_try;					\
+		int ___ak_err = -EBUSY;					\
+									\
+		for (___ak_try = (unsigned int)ak_opaque_zero();	\
+		     ___ak_try < AK_ATOMIC_TRIES; ___ak_try++) {		\
+			___ak_seen = ak_cmpxchg((p), ___ak_old,		\
+						___ak_old OP (v));	\
+			if (___ak_seen == ___ak_old) {			\
+				*(oldp) = ___ak_old;			\
+				___ak_err = 0;				\
+				break;					\
+			}						\
+			___ak_old = ___ak_seen;				\
+			if (!ak_can_loop) {				\
+				___ak_err = -AK_EBUDGET;		\
+				break;					\
+			}						\
+		}							\
+		___ak_err;						\
+	})
+
+#define ak_fetch_or(p, v, oldp) __ak_fetch_op(p, |, v, oldp)
+#define ak_fetch_and(p, v, oldp) __ak_fetch_op(p, &, v, oldp)
 
 #endif /* __ARENAKIT_ATOMIC_H */

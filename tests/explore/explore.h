@@ -38,6 +38,11 @@ void explore_object_taken(void *obj, unsigned long long room);
 /* A freed object is poisoned past its first word: a later write is caught. */
 #define AK_ALLOC_WATCH_FREED(obj, room) explore_object_freed(obj, room)
 #define AK_ALLOC_WATCH_TAKEN(obj, room) explore_object_taken(obj, room)
+/*
+ * Every emptied page goes back at once, as before hysteresis: the races of
+ * a page given back while a free checks it stay within two or three calls.
+ */
+#define AK_ALLOC_KEEP_EMPTY 0
 /* Spins are free switches here; a holder that never comes back is -EBUSY. */
 #define AK_LOCK_SPINS 64
 /* Scenarios choose which keys share a bucket: the key's first word. */

@@ -55,7 +55,7 @@ Test(alloc_host, bad_sizes_fail_with_their_reason)
 Test(alloc_host, objects_are_usable_and_apart)
 {
 	static const size_t sizes[] = { 1, 8, 9, 24, 100, 104, 105, 500, 1000, 2008, 2009,
-					4032, 4033, 10000, 70000 };
+					2016, 2017, 4032, 4033, 10000, 70000 };
 	enum { N = sizeof(sizes) / sizeof(sizes[0]) };
 	unsigned char *obj[N];
 	size_t i, j;
@@ -75,7 +75,9 @@ Test(alloc_host, objects_are_usable_and_apart)
 		cr_expect_eq(ak_free(obj[i]), 0);
 	cr_expect_eq(STATS.objects, 0);
 	cr_expect_eq(STATS.bytes, 0);
-	cr_expect_eq(STATS.pages, 0, "sleepable frees left %llu pages taken", STATS.pages);
+	/* Emptied pages are kept, AK_ALLOC_KEEP_EMPTY a class, until a trim. */
+	cr_expect_eq(ak_alloc_trim(), 0);
+	cr_expect_eq(STATS.pages, 0, "sleepable frees and a trim left %llu pages taken", STATS.pages);
 }
 
 Test(alloc_host, accounting_returns_to_baseline)
@@ -88,8 +90,8 @@ Test(alloc_host, accounting_returns_to_baseline)
 	for (i = 0; i < 5; i++)
 		large[i] = ak_alloc(3 * 4096);
 	cr_expect_eq(STATS.objects, 55);
-	cr_expect_eq(STATS.bytes, 50 * 112 + 5 * 4 * 4096);
-	cr_expect_eq(STATS.slab_pages, 2, "50 blocks of 112 bytes, 36 to a page");
+	cr_expect_eq(STATS.bytes, 50 * 104 + 5 * 4 * 4096);
+	cr_expect_eq(STATS.slab_pages, 2, "50 blocks of 104 bytes, 38 to a page");
 	cr_expect_eq(STATS.large_pages, 5 * 4);
 	expect_pages_accounted();
 	for (i = 0; i < 50; i++)
@@ -98,11 +100,17 @@ Test(alloc_host, accounting_returns_to_baseline)
 		ak_free(large[i]);
 	cr_expect_eq(STATS.objects, 0);
 	cr_expect_eq(STATS.bytes, 0);
+	cr_expect_eq(STATS.pages, 2, "the emptied slab pages are kept (AK_ALLOC_KEEP_EMPTY)");
+	cr_expect_eq(ak_alloc_trim(), 0);
 	cr_expect_eq(STATS.pages, 0);
 	cr_expect_eq(STATS.pages_returned, 22);
+	cr_expect_eq(STATS.pages_taken, 22);
 }
 
-/* Emptied pages go back: at once from a sleepable free, from a non-sleepable one at a trim. */
+/*
+ * Emptied pages go back: at once from a sleepable free, beyond the
+ * AK_ALLOC_KEEP_EMPTY a class keeps, and from a non-sleepable one at a trim.
+ */
 Test(alloc_host, emptied_pages_go_back)
 {
 	enum { N = 100000 };
@@ -111,16 +119,16 @@ Test(alloc_host, emptied_pages_go_back)
 
 	for (i = 0; i < N; i++)
 		cr_assert(obj[i] = ak_alloc(40));
-	cr_expect_eq(STATS.slab_pages, (N + 62) / 63);
+	cr_expect_eq(STATS.slab_pages, N / 100, "40-byte blocks, 100 to a page");
 	for (i = 0; i < N; i++)
 		ak_free(obj[i]);
-	cr_expect_eq(STATS.pages, 0);
+	cr_expect_eq(STATS.pages, AK_ALLOC_KEEP_EMPTY);
 	/* From a non-sleepable program they wait for a trim. */
 	for (i = 0; i < N; i++)
 		obj[i] = ak_alloc(40);
 	for (i = 0; i < N; i++)
 		ak_free_nosleep(obj[i]);
-	cr_expect_eq(STATS.pages, (N + 62) / 63);
+	cr_expect_eq(STATS.pages, N / 100);
 	expect_pages_accounted();
 	cr_expect_eq(ak_alloc_trim(), 0);
 	cr_expect_eq(STATS.pages, 0);
@@ -135,7 +143,7 @@ Test(alloc_host, exhaustion_is_enomem_and_recovers)
 	for (n = 0; n < 200; n++)
 		if (!(obj[n] = ak_alloc_err(100, &err)))
 			break;
-	cr_expect_eq(n, 3 * 36, "objects from 3 pages of 112-byte blocks");
+	cr_expect_eq(n, 3 * 38, "objects from 3 pages of 104-byte blocks");
 	cr_expect_eq(err, -ENOMEM);
 	cr_expect_eq(STATS.fail_nomem, 1);
 	cr_expect_null(ak_alloc(5000), "a large object fit in a full arena");
@@ -217,6 +225,7 @@ Test(alloc_host, double_free_is_detected_and_harmless)
 	ak_free(b);
 	ak_free(c);
 	ak_free(d);
+	cr_expect_eq(ak_alloc_trim(), 0);
 	cr_expect_eq(STATS.pages, 0);
 }
 
@@ -233,12 +242,13 @@ Test(alloc_host, foreign_and_interior_pointers_are_refused)
 	cr_expect_eq(ak_free(obj + 3), -EINVAL, "interior, misaligned");
 	cr_expect_eq(ak_free(big + 4096), -EINVAL, "inside a large object");
 	/* The block after obj exists in the page but was never handed out. */
-	next_block = obj + 112;
+	next_block = obj + 104;
 	cr_expect_eq(ak_free(next_block), -EINVAL, "never handed out");
 	cr_expect_eq(STATS.bad_frees, 5);
 	cr_expect_eq(STATS.objects, 2);
 	cr_expect_eq(ak_free(obj), 0);
 	cr_expect_eq(ak_free(big), 0);
+	cr_expect_eq(ak_alloc_trim(), 0);
 	cr_expect_eq(STATS.pages, 0);
 	free(foreign);
 }
@@ -265,6 +275,7 @@ Test(alloc_host, busy_lock_fails_fast_and_loses_nothing)
 	cr_expect_eq(ak_alloc(64), obj);
 	cr_expect_eq(ak_allocator.queued, 0);
 	cr_expect_eq(ak_free(obj), 0);
+	cr_expect_eq(ak_alloc_trim(), 0);
 	cr_expect_eq(STATS.pages, 0);
 }
 
@@ -308,4 +319,80 @@ Test(alloc_host, bit_lock_keeps_the_other_bits)
 	word = 0x2000 | AK_BIT_LOCK;	/* the holder stores, keeping the bit */
 	ak_bit_lock_release(&word);
 	cr_expect_eq(word, 0x2000);
+}
+
+/*
+ * Every size up to AK_ALLOC_MAX_SMALL takes the smallest class that holds
+ * it, with no block over 12.5% larger than its object (16 bytes aside), and
+ * the classes grow: the O(1) class computation against a search.
+ */
+Test(alloc_host, each_size_takes_the_smallest_class_that_holds_it)
+{
+	unsigned long long size;
+	int class, best;
+
+	for (class = 1; class < AK_ALLOC_CLASSES; class++)
+		cr_assert_gt(__ak_block_size(class), __ak_block_size(class - 1));
+	cr_expect_eq(__ak_block_size(0), 16);
+	cr_expect_eq(__ak_block_size(AK_ALLOC_CLASSES - 1), AK_ALLOC_MAX_SMALL);
+	for (size = 1; size <= AK_ALLOC_MAX_SMALL; size++) {
+		for (best = 0; __ak_block_size(best) < size; best++)
+			;
+		class = __ak_alloc_class(size);
+		cr_assert_eq(class, best, "size %llu: class %d, not %d", size, class, best);
+		cr_assert_eq(__ak_block_size(class) % 8, 0);
+		if (size > 16)
+			cr_assert_leq(__ak_block_size(class) * 8, size * 9 + 8 * 7,
+				      "size %llu wastes over 12.5%% in %u", size,
+				      __ak_block_size(class));
+	}
+	cr_expect_eq(__ak_alloc_class(AK_ALLOC_MAX_SMALL + 1), -1);
+}
+
+/* A page of 252 16-byte blocks: every bit of the bitmap is used, and means live. */
+Test(alloc_host, a_full_page_of_the_smallest_blocks)
+{
+	static void *obj[252];
+	int i;
+
+	for (i = 0; i < 252; i++)
+		cr_assert(obj[i] = ak_alloc(16));
+	cr_expect_eq(STATS.slab_pages, 1, "252 blocks of 16 bytes to a page");
+	cr_expect_eq((char *)obj[251] - (char *)obj[0], 251 * 16);
+	for (i = 251; i >= 0; i -= 2)
+		cr_expect_eq(ak_free(obj[i]), 0);
+	for (i = 251; i >= 0; i -= 2)
+		cr_expect_eq(ak_free(obj[i]), -EINVAL, "block %d freed twice", i);
+	cr_expect_eq(STATS.double_frees, 126);
+	for (i = 0; i < 252; i += 2)
+		cr_expect_eq(ak_free(obj[i]), 0, "block %d", i);
+	cr_expect_eq(STATS.objects, 0);
+	cr_expect_eq(STATS.pages, 1, "one emptied page kept");
+	cr_expect_eq(ak_alloc_trim(), 0);
+	cr_expect_eq(STATS.pages, 0);
+}
+
+/*
+ * Allocating and freeing around a page boundary calls no page kfunc: up to
+ * AK_ALLOC_KEEP_EMPTY emptied pages of a class stay.
+ */
+Test(alloc_host, no_page_traffic_around_a_page_boundary)
+{
+	static void *obj[101];
+	unsigned long long taken;
+	int i, round;
+
+	for (i = 0; i < 100; i++)
+		cr_assert(obj[i] = ak_alloc(40));	/* one full page */
+	taken = STATS.pages_taken;
+	for (round = 0; round < 1000; round++) {
+		cr_assert(obj[100] = ak_alloc(40));
+		cr_assert_eq(ak_free(obj[100]), 0);
+	}
+	cr_expect_eq(STATS.pages_taken, taken + 1, "pages taken and given back in turn");
+	cr_expect_eq(STATS.pages_returned, 0);
+	for (i = 0; i < 100; i++)
+		ak_free(obj[i]);
+	cr_expect_eq(STATS.pages, 2);
+	cr_expect_eq(ak_alloc_trim(), 0);
 }

@@ -1,0 +1,775 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * arenakit/alloc_impl.h - the inside of alloc.h: size classes, the page
+ * header and its bitmap, the page lists, the queues, and the entry points'
+ * definitions. Internal: include <arenakit/alloc.h>, which includes this
+ * header once its types and calls are declared. Nothing here is API.
+ *
+ * A small object's page (one page, cut into blocks of one class):
+ *
+ *   0        64                                                  4096
+ *   | header | block | block | ... | block (bump) ...never used... |
+ *
+ * The header (struct __ak_page) holds the class, the bump (the first block
+ * never handed out), the head of the page's free list (an offset; each free
+ * block holds the next one's offset in its first bytes), the count of live
+ * blocks, the links of the class's partial or empty list, and the live
+ * bitmap: bit i of map[] is set while block i is handed out. The bitmap is
+ * the only state that says "live", and only atomics change it: allocation
+ * sets the bit (ak_fetch_or, under the lock), a free clears it
+ * (ak_fetch_and, without the lock) and wins only if it saw it set.
+ * A large object's pages have the same header, class __AK_CLASS_LARGE, the
+ * object at offset 64 and its live bit in map[0] bit 0.
+ */
+#ifndef __ARENAKIT_ALLOC_H
+#error "<arenakit/alloc_impl.h> is internal: include <arenakit/alloc.h>"
+#elif !defined(__ARENAKIT_ALLOC_IMPL_H)
+#define __ARENAKIT_ALLOC_IMPL_H
+
+/* Bytes before a page's first block (and before a large object). */
+#define __AK_PAGE_HDR 64
+#define __AK_PAGE_DATA (AK_PAGE_SIZE - __AK_PAGE_HDR)
+/* Classes of 16..128 bytes in steps of 8, then eight per doubling. */
+#define __AK_FINE_CLASSES 15
+#define __AK_FINE_MAX 128
+
+/* Blocks a lock holder takes off the queue of frees that found it busy. */
+#define __AK_DRAIN_BATCH 64
+
+#define __AK_PAGE_MAGIC 0x61a6e5edU	/* a page of ours */
+#define __AK_CLASS_LARGE 0xffU
+
+enum {
+	__AK_ON_NO_LIST,		/* full (or large) */
+	__AK_ON_PARTIAL,		/* some blocks free, some live */
+	__AK_ON_EMPTY,			/* every block free */
+};
+
+struct __ak_page {
+	unsigned int magic;
+	unsigned char class;		/* or __AK_CLASS_LARGE */
+	unsigned char list;		/* __AK_ON_* */
+	unsigned short live;		/* blocks handed out */
+	unsigned short bump;		/* offset of the first block never used */
+	unsigned short free;		/* offset of the first free block, 0: none */
+	unsigned int pages;		/* large: pages in the object */
+	struct __ak_page __arena *next;	/* on the class's partial or empty list */
+	struct __ak_page __arena *prev;
+	unsigned long long map[4];	/* live bitmap: 252 blocks of 16 bytes fit */
+};
+
+_Static_assert(sizeof(struct __ak_page) == __AK_PAGE_HDR, "the page header is 64 bytes");
+_Static_assert(__AK_PAGE_DATA / 16 <= 4 * 64, "a bit for every 16-byte block");
+
+#ifdef __BPF__
+static __ak_always_inline void __arena *__ak_pages_get(unsigned int pages)
+{
+	return bpf_arena_alloc_pages(&AK_ALLOC_MAP, 0, pages, -1 /* NUMA_NO_NODE */, 0);
+}
+
+static __ak_always_inline void __ak_pages_put(void __arena *ptr, unsigned int pages)
+{
+	bpf_arena_free_pages(&AK_ALLOC_MAP, ptr, pages);
+}
+#else
+#define __ak_pages_get(pages) ak_user_pages_get(pages)
+#define __ak_pages_put(ptr, pages) ak_user_pages_put(ptr, pages)
+#endif
+
+#define __ak_stat_add(field, n) ak_atomic_add(&ak_allocator.stats.field, (n))
+
+/*
+ * For host tests that watch objects' lives (tests/explore/ poisons a freed
+ * object past its first word, which the allocator's own lists use, so a
+ * later write there is caught): called with an object and its room when it
+ * is handed out and when a free claims it. Nothing by default, and always
+ * nothing in BPF.
+ */
+#if defined(__BPF__) || !defined(AK_ALLOC_WATCH_FREED)
+#undef AK_ALLOC_WATCH_FREED
+#undef AK_ALLOC_WATCH_TAKEN
+#define AK_ALLOC_WATCH_FREED(obj, room) ((void)0)
+#define AK_ALLOC_WATCH_TAKEN(obj, room) ((void)0)
+#endif
+
+/*
+ * The block size of @class: (class + 2) * 8 for the first 15, then group g
+ * (0..3) of eight steps of 16 << g above 128 << g, and 2016 last.
+ */
+static __ak_always_inline unsigned int __ak_block_size(unsigned int class)
+{
+	unsigned int g, i;
+
+	if (class < __AK_FINE_CLASSES)
+		return (class + 2) * 8;
+	if (class >= AK_ALLOC_CLASSES - 1)
+		return AK_ALLOC_MAX_SMALL;
+	g = (class - __AK_FINE_CLASSES) >> 3;
+	i = (class - __AK_FINE_CLASSES) & 7;
+	return (__AK_FINE_MAX << g) + ((i + 1) << (4 + g));
+}
+
+/*
+ * The class of an object of @size bytes, the smallest whose blocks hold
+ * it; -1 if it needs whole pages. No loop: a division by 8 up to 128
+ * bytes, then the doubling the size is in and a shift for its step.
+ */
+static __ak_always_inline int __ak_alloc_class(unsigned long long size)
+{
+	unsigned int s, g;
+
+	if (size > AK_ALLOC_MAX_SMALL)
+		return -1;
+	s = size < 16 ? 16 : (unsigned int)size;
+	if (s <= __AK_FINE_MAX)
+		return (s + 7) / 8 - 2;
+	g = s <= 256 ? 0 : s <= 512 ? 1 : s <= 1024 ? 2 : 3;
+	return __AK_FINE_CLASSES + 8 * g + ((s - (__AK_FINE_MAX << g) - 1) >> (4 + g));
+}
+
+static __ak_always_inline unsigned int __ak_blocks_per_page(unsigned int class)
+{
+	return __AK_PAGE_DATA / __ak_block_size(class);
+}
+
+static __ak_always_inline struct __ak_class __arena *__ak_class_of(unsigned int class)
+{
+	return &ak_allocator.classes[class < AK_ALLOC_CLASSES ? class : 0];
+}
+
+/* The page that holds @ptr (a block, or a large object's start). */
+static __ak_always_inline struct __ak_page __arena *__ak_page_of(void __arena *ptr)
+{
+	return (struct __ak_page __arena *)((char __arena *)ptr -
+					     ((unsigned long long)ptr & (AK_PAGE_SIZE - 1)));
+}
+
+/* The live bitmap word of block @index of @page, and its bit. */
+#define __ak_map_word(page, index) (&(page)->map[((index) >> 6) & 3])
+#define __ak_map_bit(index) (1ULL << ((index) & 63))
+
+/* Count a failed allocation by its reason; give the reason to the caller. */
+static __ak_always_inline void __arena *__ak_alloc_fail(int err, int *errp)
+{
+	if (err == -ENOMEM)
+		__ak_stat_add(fail_nomem, 1);
+	else if (err == -EBUSY)
+		__ak_stat_add(fail_busy, 1);
+	else if (err == -AK_EBUDGET)
+		__ak_stat_add(fail_budget, 1);
+	else
+		__ak_stat_add(fail_size, 1);
+	if (errp)
+		*errp = err;
+	return 0;
+}
+
+static __ak_always_inline void __ak_page_push(struct __ak_class __arena *cls,
+					      struct __ak_page __arena *page, unsigned char list)
+{
+	struct __ak_page __arena *__arena *head =
+		list == __AK_ON_EMPTY ? &cls->empty : &cls->partial;
+
+	page->list = list;
+	page->next = *head;
+	ak_arena_store_barrier();
+	page->prev = 0;
+	if (*head)
+		(*head)->prev = page;
+	*head = page;
+	if (list == __AK_ON_EMPTY)
+		cls->empty_pages++;
+}
+
+static __ak_always_inline void __ak_page_unlink(struct __ak_class __arena *cls,
+						struct __ak_page __arena *page)
+{
+	struct __ak_page __arena *__arena *head =
+		page->list == __AK_ON_EMPTY ? &cls->empty : &cls->partial;
+
+	if (page->list == __AK_ON_EMPTY)
+		cls->empty_pages--;
+	if (page->prev)
+		page->prev->next = page->next;
+	else
+		*head = page->next;
+	if (page->next)
+		page->next->prev = page->prev;
+	page->next = 0;
+	ak_arena_store_barrier();
+	page->prev = 0;
+	ak_arena_store_barrier();
+	page->list = __AK_ON_NO_LIST;
+}
+
+/* The bytes an object has in a block (or pages) of @bytes. */
+static __ak_always_inline unsigned long long __ak_object_room(unsigned int class,
+							     unsigned long long bytes)
+{
+	return class == __AK_CLASS_LARGE ? bytes - __AK_PAGE_HDR : bytes;
+}
+
+/* Count the object at @obj handed out. */
+static __ak_always_inline void __arena *__ak_hand_out(char __arena *obj, unsigned int class,
+						      unsigned long long bytes)
+{
+	__ak_stat_add(objects, 1);
+	__ak_stat_add(bytes, bytes);
+	AK_ALLOC_WATCH_TAKEN(obj, __ak_object_room(class, bytes));
+	(void)class;
+	return obj;
+}
+
+/*
+ * Take a block from @page (on a list, with a free block). Under the lock.
+ * Its bit is set before the free list moves past it, with the link read
+ * first: once the bit is set a (mistaken) free may claim the block and
+ * queue it through its bytes. NULL if the bitmap word kept changing.
+ */
+static __ak_always_inline void __arena *__ak_take_block(struct __ak_class __arena *cls,
+							struct __ak_page __arena *page,
+							unsigned int class)
+{
+	unsigned int size = __ak_block_size(class), offset, index;
+	char __arena *base = (char __arena *)page;
+	unsigned short next = 0;
+	unsigned long long old;
+
+	offset = page->free;
+	if (offset)
+		next = *(unsigned long long __arena *)(base + offset);
+	else
+		offset = page->bump;
+	index = (offset - __AK_PAGE_HDR) / size;
+	if (ak_fetch_or(__ak_map_word(page, index), __ak_map_bit(index), &old))
+		return 0;
+	if (page->list == __AK_ON_EMPTY) {
+		__ak_page_unlink(cls, page);
+		__ak_page_push(cls, page, __AK_ON_PARTIAL);
+	}
+	if (page->free)
+		page->free = next;
+	else
+		page->bump = offset + size;
+	page->live++;
+	cls->free_blocks--;
+	if (!page->free && page->bump + size > AK_PAGE_SIZE)
+		__ak_page_unlink(cls, page);	/* full */
+	return __ak_hand_out(base + offset, class, size);
+}
+
+/* Initialise a fresh page of @class; it is nobody else's yet. */
+static __ak_always_inline void __ak_page_init(struct __ak_page __arena *page, unsigned int class)
+{
+	page->magic = __AK_PAGE_MAGIC;
+	page->class = class;
+	page->list = __AK_ON_NO_LIST;
+	page->pages = 1;
+	page->bump = __AK_PAGE_HDR;
+	/* The rest is 0 already: the kernel hands out zeroed pages. */
+}
+
+static __ak_always_inline void __ak_count_taken(unsigned int pages, int large)
+{
+	__ak_stat_add(pages, pages);
+	if (large)
+		__ak_stat_add(large_pages, pages);
+	else
+		__ak_stat_add(slab_pages, pages);
+	__ak_stat_add(pages_taken, pages);
+}
+
+/*
+ * A fresh page for @class onto its lists; -ENOMEM or -EBUSY. With @obj, the
+ * caller's block is cut from it before it is published, so that no other
+ * CPU can take every block of the page first and leave the caller a
+ * spurious -ENOMEM.
+ */
+static __ak_always_inline int __ak_add_page(unsigned int class, void __arena **obj)
+{
+	struct __ak_class __arena *cls = __ak_class_of(class);
+	struct __ak_page __arena *page = __ak_pages_get(1);
+	unsigned int size = __ak_block_size(class);
+	int err;
+
+	if (!page)
+		return -ENOMEM;
+	__ak_page_init(page, class);
+	if (obj) {
+		page->bump += size;
+		page->live = 1;
+		page->map[0] = 1;	/* not published yet: a plain store */
+	}
+	err = ak_lock_acquire(&ak_allocator.lock);
+	if (err) {
+		/* Cannot publish it: give it back rather than leak it. */
+		__ak_pages_put(page, 1);
+		return err;
+	}
+	__ak_page_push(cls, page, obj ? __AK_ON_PARTIAL : __AK_ON_EMPTY);
+	cls->free_blocks += __ak_blocks_per_page(class) - (obj ? 1 : 0);
+	ak_lock_release(&ak_allocator.lock);
+	__ak_count_taken(1, 0);
+	if (obj)
+		*obj = __ak_hand_out((char __arena *)page + __AK_PAGE_HDR, class, size);
+	return 0;
+}
+
+static __ak_always_inline void __arena *__ak_alloc_large(unsigned long long size, int *errp)
+{
+	unsigned int pages = (size + __AK_PAGE_HDR + AK_PAGE_SIZE - 1) / AK_PAGE_SIZE;
+	struct __ak_page __arena *page = __ak_pages_get(pages);
+
+	if (!page)
+		return __ak_alloc_fail(-ENOMEM, errp);
+	__ak_page_init(page, __AK_CLASS_LARGE);
+	page->pages = pages;
+	page->live = 1;
+	page->map[0] = 1;
+	__ak_count_taken(pages, 1);
+	return __ak_hand_out((char __arena *)page + __AK_PAGE_HDR, __AK_CLASS_LARGE,
+			     (unsigned long long)pages * AK_PAGE_SIZE);
+}
+
+static __ak_always_inline unsigned int __ak_drain_queued(unsigned int max);
+
+/* A block of @class from the pages already taken, or NULL; 0 or -EBUSY. */
+static __ak_always_inline int __ak_alloc_small(int class, void __arena **obj)
+{
+	struct __ak_class __arena *cls = __ak_class_of(class);
+	struct __ak_page __arena *page;
+	int err = ak_lock_acquire(&ak_allocator.lock);
+
+	if (err)
+		return err;
+	/* Frees that found the lock busy queued their blocks for us. */
+	__ak_drain_queued(__AK_DRAIN_BATCH);
+	page = cls->partial ? cls->partial : cls->empty;
+	*obj = page ? __ak_take_block(cls, page, class) : 0;
+	ak_lock_release(&ak_allocator.lock);
+	return page && !*obj ? -EBUSY : 0;
+}
+
+static __ak_always_inline void __arena *__ak_alloc(unsigned long long size, int sleepable, int *errp)
+{
+	void __arena *obj = 0;
+	int class, err;
+
+	if (!size || size > AK_ALLOC_MAX)
+		return __ak_alloc_fail(size ? -E2BIG : -EINVAL, errp);
+	class = __ak_alloc_class(size);
+	if (class < 0) {
+		if (!sleepable)
+			return __ak_alloc_fail(-E2BIG, errp);
+		return __ak_alloc_large(size, errp);
+	}
+	/*
+	 * Each way through __ak_alloc_class leaves the verifier a different
+	 * range of classes, which the branches below on the class make
+	 * precise, and precise ranges never prune: the rest of the allocation
+	 * would be verified once per way. A zero it cannot see through makes
+	 * the class any value, one state for all ways.
+	 */
+	class |= (int)ak_opaque_zero();
+	err = __ak_alloc_small(class, &obj);
+	if (!err && !obj && sleepable)
+		err = __ak_add_page(class, &obj);	/* no free block: a new page */
+	if (err || !obj)
+		return __ak_alloc_fail(err ? err : -ENOMEM, errp);
+	return obj;
+}
+
+/* Where a queued block links to the next: its first bytes. */
+#define __ak_queue_link(block) (*(unsigned long long __arena *)(block))
+
+/*
+ * Check that @ptr is a live object of ours, without the lock, and claim
+ * it: clear its live bit, which only one free of it sees set. Only pages
+ * with a live block of their own can be given back, and this one has one
+ * (see __ak_page_unwatched for the race with one that has none). Returns
+ * its page, its block's index and bytes (a large object's: its pages'), and
+ * whether it is large; or -EINVAL, counted as a double or a bad free, or
+ * -EBUSY / -AK_EBUDGET if the bitmap word kept changing (nothing done).
+ * The caller works from these, never from the class again: a class whose
+ * range the verifier knows from one way through here would split its
+ * verification by the ways through __ak_block_size.
+ */
+static __ak_always_inline int __ak_free_claim(void __arena *ptr, struct __ak_page __arena **pagep,
+					      unsigned int *indexp, unsigned long long *bytesp,
+					      int *largep)
+{
+	unsigned long long at = (unsigned long long)ptr, old, bytes;
+	unsigned int offset = at & (AK_PAGE_SIZE - 1), class, size, index = 0;
+	struct __ak_page __arena *page = __ak_page_of(ptr);
+	int err;
+
+	if (at & 7 || ak_read_once(page->magic) != __AK_PAGE_MAGIC)
+		goto bad;
+	class = page->class;
+	if (class == __AK_CLASS_LARGE) {
+		if (offset != __AK_PAGE_HDR)
+			goto bad;
+		bytes = (unsigned long long)page->pages * AK_PAGE_SIZE;
+	} else {
+		if (class >= AK_ALLOC_CLASSES || offset < __AK_PAGE_HDR || offset >= page->bump)
+			goto bad;
+		size = __ak_block_size(class);
+		index = (offset - __AK_PAGE_HDR) / size;
+		if (offset - __AK_PAGE_HDR != index * size)
+			goto bad;	/* inside a block */
+		bytes = size;
+	}
+	err = ak_fetch_and(__ak_map_word(page, index), ~__ak_map_bit(index), &old);
+	if (err)
+		return err;
+	if (!(old & __ak_map_bit(index))) {
+		__ak_stat_add(double_frees, 1);
+		return -EINVAL;
+	}
+	*pagep = page;
+	*indexp = index;
+	*bytesp = bytes;
+	*largep = class == __AK_CLASS_LARGE;
+	return 0;
+bad:
+	__ak_stat_add(bad_frees, 1);
+	return -EINVAL;
+}
+
+/*
+ * Push @block onto a queue (a stack of blocks linked through their object
+ * bytes) without the lock. Only lock holders pop, one at a time, so a pop
+ * never meets a block that left and came back (no ABA). -EBUSY if the top
+ * kept changing for AK_LOCK_SPINS attempts.
+ */
+static __ak_always_inline int __ak_queue_push(unsigned long long __arena *top,
+					      void __arena *block)
+{
+	unsigned long long old;
+	unsigned int spins;
+
+	for (spins = (unsigned int)ak_opaque_zero(); spins < AK_LOCK_SPINS; spins++) {
+		old = ak_read_once(*top);
+		__ak_queue_link(block) = old;
+		if (ak_cmpxchg(top, old, (unsigned long long)block) == old)
+			return 0;
+		ak_spin_wait();
+		ak_cond_break_label(spent);
+	}
+	return -EBUSY;
+spent:
+	return -AK_EBUDGET;
+}
+
+/* Pop one block off a queue; the lock must be held. NULL if it is empty. */
+static __ak_always_inline void __arena *__ak_queue_pop(unsigned long long __arena *top)
+{
+	unsigned long long old;
+	unsigned int spins;
+
+	for (spins = (unsigned int)ak_opaque_zero(); spins < AK_LOCK_SPINS; spins++) {
+		old = ak_read_once(*top);
+		if (!old)
+			return 0;
+		if (ak_cmpxchg(top, old, __ak_queue_link((void __arena *)old)) == old)
+			return (void __arena *)old;
+		ak_spin_wait();
+		ak_cond_break_label(spent);
+	}
+spent:
+	return 0;
+}
+
+/*
+ * May @page go back to the kernel? Not while a free may still be checking
+ * a block on it: a free that passed the check and then claims its block
+ * with an atomic on the bitmap would write into a page the kernel may have
+ * handed out again, where the same bit of a page of the same class may be
+ * set (a double free that loses its race would free another program's
+ * object). A free counts itself into ak_allocator.freeing before it reads
+ * the page's magic; here the magic is cleared before the count is read,
+ * both fully ordered, so either the free sees no magic and refuses (the
+ * page has no live block: it was a double or a bad free), or this sees the
+ * free and keeps the page.
+ */
+static __ak_always_inline int __ak_page_unwatched(struct __ak_page __arena *page)
+{
+	ak_xchg(&page->magic, 0);
+	if (!ak_read_once(ak_allocator.freeing))
+		return 1;
+	ak_write_once(page->magic, __AK_PAGE_MAGIC);
+	return 0;
+}
+
+/* Give the pages of a large object back; the lock is not held. */
+static __ak_always_inline void __ak_put_large(struct __ak_page __arena *page)
+{
+	unsigned int pages = page->pages;
+
+	__ak_pages_put(page, pages);
+	__ak_stat_add(large_pages, -(unsigned long long)pages);
+	__ak_stat_add(pages, -(unsigned long long)pages);
+	__ak_stat_add(pages_returned, pages);
+}
+
+static __ak_always_inline void __ak_put_slab(struct __ak_page __arena *page)
+{
+	__ak_pages_put(page, 1);
+	__ak_stat_add(slab_pages, -1ULL);
+	__ak_stat_add(pages, -1ULL);
+	__ak_stat_add(pages_returned, 1);
+}
+
+/*
+ * Put @block (claimed: its bit clear) back on its page's free list; under
+ * the lock. Returns the page if it is now empty and may go back to the
+ * kernel (the caller does that once the lock is released), NULL otherwise:
+ * an emptied page stays while its class has fewer than AK_ALLOC_KEEP_EMPTY
+ * other empty pages, or its blocks are needed for the reserve.
+ */
+static __ak_always_inline struct __ak_page __arena *__ak_free_block(void __arena *block,
+								    int may_return_page)
+{
+	struct __ak_page __arena *page = __ak_page_of(block);
+	unsigned int offset = (unsigned long long)block & (AK_PAGE_SIZE - 1);
+	unsigned int class = page->class;
+	struct __ak_class __arena *cls = __ak_class_of(class);
+	unsigned int per_page = __ak_blocks_per_page(class);
+
+	/*
+	 * The link is the whole first word, not 16 bits of it: a stale reader
+	 * of the freed object (a bug, or a lock-free walk that will look again)
+	 * finds an offset under 4096 there, never most of an old pointer.
+	 */
+	*(unsigned long long __arena *)block = page->free;
+	page->free = offset;
+	cls->free_blocks++;
+	if (page->list == __AK_ON_NO_LIST)
+		__ak_page_push(cls, page, __AK_ON_PARTIAL);
+	if (--page->live)
+		return 0;
+	__ak_page_unlink(cls, page);
+	/* reserved <= AK_ALLOC_MAX_RESERVE: the sum cannot wrap. */
+	if (may_return_page && cls->empty_pages + 1 > AK_ALLOC_KEEP_EMPTY &&
+	    cls->free_blocks >= cls->reserved + per_page && __ak_page_unwatched(page)) {
+		cls->free_blocks -= per_page;
+		return page;
+	}
+	__ak_page_push(cls, page, __AK_ON_EMPTY);
+	return 0;
+}
+
+/*
+ * Under the lock: put up to @max blocks that frees queued (the lock was
+ * busy) on their free lists. Pages they empty stay for reuse or trim.
+ * Returns how many were done.
+ */
+static __ak_always_inline unsigned int __ak_drain_queued(unsigned int max)
+{
+	void __arena *block;
+	unsigned int done;
+
+	for (done = (unsigned int)ak_opaque_zero(); done < max && ak_can_loop; done++) {
+		block = __ak_queue_pop(&ak_allocator.queued);
+		if (!block)
+			break;
+		__ak_free_block(block, 0);
+	}
+	return done;
+}
+
+/*
+ * Return the pages of freed large objects (every free of one queues it
+ * here). One that a free may still be checking stays queued for a later
+ * call: -EBUSY.
+ */
+static __ak_always_inline int __ak_drain_deferred(void)
+{
+	struct __ak_page __arena *page;
+	void __arena *block;
+	int err;
+
+	for (;;) {
+		ak_cond_break_label(cut);
+		if (!ak_read_once(ak_allocator.deferred))
+			return 0;
+		err = ak_lock_acquire(&ak_allocator.lock);
+		if (err)
+			return err;
+		block = __ak_queue_pop(&ak_allocator.deferred);
+		ak_lock_release(&ak_allocator.lock);
+		if (!block)
+			continue;
+		page = __ak_page_of(block);
+		if (__ak_page_unwatched(page)) {
+			__ak_put_large(page);
+			continue;
+		}
+		err = __ak_queue_push(&ak_allocator.deferred, block);
+		return err ? err : -EBUSY;
+	}
+cut:
+	return -AK_EBUDGET;
+}
+
+static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
+{
+	struct __ak_page __arena *page, *empty = 0;
+	unsigned long long bytes, room, old;
+	unsigned int index;
+	int err, large;
+
+	if (!ptr)
+		return 0;
+	/* Counted in while it reads the page: see __ak_page_unwatched. */
+	ak_fetch_add(&ak_allocator.freeing, 1);
+	err = __ak_free_claim(ptr, &page, &index, &bytes, &large);
+	ak_fetch_add(&ak_allocator.freeing, -1ULL);
+	if (err)
+		return err;
+	room = large ? bytes - __AK_PAGE_HDR : bytes;
+	(void)room;	/* for the watch hooks only */
+	AK_ALLOC_WATCH_FREED(ptr, room);
+	if (large) {
+		/* Its pages go back in __ak_drain_deferred (ak_free calls it). */
+		err = __ak_queue_push(&ak_allocator.deferred, ptr);
+	} else {
+		/* Never wait for the lock: queue the block for its next holder. */
+		if (ak_lock_try(&ak_allocator.lock)) {
+			err = __ak_queue_push(&ak_allocator.queued, ptr);
+		} else {
+			empty = __ak_free_block(ptr, sleepable);
+			__ak_drain_queued(__AK_DRAIN_BATCH);
+			ak_lock_release(&ak_allocator.lock);
+		}
+	}
+	if (err) {
+		/*
+		 * Not queued: the object stays the caller's, live again (its
+		 * page cannot have gone: it had this live block all along).
+		 */
+		AK_ALLOC_WATCH_TAKEN(ptr, room);
+		ak_fetch_or(__ak_map_word(page, index), __ak_map_bit(index), &old);
+		return err;
+	}
+	__ak_stat_add(objects, -1ULL);
+	__ak_stat_add(bytes, -bytes);
+	if (empty)
+		__ak_put_slab(empty);
+	return 0;
+}
+
+#if __AK_ALLOC_DEFINE
+/*
+ * The entry points run out of line in BPF (__ak_global, arena.h), so the
+ * verifier checks the allocator once, not again at every call site with
+ * every state of the caller. A sleepable and a
+ * non-sleepable function each: a global function is verified with no
+ * knowledge of its arguments, so one that could reach the page kfuncs
+ * would be refused in a non-sleepable program. They return the object as
+ * an integer (a global function returns a scalar).
+ */
+__ak_global unsigned long long __ak_alloc_sleepable(unsigned long long size,
+						    __ak_nonnull int *err)
+{
+	return (unsigned long long)__ak_alloc(size, 1, err);
+}
+
+__ak_global unsigned long long __ak_alloc_nosleep(unsigned long long size,
+						  __ak_nonnull int *err)
+{
+	return (unsigned long long)__ak_alloc(size, 0, err);
+}
+
+/* ak_free: documented in alloc.h. */
+__ak_global int ak_free(__arg_arena void __arena *ptr)
+{
+	int err = __ak_free(ptr, 1);
+
+	__ak_drain_deferred();	/* best effort: a later call finishes it */
+	return err;
+}
+
+__ak_global int ak_free_nosleep(__arg_arena void __arena *ptr)
+{
+	return __ak_free(ptr, 0);
+}
+
+__ak_global int ak_alloc_reserve(unsigned long long size, unsigned long long count)
+{
+	int class = __ak_alloc_class(size), err;
+	struct __ak_class __arena *cls;
+
+	if (!size || class < 0)
+		return size ? -E2BIG : -EINVAL;
+	if (count > AK_ALLOC_MAX_RESERVE)
+		return -E2BIG;
+	cls = __ak_class_of(class);
+	err = __ak_drain_deferred();
+	if (err)
+		return err;
+	while (cls->free_blocks < count) {
+		ak_cond_break_label(cut);
+		err = __ak_add_page(class, 0);
+		if (err)
+			return err;
+	}
+	if (cls->reserved < count)
+		cls->reserved = count;
+	return 0;
+cut:
+	/* Keep what was taken for the call that finishes the job. */
+	if (cls->reserved < count)
+		cls->reserved = count;
+	return -AK_EBUDGET;
+}
+
+__ak_global int ak_alloc_trim(void)
+{
+	struct __ak_class __arena *cls;
+	struct __ak_page __arena *page;
+	unsigned int class;
+	int err;
+
+	err = __ak_drain_deferred();
+	if (err)
+		return err;
+	while (ak_read_once(ak_allocator.queued)) {
+		ak_cond_break_label(cut);
+		err = ak_lock_acquire(&ak_allocator.lock);
+		if (err)
+			return err;
+		__ak_drain_queued(__AK_DRAIN_BATCH);
+		ak_lock_release(&ak_allocator.lock);
+	}
+	for (class = (unsigned int)ak_opaque_zero(); class < AK_ALLOC_CLASSES; class++) {
+		cls = __ak_class_of(class);
+		cls->reserved = 0;
+		for (;;) {
+			ak_cond_break_label(cut);
+			if (!ak_read_once(cls->empty))
+				break;
+			err = ak_lock_acquire(&ak_allocator.lock);
+			if (err)
+				return err;
+			page = cls->empty;
+			if (page && !__ak_page_unwatched(page)) {
+				ak_lock_release(&ak_allocator.lock);
+				return -EBUSY;	/* a free is checking a block on it */
+			}
+			if (page) {
+				__ak_page_unlink(cls, page);
+				cls->free_blocks -= __ak_blocks_per_page(class);
+			}
+			ak_lock_release(&ak_allocator.lock);
+			if (page)
+				__ak_put_slab(page);
+		}
+	}
+	return 0;
+cut:
+	return -AK_EBUDGET;
+}
+#endif /* __AK_ALLOC_DEFINE */
+
+#endif /* __ARENAKIT_ALLOC_IMPL_H */
