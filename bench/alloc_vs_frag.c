@@ -148,7 +148,8 @@ static int steady_cpus(struct bench *b, struct alloc_vs_frag *skel, int cpus, un
 		return err;
 	before = *st;
 	err = phase(runs, cpus, skel->progs.steady, ops);
-	*pages_moved = (st->pages - before.pages) + 2 * (st->pages_returned - before.pages_returned);
+	*pages_moved = st->pages_taken - before.pages_taken +
+		       st->pages_returned - before.pages_returned;
 	for (i = 0; !err && i < cpus; i++) {
 		check_failed(b, "steady", kind, size, runs[i].args.failed, ops);
 		total += (double)runs[i].args.ns / ops;

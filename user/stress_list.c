@@ -60,7 +60,7 @@ long long stress_count_resume(struct stress_run *s, unsigned int max_runs, unsig
 }
 
 /* Every walk of the broken list must end with an error; a count is a silent lie. */
-void stress_expect_errors(struct stress_run *s, struct stress_row *r, unsigned long long index,
+static void expect_errors(struct stress_run *s, struct stress_row *r, unsigned long long index,
 			  int want_bad)
 {
 	long long *w = s->skel->bss->walk_result;
@@ -89,7 +89,7 @@ void stress_expect_errors(struct stress_run *s, struct stress_row *r, unsigned l
 }
 
 /* Break item @index's link as @kind says (STRESS_LINK_*), or restore it. */
-int stress_set_link(struct stress_run *s, unsigned long long index, int kind,
+static int set_link(struct stress_run *s, unsigned long long index, int kind,
 		    unsigned long long target)
 {
 	int err;
@@ -104,9 +104,9 @@ int stress_set_link(struct stress_run *s, unsigned long long index, int kind,
 }
 
 /* After a restore the list is sound again: the walks say so. */
-void stress_expect_restored(struct stress_run *s, struct stress_row *r, unsigned long long n)
+static void expect_restored(struct stress_run *s, struct stress_row *r, unsigned long long n)
 {
-	if (stress_set_link(s, s->skel->bss->link_index, STRESS_LINK_RESTORE, 0) ||
+	if (set_link(s, s->skel->bss->link_index, STRESS_LINK_RESTORE, 0) ||
 	    stress_run_walks(s)) {
 		stress_verdict(r, 0, 0, "restoring the link failed");
 		return;
@@ -116,6 +116,26 @@ void stress_expect_restored(struct stress_run *s, struct stress_row *r, unsigned
 		       "after the restore: count_all %lld, check_all %lld",
 		       s->skel->bss->walk_result[STRESS_COUNT_ALL],
 		       s->skel->bss->walk_result[STRESS_CHECK_ALL]);
+}
+
+/*
+ * Break item @index's link as @kind says (to @target), check that every
+ * walk ends with an error (and, with @name_culprit, that ak_list_check_all
+ * names @index), restore the link and check the list is whole again; the
+ * verdicts go to @r, which is then done. 0, or set_link's error.
+ */
+int stress_break_link(struct stress_run *s, struct stress_row *r, unsigned long long n,
+		      unsigned long long index, int kind, unsigned long long target,
+		      int name_culprit)
+{
+	int err = set_link(s, index, kind, target);
+
+	if (err)
+		return err;
+	expect_errors(s, r, index, name_culprit);
+	expect_restored(s, r, n);
+	stress_row_done(r);
+	return 0;
 }
 
 /*

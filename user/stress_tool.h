@@ -91,10 +91,8 @@ int stress_build_to(struct stress_run *s, unsigned long long n);
 unsigned long long stress_list_size(struct stress_run *s);
 int stress_list_or_build(struct stress_run *s, unsigned long long n, unsigned long long *len);
 long long stress_count_resume(struct stress_run *s, unsigned int max_runs, unsigned int *runs);
-int stress_set_link(struct stress_run *s, unsigned long long index, int kind,
-		    unsigned long long target);
-void stress_expect_errors(struct stress_run *s, struct stress_row *r, unsigned long long index,
-			  int want_bad);
-void stress_expect_restored(struct stress_run *s, struct stress_row *r, unsigned long long n);
+int stress_break_link(struct stress_run *s, struct stress_row *r, unsigned long long n,
+		      unsigned long long index, int kind, unsigned long long target,
+		      int name_culprit);
 
 #endif /* ARENAKIT_USER_STRESS_TOOL_H */
