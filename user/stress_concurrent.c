@@ -178,7 +178,7 @@ static int scenario_concurrent(struct stress_run *s)
 {
 	unsigned long long ops = s->quick ? 2000 : STRESS_CONC_OPS, total = 0, n;
 	unsigned long long at[STRESS_CONC_THREADS];
-	struct ak_alloc_stats *st = &s->skel->arena->ak_allocator.stats, before = *st;
+	struct ak_alloc_stats st, before;
 	struct stress__arena *a = s->skel->arena;
 	struct conc_writer w[STRESS_CONC_THREADS];
 	struct conc_replay *m[STRESS_CONC_THREADS] = { 0 };
@@ -191,6 +191,7 @@ static int scenario_concurrent(struct stress_run *s)
 	struct stress_row *r, *rr;
 	int err, ret;
 
+	ak_alloc_stats_read(&s->skel->arena->ak_allocator, &before);
 	ret = arenakit_run_retval(s->skel->progs.conc_setup);
 	if (ret)
 		return ret;
@@ -273,9 +274,10 @@ static int scenario_concurrent(struct stress_run *s)
 		"ak_list_check_all %lld, ak_htab_check_all %lld", s->skel->bss->conc_list_check,
 		s->skel->bss->conc_htab_check);
 	err = arenakit_run_retval(s->skel->progs.conc_teardown);
-	stress_verdict(r, !err && st->objects == before.objects && st->bytes == before.bytes, 0,
+	ak_alloc_stats_read(&s->skel->arena->ak_allocator, &st);
+	stress_verdict(r, !err && st.objects == before.objects && st.bytes == before.bytes, 0,
 		"after teardown (%d): %llu objects, %llu bytes (before: %llu, %llu)", err,
-		st->objects, st->bytes, before.objects, before.bytes);
+		st.objects, st.bytes, before.objects, before.bytes);
 
 	stress_verdict(rr, rd.list_reads > 0 && !rd.list_bad, 0, "%llu of %llu list reads: %s",
 		rd.list_bad, rd.list_reads, rd.first_bad);

@@ -110,7 +110,7 @@ static int exhaust_op(struct stress_run *s, struct exhaust *x, const struct bpf_
 static int scenario_exhaust(struct stress_run *s)
 {
 	struct exhaust x = { 0 };
-	struct ak_alloc_stats *st, before;
+	struct ak_alloc_stats st, before;
 	unsigned int grew_at_once, nbuckets;
 	int list_tries, htab_tries;
 	int err;
@@ -121,8 +121,7 @@ static int scenario_exhaust(struct stress_run *s)
 		fprintf(stderr, "arenakit stress: exhaust: cannot load its program\n");
 		goto out;
 	}
-	st = &x.skel->arena->ak_allocator.stats;
-	before = *st;
+	ak_alloc_stats_read(&x.skel->arena->ak_allocator, &before);
 	err = arenakit_run_retval(x.skel->progs.setup);
 	if (err)
 		goto out;
@@ -162,10 +161,11 @@ static int scenario_exhaust(struct stress_run *s)
 	stress_row_done(x.r);
 
 	x.r = stress_row(s, "exhaust", "teardown: the allocator back to baseline", 0);
-	stress_verdict(x.r, !arenakit_run_retval(x.skel->progs.teardown) &&
-		       st->objects == before.objects && st->bytes == before.bytes, 0,
+	err = arenakit_run_retval(x.skel->progs.teardown);
+	ak_alloc_stats_read(&x.skel->arena->ak_allocator, &st);
+	stress_verdict(x.r, !err && st.objects == before.objects && st.bytes == before.bytes, 0,
 		       "after teardown: %llu objects, %llu bytes (before: %llu, %llu)",
-		       st->objects, st->bytes, before.objects, before.bytes);
+		       st.objects, st.bytes, before.objects, before.bytes);
 	stress_row_done(x.r);
 	stress_progress_clear(s);
 	printf("exhaust: a %u-page arena; failed cleanly with -ENOMEM before they fit: "

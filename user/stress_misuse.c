@@ -13,7 +13,7 @@
 static int scenario_misuse(struct stress_run *s)
 {
 	struct stress_misuse *m = &s->skel->bss->misuse;
-	struct ak_alloc_stats *st = &s->skel->arena->ak_allocator.stats, before;
+	struct ak_alloc_stats st, before;
 	unsigned long long ops = s->quick ? 20000 : 2000000;
 	unsigned int runs;
 	int retval, err;
@@ -22,7 +22,7 @@ static int scenario_misuse(struct stress_run *s)
 	err = stress_list_or_build(s, 1000, NULL);	/* for the stale cursors */
 	if (err)
 		return err;
-	before = *st;
+	ak_alloc_stats_read(&s->skel->arena->ak_allocator, &before);
 	memset(m, 0, sizeof(*m));
 	s->skel->bss->rng = stress_seed_state(s->seed);
 	s->skel->bss->ops_left = ops;
@@ -56,24 +56,25 @@ static int scenario_misuse(struct stress_run *s)
 	 * kernel (a large one, or the last of its page) finds no block there:
 	 * it is refused all the same, but counted as a bad free.
 	 */
-	stress_verdict(r, st->double_frees - before.double_frees +
-		st->bad_frees - before.bad_frees == m->doubles + m->interiors + m->foreigns &&
-		st->double_frees - before.double_frees <= m->doubles, 0,
+	ak_alloc_stats_read(&s->skel->arena->ak_allocator, &st);
+	stress_verdict(r, st.double_frees - before.double_frees +
+		st.bad_frees - before.bad_frees == m->doubles + m->interiors + m->foreigns &&
+		st.double_frees - before.double_frees <= m->doubles, 0,
 		"stats: %llu double and %llu bad frees counted, %llu double and %llu other "
-		"injected", st->double_frees - before.double_frees,
-		st->bad_frees - before.bad_frees, m->doubles, m->interiors + m->foreigns);
-	stress_verdict(r, st->objects == before.objects && st->bytes == before.bytes, 0,
+		"injected", st.double_frees - before.double_frees,
+		st.bad_frees - before.bad_frees, m->doubles, m->interiors + m->foreigns);
+	stress_verdict(r, st.objects == before.objects && st.bytes == before.bytes, 0,
 		"after freeing everything: %llu objects, %llu bytes (before: %llu, %llu)",
-		st->objects, st->bytes, before.objects, before.bytes);
-	stress_verdict(r, st->pages == st->slab_pages + st->large_pages, 0,
-		"pages %llu != slab %llu + large %llu", st->pages, st->slab_pages,
-		st->large_pages);
+		st.objects, st.bytes, before.objects, before.bytes);
+	stress_verdict(r, st.pages == st.slab_pages + st.large_pages, 0,
+		"pages %llu != slab %llu + large %llu", st.pages, st.slab_pages,
+		st.large_pages);
 	stress_progress_clear(s);
 	printf("misuse: %llu allocations, %llu frees; caught %llu double, %llu interior, "
 	       "%llu foreign frees and %llu stale cursors, in %u runs (stats: %llu double, "
 	       "%llu bad frees)\n", m->allocs, m->frees, m->doubles_caught, m->interiors_caught,
-	       m->foreigns_caught, m->stales_caught, runs, st->double_frees - before.double_frees,
-	       st->bad_frees - before.bad_frees);
+	       m->foreigns_caught, m->stales_caught, runs, st.double_frees - before.double_frees,
+	       st.bad_frees - before.bad_frees);
 	stress_row_done(r);
 	return 0;
 }

@@ -182,7 +182,7 @@ static void model_check_htab(struct stress_run *s, struct stress_row *r, const s
 
 static int scenario_model(struct stress_run *s)
 {
-	struct ak_alloc_stats *st = &s->skel->arena->ak_allocator.stats, before = *st;
+	struct ak_alloc_stats st, before;
 	unsigned int batches = s->quick ? 4 : 100, b, i, runs, wrong[2];
 	struct stress_op *ops = s->skel->arena->model_ops;
 	unsigned long long buckets_max = 0, list_min = ~0ULL, list_max = 0;
@@ -191,6 +191,7 @@ static int scenario_model(struct stress_run *s)
 	int retval, err;
 	long long want;
 
+	ak_alloc_stats_read(&s->skel->arena->ak_allocator, &before);
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
@@ -240,9 +241,10 @@ static int scenario_model(struct stress_run *s)
 			buckets_max = s->skel->arena->model_htab.cur->nbuckets;
 	}
 	err = arenakit_run_retval(s->skel->progs.model_teardown);
-	stress_verdict(rh, !err && st->objects == before.objects && st->bytes == before.bytes, 0,
+	ak_alloc_stats_read(&s->skel->arena->ak_allocator, &st);
+	stress_verdict(rh, !err && st.objects == before.objects && st.bytes == before.bytes, 0,
 		"after teardown (%d): %llu objects, %llu bytes (before: %llu, %llu)", err,
-		st->objects, st->bytes, before.objects, before.bytes);
+		st.objects, st.bytes, before.objects, before.bytes);
 	stress_progress_clear(s);
 	printf("model: %u batches of %u operations; after a batch the list held %llu to %llu "
 	       "items, the table up to %llu buckets\n", batches, STRESS_MODEL_BATCH, list_min,

@@ -36,13 +36,26 @@
  *    low 32 bits are 0 (page 0 at a 4 GiB-aligned arena base, like NULL).
  *    Objects are 8-byte aligned (large ones 64-byte).
  *
+ * Each CPU keeps a few free blocks of each class (up to 64 of 16 bytes,
+ * fewer of larger ones: no more than about 2 KiB a class), so the common
+ * allocation and free touch nothing another CPU touches: take the CPU's
+ * cache lock (a compare-and-swap; BPF programs do not migrate, but a
+ * tracing program may interrupt another on its CPU and a sleepable one may
+ * be preempted, so the cache is still locked), pop or push the block, set
+ * or clear its live bit, release. A cache that is locked already (its own
+ * CPU's interrupted program holds it) is not waited for: the call takes
+ * the shared path below. An empty cache is refilled, a full one
+ * half-emptied, in one visit to the shared lists, which also keep the
+ * blocks of ak_alloc_reserve's pool out of any one CPU's cache.
+ *
  * One ak_lock (lock.h) guards the page lists; an allocation waits for it a
  * bounded time (-EBUSY), and no page kfunc is called with it held. A free
  * never waits: it claims its block without the lock, and if the lock is
  * busy it queues the block, lock-free, for the lock's next holder, who
  * puts up to 64 queued blocks back per visit. Statistics are updated with
- * arena atomics and readable at any time, from BPF or through the mmap
- * (ak_allocator.stats): pages == slab_pages + large_pages always.
+ * arena atomics, but for the live objects and bytes, which each CPU counts
+ * under its cache lock: read them with ak_alloc_stats_read(), from BPF or
+ * through the mmap; pages == slab_pages + large_pages always.
  *
  * On 6.12 the arena's page kfuncs are for sleepable programs only:
  *   ak_alloc, ak_free, ak_alloc_reserve, ak_alloc_trim   sleepable programs
@@ -121,6 +134,20 @@ AK_ARENA_MAP(arena, AK_ARENA_PAGES, 0) __weak;	/* weak: see "Several objects" ab
 #define AK_ALLOC_KEEP_EMPTY 2
 #endif
 
+/*
+ * CPUs with a cache of their own: CPUs numbered from AK_ALLOC_CPUS on take
+ * the shared path every time (correct, slower). Each costs 512 bytes of
+ * the arena's globals. Define it before including this header to change it
+ * (every object of a program the same, as for AK_ARENA_PAGES).
+ */
+#ifndef AK_ALLOC_CPUS
+#define AK_ALLOC_CPUS 64
+#endif
+
+/*
+ * The statistics. Read them with ak_alloc_stats_read(): objects and bytes
+ * in ak_allocator.stats are only the shared path's part of the count.
+ */
 struct ak_alloc_stats {
 	unsigned long long pages;		/* taken from the kernel, held now */
 	unsigned long long slab_pages;		/* of them, cut into blocks */
@@ -148,6 +175,24 @@ struct __ak_class {
 	unsigned long long empty_pages;	/* on .empty */
 };
 
+/*
+ * A CPU's cache: per class, a stack of free blocks linked through their
+ * first word, and how many; the CPU's share of stats.objects and .bytes
+ * (it wraps below zero when it frees more than it handed out). All under
+ * .lock: 1 while a call allocates, 2 while one frees (see
+ * __ak_page_unwatched in alloc_impl.h).
+ */
+struct __ak_cpu_cache {
+	struct ak_lock lock;
+	unsigned int unused;
+	unsigned long long objects;
+	unsigned long long bytes;
+	unsigned long long pad;
+	void __arena *head[AK_ALLOC_CLASSES];
+	unsigned char count[AK_ALLOC_CLASSES];
+	unsigned char pad2[512 - 32 - 9 * AK_ALLOC_CLASSES];
+};
+
 struct ak_allocator {
 	struct ak_lock lock;
 	unsigned int unused;
@@ -163,6 +208,7 @@ struct ak_allocator {
 	/* Frees between reading a page's header and claiming their block. */
 	unsigned long long freeing;
 	struct ak_alloc_stats stats;
+	struct __ak_cpu_cache cpus[AK_ALLOC_CPUS];
 };
 
 #ifdef __BPF__
@@ -174,6 +220,45 @@ extern struct ak_allocator ak_allocator;
 void *ak_user_pages_get(unsigned int pages);
 void ak_user_pages_put(void *ptr, unsigned int pages);
 #endif
+
+/**
+ * ak_alloc_stats_read - the allocator's statistics, every CPU's part summed
+ * @a: the allocator: &ak_allocator in BPF, or its place in the arena's mmap
+ * @out: filled in
+ *
+ * Each field is read once; calls running meanwhile may be counted in one
+ * field and not yet in another, as with any counters read one by one.
+ *
+ * Return: 0; -AK_EBUDGET if the loop budget ran out (*@out is then partial).
+ */
+static __ak_always_inline int ak_alloc_stats_read(const struct ak_allocator __arena *a,
+						  struct ak_alloc_stats *out)
+{
+	const struct ak_alloc_stats __arena *s = &a->stats;
+	unsigned int cpu;
+
+	out->pages = ak_read_once(s->pages);
+	out->slab_pages = ak_read_once(s->slab_pages);
+	out->large_pages = ak_read_once(s->large_pages);
+	out->objects = ak_read_once(s->objects);
+	out->bytes = ak_read_once(s->bytes);
+	out->fail_nomem = ak_read_once(s->fail_nomem);
+	out->fail_size = ak_read_once(s->fail_size);
+	out->fail_busy = ak_read_once(s->fail_busy);
+	out->fail_budget = ak_read_once(s->fail_budget);
+	out->double_frees = ak_read_once(s->double_frees);
+	out->bad_frees = ak_read_once(s->bad_frees);
+	out->pages_returned = ak_read_once(s->pages_returned);
+	out->pages_taken = ak_read_once(s->pages_taken);
+	for (cpu = (unsigned int)ak_opaque_zero(); cpu < AK_ALLOC_CPUS; cpu++) {
+		out->objects += ak_read_once(a->cpus[cpu].objects);
+		out->bytes += ak_read_once(a->cpus[cpu].bytes);
+		ak_cond_break_label(cut);
+	}
+	return 0;
+cut:
+	return -AK_EBUDGET;
+}
 
 /*
  * The entry points, declared: defined in alloc_impl.h, or under

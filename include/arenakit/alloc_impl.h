@@ -52,7 +52,15 @@ struct __ak_page {
 	unsigned short live;		/* blocks handed out */
 	unsigned short bump;		/* offset of the first block never used */
 	unsigned short free;		/* offset of the first free block, 0: none */
-	unsigned int pages;		/* large: pages in the object */
+	union {
+		unsigned int pages;	/* large: pages in the object */
+		/*
+		 * Small: the end of the last block ever handed to a caller.
+		 * Blocks below the bump may wait in a CPU's cache never
+		 * handed out: a free of one is a bad free, not a double one.
+		 */
+		unsigned int handed;
+	};
 	struct __ak_page __arena *next;	/* on the class's partial or empty list */
 	struct __ak_page __arena *prev;
 	unsigned long long map[4];	/* live bitmap: 252 blocks of 16 bytes fit */
@@ -60,6 +68,24 @@ struct __ak_page {
 
 _Static_assert(sizeof(struct __ak_page) == __AK_PAGE_HDR, "the page header is 64 bytes");
 _Static_assert(__AK_PAGE_DATA / 16 <= 4 * 64, "a bit for every 16-byte block");
+_Static_assert(sizeof(struct __ak_cpu_cache) == 512, "a CPU's cache is 512 bytes");
+
+/*
+ * The number of the CPU this runs on. In user space AK_ALLOC_CPU() if the
+ * includer defines it (tests/explore/ does: a CPU per logical thread),
+ * else 0: threads then share one cache, whose lock keeps them apart.
+ */
+#ifdef __BPF__
+#define __ak_this_cpu() ((unsigned int)bpf_get_smp_processor_id())
+#elif defined(AK_ALLOC_CPU)
+#define __ak_this_cpu() ((unsigned int)AK_ALLOC_CPU())
+#else
+#define __ak_this_cpu() 0U
+#endif
+
+/* A cache lock's value: what its holder does (see __ak_page_unwatched). */
+#define __AK_CACHE_ALLOC 1U
+#define __AK_CACHE_FREE 2U
 
 #ifdef __BPF__
 static __ak_always_inline void __arena *__ak_pages_get(unsigned int pages)
@@ -221,41 +247,87 @@ static __ak_always_inline void __arena *__ak_hand_out(char __arena *obj, unsigne
 }
 
 /*
- * Take a block from @page (on a list, with a free block). Under the lock.
- * Its bit is set before the free list moves past it, with the link read
- * first: once the bit is set a (mistaken) free may claim the block and
- * queue it through its bytes. NULL if the bitmap word kept changing.
+ * Take a block off @page (on a list, with a free block); under the lock.
+ * Its live bit stays clear: a (mistaken) free of it meanwhile is refused
+ * as a double free and writes nothing, so the block's link, read here, is
+ * still the free list's.
+ */
+static __ak_always_inline char __arena *__ak_page_take(struct __ak_class __arena *cls,
+						      struct __ak_page __arena *page,
+						      unsigned int class)
+{
+	unsigned int size = __ak_block_size(class), offset;
+	char __arena *base = (char __arena *)page;
+
+	offset = page->free;
+	if (offset) {
+		page->free = *(unsigned long long __arena *)(base + offset);
+	} else {
+		offset = page->bump;
+		page->bump = offset + size;
+	}
+	if (page->list == __AK_ON_EMPTY) {
+		__ak_page_unlink(cls, page);
+		__ak_page_push(cls, page, __AK_ON_PARTIAL);
+	}
+	page->live++;
+	cls->free_blocks--;
+	if (!page->free && page->bump + size > AK_PAGE_SIZE)
+		__ak_page_unlink(cls, page);	/* full */
+	return base + offset;
+}
+
+/*
+ * Set the live bit of @block, @size bytes, and raise its page's .handed
+ * past it (a compare-and-swap, but only the first time a block is handed
+ * out): 0, or -EBUSY / -AK_EBUDGET with nothing changed.
+ */
+static __ak_always_inline int __ak_mark_live(char __arena *block, unsigned int size)
+{
+	struct __ak_page __arena *page = __ak_page_of(block);
+	unsigned int offset = (unsigned long long)block & (AK_PAGE_SIZE - 1), end = offset + size;
+	unsigned int index = (offset - __AK_PAGE_HDR) / size, handed, seen, tries;
+	unsigned long long old;
+	int err = ak_fetch_or(__ak_map_word(page, index), __ak_map_bit(index), &old);
+
+	if (err)
+		return err;
+	handed = ak_read_once(page->handed);
+	for (tries = (unsigned int)ak_opaque_zero(); handed < end && tries < AK_ATOMIC_TRIES;
+	     tries++) {
+		seen = ak_cmpxchg(&page->handed, handed, end);
+		if (seen == handed)
+			return 0;
+		handed = seen;
+		ak_cond_break_label(cut);
+	}
+	if (handed >= end)
+		return 0;
+cut:
+	ak_fetch_and(__ak_map_word(page, index), ~__ak_map_bit(index), &old);
+	return -EBUSY;
+}
+
+static __ak_always_inline struct __ak_page __arena *__ak_free_block(void __arena *block,
+								    int may_return_page,
+								    unsigned int own_cpu);
+
+/*
+ * A block of @class from @page, live and counted; under the lock. NULL if
+ * the bitmap word kept changing (the block goes back).
  */
 static __ak_always_inline void __arena *__ak_take_block(struct __ak_class __arena *cls,
 							struct __ak_page __arena *page,
 							unsigned int class)
 {
-	unsigned int size = __ak_block_size(class), offset, index;
-	char __arena *base = (char __arena *)page;
-	unsigned short next = 0;
-	unsigned long long old;
+	unsigned int size = __ak_block_size(class);
+	char __arena *block = __ak_page_take(cls, page, class);
 
-	offset = page->free;
-	if (offset)
-		next = *(unsigned long long __arena *)(base + offset);
-	else
-		offset = page->bump;
-	index = (offset - __AK_PAGE_HDR) / size;
-	if (ak_fetch_or(__ak_map_word(page, index), __ak_map_bit(index), &old))
+	if (__ak_mark_live(block, size)) {
+		__ak_free_block(block, 0, AK_ALLOC_CPUS);
 		return 0;
-	if (page->list == __AK_ON_EMPTY) {
-		__ak_page_unlink(cls, page);
-		__ak_page_push(cls, page, __AK_ON_PARTIAL);
 	}
-	if (page->free)
-		page->free = next;
-	else
-		page->bump = offset + size;
-	page->live++;
-	cls->free_blocks--;
-	if (!page->free && page->bump + size > AK_PAGE_SIZE)
-		__ak_page_unlink(cls, page);	/* full */
-	return __ak_hand_out(base + offset, class, size);
+	return __ak_hand_out(block, class, size);
 }
 
 /* Initialise a fresh page of @class; it is nobody else's yet. */
@@ -264,8 +336,8 @@ static __ak_always_inline void __ak_page_init(struct __ak_page __arena *page, un
 	page->magic = __AK_PAGE_MAGIC;
 	page->class = class;
 	page->list = __AK_ON_NO_LIST;
-	page->pages = 1;
 	page->bump = __AK_PAGE_HDR;
+	page->handed = __AK_PAGE_HDR;	/* large: the caller sets .pages */
 	/* The rest is 0 already: the kernel hands out zeroed pages. */
 }
 
@@ -297,6 +369,7 @@ static __ak_always_inline int __ak_add_page(unsigned int class, void __arena **o
 	__ak_page_init(page, class);
 	if (obj) {
 		page->bump += size;
+		page->handed = page->bump;
 		page->live = 1;
 		page->map[0] = 1;	/* not published yet: a plain store */
 	}
@@ -350,6 +423,139 @@ static __ak_always_inline int __ak_alloc_small(int class, void __arena **obj)
 	return page && !*obj ? -EBUSY : 0;
 }
 
+/* ---- the CPU caches ---- */
+
+/* Where a cached block links to the next: its first word, as on a page. */
+#define __ak_cache_link(block) (*(void __arena *__arena *)(block))
+
+/* The most free blocks of @size bytes a CPU keeps: about 2 KiB, 2 to 64. */
+static __ak_always_inline unsigned int __ak_cache_cap(unsigned int size)
+{
+	unsigned int cap = 2048 / size;
+
+	return cap > 64 ? 64 : cap < 2 ? 2 : cap;
+}
+
+/* This CPU's cache, locked for @who; NULL if it has none or it is held. */
+static __ak_always_inline struct __ak_cpu_cache __arena *__ak_cache_get(unsigned int who)
+{
+	unsigned int cpu = __ak_this_cpu();
+	struct __ak_cpu_cache __arena *cache;
+
+	if (cpu >= AK_ALLOC_CPUS)
+		return 0;
+	cache = &ak_allocator.cpus[cpu];
+	return ak_cmpxchg(&cache->lock.locked, 0, who) ? 0 : cache;
+}
+
+static __ak_always_inline void __ak_cache_push(struct __ak_cpu_cache __arena *cache,
+					       unsigned int class, void __arena *block)
+{
+	__ak_cache_link(block) = cache->head[class];
+	cache->head[class] = block;
+	cache->count[class]++;
+}
+
+static __ak_always_inline char __arena *__ak_cache_pop(struct __ak_cpu_cache __arena *cache,
+						       unsigned int class)
+{
+	char __arena *block = cache->head[class];
+
+	cache->head[class] = __ak_cache_link(block);
+	cache->count[class]--;
+	return block;
+}
+
+/*
+ * Move up to @want free blocks of @class from its pages into @cache (held).
+ * Past the reserve of ak_alloc_reserve only one moves, the caller's, so
+ * the pool is never parked in one CPU's cache. Returns how many moved (0:
+ * none free, or the lock stayed busy).
+ */
+static __ak_always_inline unsigned int __ak_cache_refill(struct __ak_cpu_cache __arena *cache,
+							 unsigned int class, unsigned int want)
+{
+	struct __ak_class __arena *cls = __ak_class_of(class);
+	char __arena *first = 0, *last = 0, *block;
+	struct __ak_page __arena *page;
+	unsigned int moved;
+
+	if (ak_lock_acquire(&ak_allocator.lock))
+		return 0;
+	__ak_drain_queued(__AK_DRAIN_BATCH);
+	if (cls->free_blocks < cls->reserved + want)
+		want = cls->free_blocks > cls->reserved ? cls->free_blocks - cls->reserved : 1;
+	/* Chained in the order taken: a run of allocations gets rising addresses. */
+	for (moved = (unsigned int)ak_opaque_zero(); moved < want && ak_can_loop; moved++) {
+		page = cls->partial ? cls->partial : cls->empty;
+		if (!page)
+			break;
+		block = __ak_page_take(cls, page, class);
+		if (last)
+			__ak_cache_link(last) = block;
+		else
+			first = block;
+		last = block;
+	}
+	ak_lock_release(&ak_allocator.lock);
+	if (last) {
+		__ak_cache_link(last) = cache->head[class];
+		cache->head[class] = first;
+		cache->count[class] += moved;
+	}
+	return moved;
+}
+
+/*
+ * Put the blocks of @class in @cache (held) back on their pages until
+ * @keep are left. Stops at a page that may go back to the kernel and
+ * returns it (the caller gives it back once the locks are released), or
+ * NULL. Blocks stay cached if the lock stayed busy or the budget ran out.
+ */
+static __ak_always_inline struct __ak_page __arena *
+__ak_cache_flush(struct __ak_cpu_cache __arena *cache, unsigned int class, unsigned int keep,
+		 int may_return_page, unsigned int own_cpu)
+{
+	struct __ak_page __arena *empty = 0;
+
+	if (ak_lock_acquire(&ak_allocator.lock))
+		return 0;
+	__ak_drain_queued(__AK_DRAIN_BATCH);
+	while (cache->count[class] > keep && !empty && ak_can_loop)
+		empty = __ak_free_block(__ak_cache_pop(cache, class), may_return_page, own_cpu);
+	ak_lock_release(&ak_allocator.lock);
+	return empty;
+}
+
+/*
+ * An object of @class from this CPU's cache, refilled if empty; NULL if
+ * the cache is held (a program this one interrupted, or a preempted
+ * sleepable one) or no block is free: the caller takes the shared path.
+ */
+static __ak_always_inline void __arena *__ak_cache_alloc(unsigned int class)
+{
+	struct __ak_cpu_cache __arena *cache = __ak_cache_get(__AK_CACHE_ALLOC);
+	unsigned int size = __ak_block_size(class);
+	char __arena *block = 0;
+
+	if (!cache)
+		return 0;
+	if (cache->count[class] || __ak_cache_refill(cache, class, __ak_cache_cap(size) / 2)) {
+		block = __ak_cache_pop(cache, class);
+		if (__ak_mark_live(block, size)) {
+			__ak_cache_push(cache, class, block);
+			block = 0;
+		} else {
+			cache->objects++;
+			cache->bytes += size;
+		}
+	}
+	ak_lock_release(&cache->lock);
+	if (block)
+		AK_ALLOC_WATCH_TAKEN(block, size);
+	return block;
+}
+
 static __ak_always_inline void __arena *__ak_alloc(unsigned long long size, int sleepable, int *errp)
 {
 	void __arena *obj = 0;
@@ -371,6 +577,11 @@ static __ak_always_inline void __arena *__ak_alloc(unsigned long long size, int 
 	 * the class any value, one state for all ways.
 	 */
 	class |= (int)ak_opaque_zero();
+	if (class >= AK_ALLOC_CLASSES)
+		return __ak_alloc_fail(-E2BIG, errp);
+	obj = __ak_cache_alloc(class);
+	if (obj)
+		return obj;
 	err = __ak_alloc_small(class, &obj);
 	if (!err && !obj && sleepable)
 		err = __ak_add_page(class, &obj);	/* no free block: a new page */
@@ -411,7 +622,8 @@ static __ak_always_inline int __ak_free_claim(void __arena *ptr, struct __ak_pag
 			goto bad;
 		bytes = (unsigned long long)page->pages * AK_PAGE_SIZE;
 	} else {
-		if (class >= AK_ALLOC_CLASSES || offset < __AK_PAGE_HDR || offset >= page->bump)
+		if (class >= AK_ALLOC_CLASSES || offset < __AK_PAGE_HDR ||
+		    offset >= ak_read_once(page->handed))
 			goto bad;
 		size = __ak_block_size(class);
 		index = (offset - __AK_PAGE_HDR) / size;
@@ -486,17 +698,30 @@ spent:
  * with an atomic on the bitmap would write into a page the kernel may have
  * handed out again, where the same bit of a page of the same class may be
  * set (a double free that loses its race would free another program's
- * object). A free counts itself into ak_allocator.freeing before it reads
- * the page's magic; here the magic is cleared before the count is read,
- * both fully ordered, so either the free sees no magic and refuses (the
- * page has no live block: it was a double or a bad free), or this sees the
- * free and keeps the page.
+ * object). A free says it is checking before it reads the page's magic:
+ * on the shared path it counts itself into ak_allocator.freeing, on a CPU's
+ * cache it holds the cache's lock as __AK_CACHE_FREE. Here the magic is
+ * cleared before those are read, all fully ordered, so either the free
+ * sees no magic and refuses (the page has no live block: it was a double
+ * or a bad free), or this sees the free and keeps the page. @own_cpu's
+ * cache is not looked at: its holder is this very call.
  */
-static __ak_always_inline int __ak_page_unwatched(struct __ak_page __arena *page)
+static __ak_always_inline int __ak_page_unwatched(struct __ak_page __arena *page,
+						  unsigned int own_cpu)
 {
+	unsigned int cpu;
+
 	ak_xchg(&page->magic, 0);
-	if (!ak_read_once(ak_allocator.freeing))
-		return 1;
+	if (ak_read_once(ak_allocator.freeing))
+		goto watched;
+	for (cpu = (unsigned int)ak_opaque_zero(); cpu < AK_ALLOC_CPUS; cpu++) {
+		if (cpu != own_cpu &&
+		    ak_read_once(ak_allocator.cpus[cpu].lock.locked) == __AK_CACHE_FREE)
+			goto watched;
+		ak_cond_break_label(watched);
+	}
+	return 1;
+watched:
 	ak_write_once(page->magic, __AK_PAGE_MAGIC);
 	return 0;
 }
@@ -528,7 +753,8 @@ static __ak_always_inline void __ak_put_slab(struct __ak_page __arena *page)
  * other empty pages, or its blocks are needed for the reserve.
  */
 static __ak_always_inline struct __ak_page __arena *__ak_free_block(void __arena *block,
-								    int may_return_page)
+								    int may_return_page,
+								    unsigned int own_cpu)
 {
 	struct __ak_page __arena *page = __ak_page_of(block);
 	unsigned int offset = (unsigned long long)block & (AK_PAGE_SIZE - 1);
@@ -551,7 +777,8 @@ static __ak_always_inline struct __ak_page __arena *__ak_free_block(void __arena
 	__ak_page_unlink(cls, page);
 	/* reserved <= AK_ALLOC_MAX_RESERVE: the sum cannot wrap. */
 	if (may_return_page && cls->empty_pages + 1 > AK_ALLOC_KEEP_EMPTY &&
-	    cls->free_blocks >= cls->reserved + per_page && __ak_page_unwatched(page)) {
+	    cls->free_blocks >= cls->reserved + per_page &&
+	    __ak_page_unwatched(page, own_cpu)) {
 		cls->free_blocks -= per_page;
 		return page;
 	}
@@ -573,7 +800,7 @@ static __ak_always_inline unsigned int __ak_drain_queued(unsigned int max)
 		block = __ak_queue_pop(&ak_allocator.queued);
 		if (!block)
 			break;
-		__ak_free_block(block, 0);
+		__ak_free_block(block, 0, AK_ALLOC_CPUS);
 	}
 	return done;
 }
@@ -601,7 +828,7 @@ static __ak_always_inline int __ak_drain_deferred(void)
 		if (!block)
 			continue;
 		page = __ak_page_of(block);
-		if (__ak_page_unwatched(page)) {
+		if (__ak_page_unwatched(page, AK_ALLOC_CPUS)) {
 			__ak_put_large(page);
 			continue;
 		}
@@ -612,24 +839,66 @@ cut:
 	return -AK_EBUDGET;
 }
 
+/*
+ * Put @ptr, claimed (its bit clear) on @page, in @cache (held for a free), or say
+ * no (-1) if the class's stack is twice its cap already (the lock stayed
+ * busy for the flushes before). A cache past its cap gives half back;
+ * a page that empties is returned in *@empty for the caller to give back.
+ */
+static __ak_always_inline int __ak_cache_free(struct __ak_cpu_cache __arena *cache,
+					      struct __ak_page __arena *page, void __arena *ptr,
+					      unsigned long long bytes, int sleepable,
+					      struct __ak_page __arena **empty)
+{
+	unsigned int class = page->class, cap;
+
+	cap = __ak_cache_cap(bytes);
+	if (class >= AK_ALLOC_CLASSES || cache->count[class] >= 2 * cap)
+		return -1;
+	__ak_cache_push(cache, class, ptr);
+	cache->objects--;
+	cache->bytes -= bytes;
+	if (cache->count[class] > cap)
+		*empty = __ak_cache_flush(cache, class, cap / 2, sleepable, __ak_this_cpu());
+	return 0;
+}
+
 static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 {
 	struct __ak_page __arena *page, *empty = 0;
-	unsigned long long bytes, room, old;
-	unsigned int index;
-	int err, large;
+	struct __ak_cpu_cache __arena *cache;
+	unsigned long long bytes = 0, room = 0, old;
+	unsigned int index = 0;
+	int err, large = 0;
 
 	if (!ptr)
 		return 0;
-	/* Counted in while it reads the page: see __ak_page_unwatched. */
-	ak_fetch_add(&ak_allocator.freeing, 1);
+	/*
+	 * Say that a free reads the page (see __ak_page_unwatched): by holding
+	 * this CPU's cache as __AK_CACHE_FREE, or else by counting in.
+	 */
+	cache = __ak_cache_get(__AK_CACHE_FREE);
+	if (!cache)
+		ak_fetch_add(&ak_allocator.freeing, 1);
 	err = __ak_free_claim(ptr, &page, &index, &bytes, &large);
-	ak_fetch_add(&ak_allocator.freeing, -1ULL);
-	if (err)
-		return err;
+	if (!cache)
+		ak_fetch_add(&ak_allocator.freeing, -1ULL);
 	room = large ? bytes - __AK_PAGE_HDR : bytes;
 	(void)room;	/* for the watch hooks only */
-	AK_ALLOC_WATCH_FREED(ptr, room);
+	if (!err)
+		AK_ALLOC_WATCH_FREED(ptr, room);
+	if (cache) {
+		if (!err && !large && !__ak_cache_free(cache, page, ptr, bytes, sleepable, &empty)) {
+			ak_lock_release(&cache->lock);
+			if (empty)
+				__ak_put_slab(empty);
+			return 0;
+		}
+		/* Claimed but not cached: its page keeps it, the lock can go. */
+		ak_lock_release(&cache->lock);
+	}
+	if (err)
+		return err;
 	if (large) {
 		/* Its pages go back in __ak_drain_deferred (ak_free calls it). */
 		err = __ak_queue_push(&ak_allocator.deferred, ptr);
@@ -638,7 +907,7 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 		if (ak_lock_try(&ak_allocator.lock)) {
 			err = __ak_queue_push(&ak_allocator.queued, ptr);
 		} else {
-			empty = __ak_free_block(ptr, sleepable);
+			empty = __ak_free_block(ptr, sleepable, AK_ALLOC_CPUS);
 			__ak_drain_queued(__AK_DRAIN_BATCH);
 			ak_lock_release(&ak_allocator.lock);
 		}
@@ -657,6 +926,43 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 	if (empty)
 		__ak_put_slab(empty);
 	return 0;
+}
+
+/*
+ * Put every block in every CPU's cache back on its page (ak_alloc_trim),
+ * each cache held a moment as its own CPU would hold it.
+ */
+static __ak_always_inline int __ak_caches_flush(void)
+{
+	struct __ak_cpu_cache __arena *cache;
+	unsigned int cpu, class;
+	int err;
+
+	for (cpu = (unsigned int)ak_opaque_zero(); cpu < AK_ALLOC_CPUS; cpu++) {
+		cache = &ak_allocator.cpus[cpu];
+		err = ak_lock_acquire(&cache->lock);
+		if (err)
+			return err;
+		for (class = (unsigned int)ak_opaque_zero(); class < AK_ALLOC_CLASSES; class++) {
+			if (!ak_can_loop) {
+				err = -AK_EBUDGET;
+				break;
+			}
+			if (cache->count[class])
+				__ak_cache_flush(cache, class, 0, 0, AK_ALLOC_CPUS);
+			if (cache->count[class]) {
+				err = -EBUSY;	/* the lock stayed busy, or the budget ran out */
+				break;
+			}
+		}
+		ak_lock_release(&cache->lock);
+		if (err)
+			return err;
+		ak_cond_break_label(cut);
+	}
+	return 0;
+cut:
+	return -AK_EBUDGET;
 }
 
 #if __AK_ALLOC_DEFINE
@@ -731,7 +1037,7 @@ __ak_global int ak_alloc_trim(void)
 	unsigned int class;
 	int err;
 
-	err = __ak_drain_deferred();
+	err = __ak_drain_deferred() ?: __ak_caches_flush();
 	if (err)
 		return err;
 	while (ak_read_once(ak_allocator.queued)) {
@@ -753,7 +1059,7 @@ __ak_global int ak_alloc_trim(void)
 			if (err)
 				return err;
 			page = cls->empty;
-			if (page && !__ak_page_unwatched(page)) {
+			if (page && !__ak_page_unwatched(page, AK_ALLOC_CPUS)) {
 				ak_lock_release(&ak_allocator.lock);
 				return -EBUSY;	/* a free is checking a block on it */
 			}

@@ -10,11 +10,18 @@
 /* Every object freed and every empty page trimmed: the allocator at zero. */
 static void expect_allocator_empty(void)
 {
-	const struct ak_alloc_stats *s = &ak_allocator.stats;
-	int class, err = ak_alloc_trim();
+	int class, cpu, err = ak_alloc_trim();
+	struct ak_alloc_stats st = explore_alloc_stats(), *s = &st;
 
 	if (err)
 		explore_fail("trim: %d", err);
+	for (cpu = 0; cpu < AK_ALLOC_CPUS; cpu++)
+		for (class = 0; class < AK_ALLOC_CLASSES; class++)
+			if (ak_allocator.cpus[cpu].count[class] || ak_allocator.cpus[cpu].head[class] ||
+			    ak_allocator.cpus[cpu].lock.locked)
+				explore_fail("CPU %d's cache: %u blocks of class %d, lock %u", cpu,
+					     ak_allocator.cpus[cpu].count[class], class,
+					     ak_allocator.cpus[cpu].lock.locked);
 	if (s->objects || s->bytes)
 		explore_fail("%llu objects, %llu bytes still allocated", s->objects, s->bytes);
 	if (s->pages != s->slab_pages + s->large_pages || s->pages != explore_pages_held())
@@ -120,6 +127,73 @@ Test(explore_alloc, three_cpus_lose_nothing_and_one_double_free_loses)
 		.allow_stale_reads = 1,
 		.setup = setup_alloc,
 		.thread = alloc_threads,
+		.check = check_alloc,
+	};
+
+	explore_test(&s);
+}
+
+/* ---- the CPU caches ---- */
+
+static void *cached;
+
+static void setup_caches(void)
+{
+	cached = ak_alloc(8);
+	if (!cached)
+		explore_fail("setup: no memory");
+	memset(free_result, 0, sizeof(free_result));
+}
+
+/*
+ * T0 and T1 share CPU 0 (a sleepable program preempted there, and the next
+ * one), T2 runs on CPU 1. T1 and T2 race to free one object, each through
+ * its CPU's cache, or through the shared path when T0 holds CPU 0's; then
+ * T1 trims, which empties every cache and gives back the page the object
+ * was on, while T2's free may still be checking it. T0 and T2 allocate and
+ * free beside them, from their caches, in other classes: a double free
+ * that races a reuse of its block frees the new owner's object, which no
+ * allocator can tell from a good free.
+ */
+static void cache_threads(int id)
+{
+	void *a, *b;
+	int err;
+
+	switch (id) {
+	case 0:
+		a = ak_alloc(24);
+		b = ak_alloc(100);
+		if (!a || !b)
+			explore_fail("T0: allocations failed: %p %p", a, b);
+		if (ak_free(a) || ak_free(b))
+			explore_fail("T0: a free of its own object failed");
+		break;
+	case 1:
+		free_result[1] = ak_free(cached);
+		err = ak_alloc_trim();
+		if (err && err != -EBUSY)	/* -EBUSY: a cache or a free was busy */
+			explore_fail("T1: trim: %d", err);
+		break;
+	case 2:
+		free_result[2] = ak_free_nosleep(cached);
+		a = ak_alloc(24);	/* into CPU 1's cache, and out */
+		if (!a || ak_free_nosleep(a))
+			explore_fail("T2: a free of its own object failed");
+		break;
+	}
+}
+
+Test(explore_alloc, cpu_caches_two_programs_on_one_cpu_a_double_free_across_cpus_trim)
+{
+	static const int cpus[] = { 0, 0, 1 };
+	static const struct explore_scenario s = {
+		.name = "allocator caches: two programs on one CPU, a double free across CPUs, trim",
+		.threads = 3,
+		.cpus = cpus,
+		.allow_stale_reads = 1,	/* as the first scenario: a loser may read the page */
+		.setup = setup_caches,
+		.thread = cache_threads,
 		.check = check_alloc,
 	};
 

@@ -167,6 +167,13 @@ void explore_fail(const char *fmt, ...)
 	run_report[run_report_len] = 0;
 }
 
+int explore_cpu(void)
+{
+	if (!self)
+		return 0;	/* setup and check */
+	return scenario->cpus ? scenario->cpus[self->id] : self->id;
+}
+
 static unsigned int enabled_mask(void)
 {
 	unsigned int mask = 0;

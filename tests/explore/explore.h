@@ -28,6 +28,8 @@
 
 #include <stddef.h>
 
+#define EXPLORE_MAX_THREADS 3
+
 void explore_point(const char *op, const char *file, int line);
 void explore_spin(void);
 void explore_object_freed(void *obj, unsigned long long room);
@@ -45,17 +47,25 @@ void explore_object_taken(void *obj, unsigned long long room);
 #define AK_ALLOC_KEEP_EMPTY 0
 /* Spins are free switches here; a holder that never comes back is -EBUSY. */
 #define AK_LOCK_SPINS 64
+/*
+ * A CPU per logical thread (a scenario may put two on one CPU: a preempted
+ * sleepable program and the one that runs next there), so the allocator's
+ * CPU caches are explored too; setup and check run on CPU 0.
+ */
+int explore_cpu(void);
+#define AK_ALLOC_CPUS EXPLORE_MAX_THREADS
+#define AK_ALLOC_CPU() explore_cpu()
 /* Scenarios choose which keys share a bucket: the key's first word. */
 #define AK_HTAB_TEST_HASH(h, key) ((void)(h), (key)->w[0])
 
 #include <arenakit/htab.h>
 #include <arenakit/list.h>
 
-#define EXPLORE_MAX_THREADS 3
-
 struct explore_scenario {
 	const char *name;
 	int threads;
+	/* The CPU of each thread (NULL: thread i on CPU i). */
+	const int *cpus;
 	/* Lock-free readers may read a freed page (BPF reads 0 there). */
 	int allow_stale_reads;
 	/* ... and freed objects (no poisoning: ASan cannot tell reads apart). */
@@ -84,6 +94,15 @@ int explore(const struct explore_scenario *s, int bound, int stop_at_failure,
 
 /* From a scenario's threads or check: this schedule failed. */
 void explore_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The allocator's statistics, every CPU's part summed. */
+static inline struct ak_alloc_stats explore_alloc_stats(void)
+{
+	struct ak_alloc_stats s;
+
+	ak_alloc_stats_read(&ak_allocator, &s);
+	return s;
+}
 
 /* Pages of the emulated arena held now. */
 unsigned long long explore_pages_held(void);

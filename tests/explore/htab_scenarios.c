@@ -46,9 +46,9 @@ static void expect_sound_then_destroy(unsigned long long count)
 	err = ak_alloc_trim();
 	if (err)
 		explore_fail("trim: %d", err);
-	if (ak_allocator.stats.objects || ak_allocator.stats.bytes)
+	if (explore_alloc_stats().objects || explore_alloc_stats().bytes)
 		explore_fail("after destroy: %llu objects, %llu bytes still allocated",
-			     ak_allocator.stats.objects, ak_allocator.stats.bytes);
+			     explore_alloc_stats().objects, explore_alloc_stats().bytes);
 	if (ak_allocator.stats.double_frees || ak_allocator.stats.bad_frees)
 		explore_fail("%llu double and %llu bad frees", ak_allocator.stats.double_frees,
 			     ak_allocator.stats.bad_frees);

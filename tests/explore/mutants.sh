@@ -4,7 +4,8 @@
 # Do the tests find the defects they were written for? Each mutant in
 # tests/explore/mutants/ is a patch that takes one fix back out of the
 # headers, and names the test that must then fail: an explorer scenario
-# ("# scenario: suite/test") or a host test of tests/host/misuse_host.c ("# host
+# ("# scenario: suite/test") or a host test of tests/host/misuse_host.c or
+# alloc_host.c ("# host
 # test: suite/test"). For each: copy the headers, apply the patch, build the
 # test against them, run it, and say how it failed (for the explorer, after
 # how many schedules). Exit 1 if a mutant survives (its test passes: it
@@ -33,7 +34,7 @@ for mutant in "$@"; do
 	fi
 	# The patched headers come first; the sources are today's.
 	if [ -n "$host_test" ]; then
-		sources="tests/host/misuse_host.c tests/host/alloc_pages.c"
+		sources="tests/host/misuse_host.c tests/host/alloc_host.c tests/host/alloc_pages.c"
 		test=$host_test
 	else
 		sources=tests/explore/*.c

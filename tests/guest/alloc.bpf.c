@@ -151,8 +151,8 @@ int test_alloc_reuses_freed_blocks(void *ctx)
 	b = ak_alloc(40);
 	ak_expect(b == a);
 	ak_expect_eq(ak_free(b), 0);
-	ak_expect_eq(ak_allocator.stats.objects, 0);
-	ak_expect_eq(ak_allocator.stats.bytes, 0);
+	ak_expect_eq(test_alloc_stats().objects, 0);
+	ak_expect_eq(test_alloc_stats().bytes, 0);
 	/* The emptied page is kept (AK_ALLOC_KEEP_EMPTY) until a trim. */
 	ak_expect_eq(ak_allocator.stats.pages, 1);
 	ak_expect_eq(ak_alloc_trim(), 0);
@@ -188,7 +188,7 @@ int test_alloc_double_and_foreign_free(void *ctx)
 	ak_expect_eq(ak_free(big), -EINVAL);
 	err = ak_free(b) ?: ak_free(c) ?: ak_free(d);
 	ak_expect_eq(err, 0);
-	ak_expect_eq(ak_allocator.stats.objects, 0);
+	ak_expect_eq(test_alloc_stats().objects, 0);
 	ak_expect_eq(ak_alloc_trim(), 0);
 	ak_expect_eq(ak_allocator.stats.pages, 0);
 	bpf_arena_free_pages(&arena, raw, 1);
@@ -263,7 +263,7 @@ int test_alloc_large_objects(void *ctx)
 	big[3 * 4096 - 1] = 2;	/* the last byte asked for is usable */
 	ak_expect_eq(ak_free(big), 0);
 	ak_expect_eq(ak_allocator.stats.pages, 0);
-	ak_expect_eq(ak_allocator.stats.objects, 0);
+	ak_expect_eq(test_alloc_stats().objects, 0);
 	return expect_pages_accounted();
 }
 
@@ -283,8 +283,8 @@ int test_alloc_exhaustion_recovers(void *ctx)
 	if (err)
 		return err;
 	free_chain(head);
-	ak_expect_eq(ak_allocator.stats.objects, 0);
-	ak_expect_eq(ak_allocator.stats.bytes, 0);
+	ak_expect_eq(test_alloc_stats().objects, 0);
+	ak_expect_eq(test_alloc_stats().bytes, 0);
 	ak_expect_eq(ak_alloc_trim(), 0);
 	ak_expect_eq(ak_allocator.stats.pages, 0);
 	head = alloc_chain(100000, &refilled);
@@ -294,7 +294,7 @@ int test_alloc_exhaustion_recovers(void *ctx)
 	ak_expect_eq(filled, pages * 252);
 	ak_expect_eq(refilled, filled);
 	ak_expect_eq(corrupted, 0);
-	ak_expect_eq(ak_allocator.stats.objects, 0);
+	ak_expect_eq(test_alloc_stats().objects, 0);
 	return expect_pages_accounted();
 }
 
@@ -432,7 +432,7 @@ int test_alloc_retry_loop_in_a_global_function_keeps_objects_apart(void *ctx)
 	ak_expect_eq(retry_fill(), 0);
 	ak_expect_eq(retry_check_and_free(), 0);
 	ak_expect_eq(retry_changed, 0);
-	ak_expect_eq(ak_allocator.stats.objects, 0);
+	ak_expect_eq(test_alloc_stats().objects, 0);
 	return 0;
 }
 

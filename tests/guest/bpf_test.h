@@ -22,6 +22,17 @@
  */
 char ak_test_report[AK_TEST_REPORT_SIZE] SEC(AK_TEST_REPORT_SECTION) __weak = {};
 
+/*
+ * The allocator's statistics, every CPU's part summed (ak_alloc_stats_read);
+ * for programs that include alloc.h.
+ */
+#define test_alloc_stats()						\
+	({								\
+		struct ak_alloc_stats ___s = {};			\
+		ak_alloc_stats_read(&ak_allocator, &___s);		\
+		___s;							\
+	})
+
 #define __ak_test_str2(x) #x
 #define __ak_test_str(x) __ak_test_str2(x)
 #define __AK_TEST_WHERE __FILE__ ":" __ak_test_str(__LINE__) ": "

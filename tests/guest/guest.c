@@ -9,6 +9,15 @@
 
 #include "guest/guest.h"
 #include "kernel_features.h"
+#include <arenakit/alloc.h>
+
+struct ak_alloc_stats guest_alloc_stats(const struct ak_allocator *a)
+{
+	struct ak_alloc_stats s;
+
+	cr_assert_eq(ak_alloc_stats_read(a, &s), 0);
+	return s;
+}
 
 void guest_require_feature(int feature, const char *patch)
 {

@@ -51,6 +51,12 @@ int guest_run_on_cpu_until_done(const struct bpf_program *prog, int cpu, void *c
  */
 void guest_require_feature(int feature, const char *patch);
 
+/* The allocator's statistics through the mmap, every CPU's part summed. */
+struct ak_allocator;
+struct ak_alloc_stats guest_alloc_stats(const struct ak_allocator *a);
+#define guest_live_objects(skel) guest_alloc_stats(&(skel)->arena->ak_allocator).objects
+#define guest_live_bytes(skel) guest_alloc_stats(&(skel)->arena->ak_allocator).bytes
+
 /*
  * Open the object in @elf, try to load @program alone, and require that
  * the verifier (or libbpf) refuses it with @reason in its log, and that

@@ -145,7 +145,7 @@ Test(htab, million_entries_agree_with_a_model, .timeout = 600)
 	       ak_htab_count(table));
 	cr_assert_eq(arenakit_run_until_done(skel->progs.destroy_table, MAX_RUNS, &want, NULL), 0);
 	cr_expect_eq(want, 0);
-	cr_expect_eq(skel->arena->ak_allocator.stats.objects, 0);
+	cr_expect_eq(guest_live_objects(skel), 0);
 	cr_expect_eq(skel->arena->ak_allocator.stats.pages, 0);
 	htab__destroy(skel);
 }
@@ -196,7 +196,7 @@ Test(htab, cpus_insert_and_delete_at_once, .timeout = 300)
 	for (k = 0; k < (unsigned int)cpus * PER_CPU; k++)
 		cr_assert_eq(ak_htab_lookup(table, &k, &err) != NULL, !(k & 1), "key %u", k);
 	/* Nothing leaked: the entries and the one bucket array. */
-	cr_expect_eq(skel->arena->ak_allocator.stats.objects, ak_htab_count(table) + 1);
+	cr_expect_eq(guest_live_objects(skel), ak_htab_count(table) + 1);
 	for (i = 0, k = 0; i < cpus; i++)
 		k += c[i].args.busy;
 	printf("htab: %d CPUs x %d inserts and %d deletes, %llu buckets at the end, %u -EBUSY "
@@ -330,7 +330,7 @@ Test(htab, readers_see_what_is_documented, .timeout = 300)
 	int cpus = sysconf(_SC_NPROCESSORS_ONLN), i, n, retval;
 	struct rw_thread t[WRITERS + 2];
 	pthread_t tid[WRITERS + 2];
-	unsigned long long objects = skel->arena->ak_allocator.stats.objects;
+	unsigned long long objects = guest_live_objects(skel);
 	struct rw_value v;
 	unsigned int k;
 
@@ -388,8 +388,8 @@ Test(htab, readers_see_what_is_documented, .timeout = 300)
 		cr_assert_eq(v.check, rw_check(k, v.version));
 	}
 	/* Nothing leaked: the stable entries and one bucket array (beside load()'s table). */
-	cr_expect_eq(skel->arena->ak_allocator.stats.objects, objects + RW_STABLE + 1,
-		     "%llu objects live for %d entries", skel->arena->ak_allocator.stats.objects,
+	cr_expect_eq(guest_live_objects(skel), objects + RW_STABLE + 1,
+		     "%llu objects live for %d entries", guest_live_objects(skel),
 		     RW_STABLE);
 	printf("htab: %d writers x %d inserts and deletes, %llu buckets at the end\n", WRITERS,
 	       PER_WRITER, table->cur->nbuckets);

@@ -36,21 +36,21 @@ Test(linked, two_objects_share_one_arena_and_one_allocator, .timeout = GUEST_TES
 		arenas += bpf_map__type(map) == BPF_MAP_TYPE_ARENA;
 	cr_expect_eq(arenas, 1, "%d arena maps: both objects declare `arena`", arenas);
 	stats = &skel->arena->ak_allocator.stats;
-	objects = stats->objects;
+	objects = guest_live_objects(skel);
 
 	/* One object allocates and lists ... */
 	run(skel, skel->progs.lists_build);
-	cr_expect_eq(stats->objects, objects + LINKED_ITEMS);
+	cr_expect_eq(guest_live_objects(skel), objects + LINKED_ITEMS);
 	cr_expect_eq(skel->arena->lists_items.len, LINKED_ITEMS);
 	/* ... the other takes the list into a table and frees the items. */
 	run(skel, skel->progs.tables_take);
 	cr_expect_eq(skel->bss->tables_taken, LINKED_ITEMS);
 	cr_expect_eq(skel->arena->lists_items.len, 0);
 	cr_expect_eq(skel->arena->tables_table.count, LINKED_ITEMS);
-	cr_expect_gt(stats->objects, objects, "the table's nodes are the allocator's");
+	cr_expect_gt(guest_live_objects(skel), objects, "the table's nodes are the allocator's");
 	run(skel, skel->progs.tables_give_back);
-	cr_expect_eq(stats->objects, objects, "%llu objects left", stats->objects - objects);
-	cr_expect_eq(stats->bytes, 0);
+	cr_expect_eq(guest_live_objects(skel), objects, "%llu objects left", guest_live_objects(skel) - objects);
+	cr_expect_eq(guest_live_bytes(skel), 0);
 	cr_expect_eq(stats->double_frees + stats->bad_frees, 0);
 	cr_expect_eq(stats->pages, stats->slab_pages + stats->large_pages);
 

@@ -19,6 +19,22 @@ static void teardown(void)
 
 TestSuite(alloc_host, .fini = teardown);
 
+/*
+ * Hold this CPU's cache, as a program that this one interrupted would: every
+ * call then takes the shared path (the page lists under the allocator's
+ * lock), which the tests that call this are about.
+ */
+static void shared_path_only(void)
+{
+	ak_allocator.cpus[0].lock.locked = 1;
+}
+
+/* The interrupted program goes on: the cache is free again (trim needs it). */
+static void shared_path_done(void)
+{
+	ak_allocator.cpus[0].lock.locked = 0;
+}
+
 Test(alloc_host, freed_block_is_reused)
 {
 	void *p = ak_alloc(40), *q;
@@ -47,7 +63,7 @@ Test(alloc_host, bad_sizes_fail_with_their_reason)
 	cr_expect_eq(err, -E2BIG, "nosleep cannot take pages for a large object");
 	cr_expect_null(ak_alloc_nosleep(0));
 	cr_expect_eq(STATS.fail_size, 6);
-	cr_expect_eq(STATS.objects, 0);
+	cr_expect_eq(alloc_stats().objects, 0);
 	cr_expect_eq(STATS.pages, 0);
 }
 
@@ -70,11 +86,11 @@ Test(alloc_host, objects_are_usable_and_apart)
 	for (i = 0; i < N; i++)
 		for (j = 0; j < sizes[i]; j++)
 			cr_assert_eq(obj[i][j], i + 1, "object %zu byte %zu was overwritten", i, j);
-	cr_expect_eq(STATS.objects, N);
+	cr_expect_eq(alloc_stats().objects, N);
 	for (i = 0; i < N; i++)
 		cr_expect_eq(ak_free(obj[i]), 0);
-	cr_expect_eq(STATS.objects, 0);
-	cr_expect_eq(STATS.bytes, 0);
+	cr_expect_eq(alloc_stats().objects, 0);
+	cr_expect_eq(alloc_stats().bytes, 0);
 	/* Emptied pages are kept, AK_ALLOC_KEEP_EMPTY a class, until a trim. */
 	cr_expect_eq(ak_alloc_trim(), 0);
 	cr_expect_eq(STATS.pages, 0, "sleepable frees and a trim left %llu pages taken", STATS.pages);
@@ -89,8 +105,8 @@ Test(alloc_host, accounting_returns_to_baseline)
 		small[i] = ak_alloc(100);
 	for (i = 0; i < 5; i++)
 		large[i] = ak_alloc(3 * 4096);
-	cr_expect_eq(STATS.objects, 55);
-	cr_expect_eq(STATS.bytes, 50 * 104 + 5 * 4 * 4096);
+	cr_expect_eq(alloc_stats().objects, 55);
+	cr_expect_eq(alloc_stats().bytes, 50 * 104 + 5 * 4 * 4096);
 	cr_expect_eq(STATS.slab_pages, 2, "50 blocks of 104 bytes, 38 to a page");
 	cr_expect_eq(STATS.large_pages, 5 * 4);
 	expect_pages_accounted();
@@ -98,8 +114,8 @@ Test(alloc_host, accounting_returns_to_baseline)
 		ak_free(small[i]);
 	for (i = 0; i < 5; i++)
 		ak_free(large[i]);
-	cr_expect_eq(STATS.objects, 0);
-	cr_expect_eq(STATS.bytes, 0);
+	cr_expect_eq(alloc_stats().objects, 0);
+	cr_expect_eq(alloc_stats().bytes, 0);
 	cr_expect_eq(STATS.pages, 2, "the emptied slab pages are kept (AK_ALLOC_KEEP_EMPTY)");
 	cr_expect_eq(ak_alloc_trim(), 0);
 	cr_expect_eq(STATS.pages, 0);
@@ -117,6 +133,7 @@ Test(alloc_host, emptied_pages_go_back)
 	static void *obj[N];
 	int i;
 
+	shared_path_only();
 	for (i = 0; i < N; i++)
 		cr_assert(obj[i] = ak_alloc(40));
 	cr_expect_eq(STATS.slab_pages, N / 100, "40-byte blocks, 100 to a page");
@@ -130,6 +147,7 @@ Test(alloc_host, emptied_pages_go_back)
 		ak_free_nosleep(obj[i]);
 	cr_expect_eq(STATS.pages, N / 100);
 	expect_pages_accounted();
+	shared_path_done();
 	cr_expect_eq(ak_alloc_trim(), 0);
 	cr_expect_eq(STATS.pages, 0);
 }
@@ -149,7 +167,7 @@ Test(alloc_host, exhaustion_is_enomem_and_recovers)
 	cr_expect_null(ak_alloc(5000), "a large object fit in a full arena");
 	for (again = 0; again < n; again++)
 		ak_free(obj[again]);
-	cr_expect_eq(STATS.objects, 0);
+	cr_expect_eq(alloc_stats().objects, 0);
 	for (again = 0; again < 200; again++)
 		if (!(obj[again] = ak_alloc(100)))
 			break;
@@ -173,7 +191,7 @@ Test(alloc_host, pool_serves_nosleep_allocations)
 	cr_expect_eq(STATS.pages, pages, "nosleep allocation took pages");
 	for (i = 0; i < 100; i++)
 		ak_free(obj[i]);
-	cr_expect_eq(STATS.objects, 0);
+	cr_expect_eq(alloc_stats().objects, 0);
 	cr_expect_eq(STATS.pages, pages, "sleepable frees emptied the reserved pool");
 	cr_expect_eq(ak_alloc_reserve(5000, 1), -E2BIG);
 	cr_expect_eq(ak_alloc_reserve(~0ULL, 1), -E2BIG, "size + header wrapped to a class");
@@ -189,7 +207,7 @@ Test(alloc_host, large_nosleep_free_is_deferred)
 	cr_assert(big);
 	cr_expect_eq(STATS.pages, 3);
 	cr_expect_eq(ak_free_nosleep(big), 0);
-	cr_expect_eq(STATS.objects, 0);
+	cr_expect_eq(alloc_stats().objects, 0);
 	cr_expect_eq(STATS.pages, 3, "pages returned from a non-sleepable free");
 	cr_expect_eq(ak_free_nosleep(big), -EINVAL, "a queued object freed again");
 	cr_expect_eq(STATS.double_frees, 1);
@@ -212,7 +230,7 @@ Test(alloc_host, double_free_is_detected_and_harmless)
 	cr_expect_eq(ak_free(a), -EINVAL);
 	cr_expect_eq(ak_free_nosleep(a), -EINVAL);
 	cr_expect_eq(STATS.double_frees, 2);
-	cr_expect_eq(STATS.objects, 1);
+	cr_expect_eq(alloc_stats().objects, 1);
 	/* The block is on its free list once: two allocations, two blocks. */
 	c = ak_alloc(24);
 	d = ak_alloc(24);
@@ -245,7 +263,7 @@ Test(alloc_host, foreign_and_interior_pointers_are_refused)
 	next_block = obj + 104;
 	cr_expect_eq(ak_free(next_block), -EINVAL, "never handed out");
 	cr_expect_eq(STATS.bad_frees, 5);
-	cr_expect_eq(STATS.objects, 2);
+	cr_expect_eq(alloc_stats().objects, 2);
 	cr_expect_eq(ak_free(obj), 0);
 	cr_expect_eq(ak_free(big), 0);
 	cr_expect_eq(ak_alloc_trim(), 0);
@@ -255,9 +273,11 @@ Test(alloc_host, foreign_and_interior_pointers_are_refused)
 
 Test(alloc_host, busy_lock_fails_fast_and_loses_nothing)
 {
-	void *obj = ak_alloc(64);
+	void *obj;
 	int err = 0;
 
+	shared_path_only();
+	obj = ak_alloc(64);
 	cr_assert(obj);
 	ak_allocator.lock.locked = 1;	/* held by someone else */
 	cr_expect_null(ak_alloc_err(64, &err));
@@ -266,7 +286,7 @@ Test(alloc_host, busy_lock_fails_fast_and_loses_nothing)
 	cr_expect_eq(ak_free(obj), 0, "a free waited for the lock");
 	cr_expect_eq(ak_free(obj), -EINVAL, "a queued block freed again");
 	cr_expect_eq(STATS.double_frees, 1);
-	cr_expect_eq(STATS.objects, 0);
+	cr_expect_eq(alloc_stats().objects, 0);
 	cr_expect_neq(ak_allocator.queued, 0, "the block was not queued");
 	cr_expect_eq(ak_alloc_reserve(64, 500), -EBUSY);
 	cr_expect_eq(STATS.pages, 1, "a page taken under a busy lock was kept");
@@ -275,6 +295,7 @@ Test(alloc_host, busy_lock_fails_fast_and_loses_nothing)
 	cr_expect_eq(ak_alloc(64), obj);
 	cr_expect_eq(ak_allocator.queued, 0);
 	cr_expect_eq(ak_free(obj), 0);
+	shared_path_done();
 	cr_expect_eq(ak_alloc_trim(), 0);
 	cr_expect_eq(STATS.pages, 0);
 }
@@ -291,7 +312,7 @@ Test(alloc_host, frees_queued_while_busy_are_all_put_back)
 	for (i = 0; i < N; i++)
 		cr_assert_eq(ak_free_nosleep(obj[i]), 0);
 	ak_allocator.lock.locked = 0;
-	cr_expect_eq(STATS.objects, 0);
+	cr_expect_eq(alloc_stats().objects, 0);
 	cr_expect_eq(ak_alloc_trim(), 0, "trim puts every queued block back first");
 	cr_expect_eq(ak_allocator.queued, 0);
 	cr_expect_eq(STATS.pages, 0, "%llu pages kept", STATS.pages);
@@ -366,7 +387,7 @@ Test(alloc_host, a_full_page_of_the_smallest_blocks)
 	cr_expect_eq(STATS.double_frees, 126);
 	for (i = 0; i < 252; i += 2)
 		cr_expect_eq(ak_free(obj[i]), 0, "block %d", i);
-	cr_expect_eq(STATS.objects, 0);
+	cr_expect_eq(alloc_stats().objects, 0);
 	cr_expect_eq(STATS.pages, 1, "one emptied page kept");
 	cr_expect_eq(ak_alloc_trim(), 0);
 	cr_expect_eq(STATS.pages, 0);
@@ -395,4 +416,95 @@ Test(alloc_host, no_page_traffic_around_a_page_boundary)
 		ak_free(obj[i]);
 	cr_expect_eq(STATS.pages, 2);
 	cr_expect_eq(ak_alloc_trim(), 0);
+}
+
+/* ---- the CPU caches ---- */
+
+/* The class of @size, as the allocator picks it. */
+static unsigned int class_of(unsigned long long size)
+{
+	return (unsigned int)__ak_alloc_class(size);
+}
+
+Test(alloc_host, a_cpu_cache_serves_a_free_and_an_allocation_without_the_shared_lock)
+{
+	struct __ak_cpu_cache *cache = &ak_allocator.cpus[0];
+	void *a = ak_alloc(48), *b;
+
+	cr_assert(a);
+	ak_allocator.lock.locked = 1;	/* the shared lists are held by someone else */
+	cr_expect_eq(ak_free(a), 0);
+	cr_expect_eq(ak_allocator.queued, 0, "the block was queued, not cached");
+	cr_expect_eq(ak_free(a), -EINVAL, "a cached block freed again");
+	cr_expect_eq(STATS.double_frees, 1);
+	cr_expect_eq(alloc_stats().objects, 0);
+	b = ak_alloc(48);
+	cr_expect_eq(b, a, "the cache's last block is the next one handed out");
+	cr_expect_eq(STATS.fail_busy, 0);
+	cr_expect_eq(cache->lock.locked, 0, "the cache was left held");
+	ak_allocator.lock.locked = 0;
+	cr_expect_eq(ak_free(b), 0);
+	cr_expect_eq(ak_alloc_trim(), 0);
+	cr_expect_eq(STATS.pages, 0);
+}
+
+Test(alloc_host, a_refill_hands_out_rising_addresses_and_the_rest_are_never_handed_out)
+{
+	char *a = ak_alloc(24), *b = ak_alloc(24);
+
+	cr_assert(a && b);
+	cr_expect_eq(b, a + 24, "one refill's blocks come in address order");
+	cr_expect_gt(ak_allocator.cpus[0].count[class_of(24)], 0, "a refill moved one block");
+	/* The next block waits in the cache, never handed out: a bad free. */
+	cr_expect_eq(ak_free(b + 24), -EINVAL);
+	cr_expect_eq(STATS.bad_frees, 1);
+	cr_expect_eq(STATS.double_frees, 0);
+	cr_expect_eq(ak_free(a), 0);
+	cr_expect_eq(ak_free(b), 0);
+	cr_expect_eq(ak_alloc_trim(), 0);
+	cr_expect_eq(STATS.pages, 0);
+}
+
+Test(alloc_host, a_cpu_cache_gives_half_back_past_its_cap_and_trim_empties_it)
+{
+	enum { N = 1000 };
+	static void *obj[N];
+	unsigned int class = class_of(16), cap = __ak_cache_cap(16), cpu_blocks;
+	int i;
+
+	for (i = 0; i < N; i++)
+		cr_assert(obj[i] = ak_alloc(16));
+	for (i = 0; i < N; i++) {
+		cr_assert_eq(ak_free(obj[i]), 0);
+		cr_assert_leq(ak_allocator.cpus[0].count[class], cap, "after %d frees", i + 1);
+	}
+	cpu_blocks = ak_allocator.cpus[0].count[class];
+	cr_expect_geq(cpu_blocks, cap / 2);
+	cr_expect_eq(alloc_stats().objects, 0);
+	cr_expect_eq(alloc_stats().bytes, 0);
+	/*
+	 * The cached blocks (at most 64 of 16 bytes: on two pages at most) keep
+	 * their pages; past those, the kept empty ones.
+	 */
+	cr_expect_leq(STATS.pages, AK_ALLOC_KEEP_EMPTY + 2);
+	cr_expect_eq(ak_alloc_trim(), 0);
+	cr_expect_eq(ak_allocator.cpus[0].count[class], 0);
+	cr_expect_null(ak_allocator.cpus[0].head[class]);
+	cr_expect_eq(STATS.pages, 0);
+}
+
+Test(alloc_host, the_pool_of_a_reserve_is_not_parked_in_a_cpu_cache)
+{
+	unsigned int class = class_of(100), per_page = __ak_blocks_per_page(class);
+	void *a;
+
+	/* A page's worth: a refill finds no block beyond the pool. */
+	cr_assert_eq(ak_alloc_reserve(100, per_page), 0);
+	cr_assert(a = ak_alloc_nosleep(100));
+	cr_expect_eq(ak_allocator.cpus[0].count[class], 0,
+		     "a refill took pool blocks into one CPU's cache");
+	cr_expect_eq(ak_allocator.classes[class].free_blocks, per_page - 1);
+	cr_expect_eq(ak_free_nosleep(a), 0);
+	cr_expect_eq(ak_alloc_trim(), 0);
+	cr_expect_eq(STATS.pages, 0);
 }

@@ -31,6 +31,14 @@ void ak_user_pages_put(void *ptr, unsigned int pages)
 	test_pages_held -= pages;
 }
 
+struct ak_alloc_stats alloc_stats(void)
+{
+	struct ak_alloc_stats s;
+
+	cr_assert_eq(ak_alloc_stats_read(&ak_allocator, &s), 0);
+	return s;
+}
+
 void expect_pages_accounted(void)
 {
 	struct ak_alloc_stats *s = &ak_allocator.stats;

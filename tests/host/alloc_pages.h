@@ -15,6 +15,9 @@ extern unsigned long long test_pages_left;
 /* Pages it holds now, by this page source's own count. */
 extern unsigned long long test_pages_held;
 
+/* The allocator's statistics, every CPU's part summed. */
+struct ak_alloc_stats alloc_stats(void);
+
 /* pages == slab_pages + large_pages == test_pages_held, or fail the test. */
 void expect_pages_accounted(void);
 

@@ -83,7 +83,7 @@ Test(htab_host, flags_and_errors_as_the_bpf_map)
 	cr_assert(p);
 	cr_expect_eq(*p, 0);
 	cr_expect_eq(ak_htab_destroy(&table), 0);
-	cr_expect_eq(ak_allocator.stats.objects, 0);
+	cr_expect_eq(alloc_stats().objects, 0);
 }
 
 Test(htab_host, lookup_copy_copies_under_the_lock_and_lets_go)
@@ -116,7 +116,7 @@ Test(htab_host, lookup_copy_copies_under_the_lock_and_lets_go)
 	cr_expect_eq(table.movers, 0);
 	*bucket &= ~AK_BIT_LOCK;
 	cr_expect_eq(ak_htab_destroy(&table), 0);
-	cr_expect_eq(ak_allocator.stats.objects, 0);
+	cr_expect_eq(alloc_stats().objects, 0);
 }
 
 /*
@@ -153,7 +153,7 @@ Test(htab_host, one_long_chain_update_keeps_every_key)
 	}
 	cr_expect_eq(ak_htab_count(&table), 97);
 	cr_expect_eq(ak_htab_destroy(&table), 0);
-	cr_expect_eq(ak_allocator.stats.objects, 0);
+	cr_expect_eq(alloc_stats().objects, 0);
 }
 
 /* Growth from 16 buckets to 16k, every key found at every step. */
@@ -186,7 +186,7 @@ Test(htab_host, grows_incrementally_and_finds_everything)
 		cr_assert(ak_htab_lookup(&table, &k, &err), "key %d missing at the end", i);
 	}
 	cr_expect_eq(ak_htab_destroy(&table), 0);
-	cr_expect_eq(ak_allocator.stats.objects, 0);
+	cr_expect_eq(alloc_stats().objects, 0);
 	cr_expect_eq(ak_alloc_trim(), 0);
 	cr_expect_eq(ak_allocator.stats.pages, 0);
 }
@@ -229,7 +229,7 @@ Test(htab_host, walk_visits_each_entry_once_and_may_delete)
 	cr_expect_eq(ak_htab_count(&table), 0);
 	cr_expect_eq(ak_htab_next(&table, &c, &key, &value), -ENOENT);
 	cr_expect_eq(ak_htab_destroy(&table), 0);
-	cr_expect_eq(ak_allocator.stats.objects, 0);
+	cr_expect_eq(alloc_stats().objects, 0);
 }
 
 /* 200k random operations against a plain array model (seed printed). */
@@ -278,7 +278,7 @@ Test(htab_host, agrees_with_a_model)
 		want += present[k];
 	cr_expect_eq(ak_htab_count(&table), (unsigned long long)want);
 	cr_expect_eq(ak_htab_destroy(&table), 0);
-	cr_expect_eq(ak_allocator.stats.objects, 0);
+	cr_expect_eq(alloc_stats().objects, 0);
 }
 
 Test(htab_host, full_arena_is_enomem_and_the_table_stays_usable)
@@ -304,7 +304,7 @@ Test(htab_host, full_arena_is_enomem_and_the_table_stays_usable)
 	cr_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_ANY), 0, "a freed node is reused");
 	test_pages_left = ~0ULL;
 	cr_expect_eq(ak_htab_destroy(&table), 0);
-	cr_expect_eq(ak_allocator.stats.objects, 0);
+	cr_expect_eq(alloc_stats().objects, 0);
 }
 
 Test(htab_host, check_all_finds_a_node_in_the_wrong_chain_and_a_wrong_count)
