@@ -135,14 +135,23 @@ AK_ARENA_MAP(arena, AK_ARENA_PAGES, 0) __weak;	/* weak: see "Several objects" ab
 #endif
 
 /*
- * CPUs with a cache of their own: CPUs numbered from AK_ALLOC_CPUS on take
- * the shared path every time (correct, slower). Each costs 512 bytes of
- * the arena's globals. Define it before including this header to change it
- * (every object of a program the same, as for AK_ARENA_PAGES).
+ * CPUs with a cache of their own: AK_ALLOC_CPU_SLOTS caches are in the
+ * allocator (512 bytes of the arena's globals each; every object of a
+ * program must agree, as on AK_ARENA_PAGES), and this object's calls use
+ * the first AK_ALLOC_CPUS of them (all, unless defined before this header).
+ * CPUs numbered from there on take the shared path every time: correct,
+ * slower. The cache path costs a call chain 16 to 32 bytes more stack
+ * (include/arenakit/README.md, "Stack"): a program at the 512-byte limit
+ * can define AK_ALLOC_CPUS 0 and still share the allocator with objects
+ * that use the caches.
  */
-#ifndef AK_ALLOC_CPUS
-#define AK_ALLOC_CPUS 64
+#ifndef AK_ALLOC_CPU_SLOTS
+#define AK_ALLOC_CPU_SLOTS 64
 #endif
+#ifndef AK_ALLOC_CPUS
+#define AK_ALLOC_CPUS AK_ALLOC_CPU_SLOTS
+#endif
+_Static_assert(AK_ALLOC_CPUS <= AK_ALLOC_CPU_SLOTS, "AK_ALLOC_CPUS caches are in the allocator");
 
 /*
  * The statistics. Read them with ak_alloc_stats_read(): objects and bytes
@@ -208,7 +217,7 @@ struct ak_allocator {
 	/* Frees between reading a page's header and claiming their block. */
 	unsigned long long freeing;
 	struct ak_alloc_stats stats;
-	struct __ak_cpu_cache cpus[AK_ALLOC_CPUS];
+	struct __ak_cpu_cache cpus[AK_ALLOC_CPU_SLOTS];
 };
 
 #ifdef __BPF__
@@ -222,6 +231,40 @@ void ak_user_pages_put(void *ptr, unsigned int pages);
 #endif
 
 /**
+ * ak_alloc_live - the objects and bytes live now, every CPU's part summed
+ * @a: the allocator: &ak_allocator in BPF, or its place in the arena's mmap
+ * @objects: set to stats.objects's true value (may be NULL)
+ * @bytes: set to stats.bytes's (may be NULL)
+ *
+ * Two words of stack, where ak_alloc_stats_read needs the whole struct.
+ * Calls running meanwhile may be counted on one CPU and not yet another.
+ *
+ * Return: 0; -AK_EBUDGET if the loop budget ran out (the sums are partial).
+ */
+static __ak_always_inline int ak_alloc_live(const struct ak_allocator __arena *a,
+					    unsigned long long *objects,
+					    unsigned long long *bytes)
+{
+	unsigned long long n = ak_read_once(a->stats.objects), b = ak_read_once(a->stats.bytes);
+	unsigned int cpu;
+	int err = 0;
+
+	for (cpu = (unsigned int)ak_opaque_zero(); cpu < AK_ALLOC_CPU_SLOTS; cpu++) {
+		if (!ak_can_loop) {
+			err = -AK_EBUDGET;
+			break;
+		}
+		n += ak_read_once(a->cpus[cpu].objects);
+		b += ak_read_once(a->cpus[cpu].bytes);
+	}
+	if (objects)
+		*objects = n;
+	if (bytes)
+		*bytes = b;
+	return err;
+}
+
+/**
  * ak_alloc_stats_read - the allocator's statistics, every CPU's part summed
  * @a: the allocator: &ak_allocator in BPF, or its place in the arena's mmap
  * @out: filled in
@@ -229,19 +272,17 @@ void ak_user_pages_put(void *ptr, unsigned int pages);
  * Each field is read once; calls running meanwhile may be counted in one
  * field and not yet in another, as with any counters read one by one.
  *
- * Return: 0; -AK_EBUDGET if the loop budget ran out (*@out is then partial).
+ * Return: 0; -AK_EBUDGET if the loop budget ran out (objects and bytes are
+ * then partial).
  */
 static __ak_always_inline int ak_alloc_stats_read(const struct ak_allocator __arena *a,
 						  struct ak_alloc_stats *out)
 {
 	const struct ak_alloc_stats __arena *s = &a->stats;
-	unsigned int cpu;
 
 	out->pages = ak_read_once(s->pages);
 	out->slab_pages = ak_read_once(s->slab_pages);
 	out->large_pages = ak_read_once(s->large_pages);
-	out->objects = ak_read_once(s->objects);
-	out->bytes = ak_read_once(s->bytes);
 	out->fail_nomem = ak_read_once(s->fail_nomem);
 	out->fail_size = ak_read_once(s->fail_size);
 	out->fail_busy = ak_read_once(s->fail_busy);
@@ -250,14 +291,7 @@ static __ak_always_inline int ak_alloc_stats_read(const struct ak_allocator __ar
 	out->bad_frees = ak_read_once(s->bad_frees);
 	out->pages_returned = ak_read_once(s->pages_returned);
 	out->pages_taken = ak_read_once(s->pages_taken);
-	for (cpu = (unsigned int)ak_opaque_zero(); cpu < AK_ALLOC_CPUS; cpu++) {
-		out->objects += ak_read_once(a->cpus[cpu].objects);
-		out->bytes += ak_read_once(a->cpus[cpu].bytes);
-		ak_cond_break_label(cut);
-	}
-	return 0;
-cut:
-	return -AK_EBUDGET;
+	return ak_alloc_live(a, &out->objects, &out->bytes);
 }
 
 /*

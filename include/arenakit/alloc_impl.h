@@ -52,15 +52,7 @@ struct __ak_page {
 	unsigned short live;		/* blocks handed out */
 	unsigned short bump;		/* offset of the first block never used */
 	unsigned short free;		/* offset of the first free block, 0: none */
-	union {
-		unsigned int pages;	/* large: pages in the object */
-		/*
-		 * Small: the end of the last block ever handed to a caller.
-		 * Blocks below the bump may wait in a CPU's cache never
-		 * handed out: a free of one is a bad free, not a double one.
-		 */
-		unsigned int handed;
-	};
+	unsigned int pages;		/* large: pages in the object */
 	struct __ak_page __arena *next;	/* on the class's partial or empty list */
 	struct __ak_page __arena *prev;
 	unsigned long long map[4];	/* live bitmap: 252 blocks of 16 bytes fit */
@@ -277,35 +269,14 @@ static __ak_always_inline char __arena *__ak_page_take(struct __ak_class __arena
 	return base + offset;
 }
 
-/*
- * Set the live bit of @block, @size bytes, and raise its page's .handed
- * past it (a compare-and-swap, but only the first time a block is handed
- * out): 0, or -EBUSY / -AK_EBUDGET with nothing changed.
- */
+/* Set the live bit of @block, @size bytes: 0, or -EBUSY / -AK_EBUDGET. */
 static __ak_always_inline int __ak_mark_live(char __arena *block, unsigned int size)
 {
 	struct __ak_page __arena *page = __ak_page_of(block);
-	unsigned int offset = (unsigned long long)block & (AK_PAGE_SIZE - 1), end = offset + size;
-	unsigned int index = (offset - __AK_PAGE_HDR) / size, handed, seen, tries;
+	unsigned int index = (((unsigned long long)block & (AK_PAGE_SIZE - 1)) - __AK_PAGE_HDR) / size;
 	unsigned long long old;
-	int err = ak_fetch_or(__ak_map_word(page, index), __ak_map_bit(index), &old);
 
-	if (err)
-		return err;
-	handed = ak_read_once(page->handed);
-	for (tries = (unsigned int)ak_opaque_zero(); handed < end && tries < AK_ATOMIC_TRIES;
-	     tries++) {
-		seen = ak_cmpxchg(&page->handed, handed, end);
-		if (seen == handed)
-			return 0;
-		handed = seen;
-		ak_cond_break_label(cut);
-	}
-	if (handed >= end)
-		return 0;
-cut:
-	ak_fetch_and(__ak_map_word(page, index), ~__ak_map_bit(index), &old);
-	return -EBUSY;
+	return ak_fetch_or(__ak_map_word(page, index), __ak_map_bit(index), &old);
 }
 
 static __ak_always_inline struct __ak_page __arena *__ak_free_block(void __arena *block,
@@ -324,7 +295,7 @@ static __ak_always_inline void __arena *__ak_take_block(struct __ak_class __aren
 	char __arena *block = __ak_page_take(cls, page, class);
 
 	if (__ak_mark_live(block, size)) {
-		__ak_free_block(block, 0, AK_ALLOC_CPUS);
+		__ak_free_block(block, 0, AK_ALLOC_CPU_SLOTS);
 		return 0;
 	}
 	return __ak_hand_out(block, class, size);
@@ -336,8 +307,8 @@ static __ak_always_inline void __ak_page_init(struct __ak_page __arena *page, un
 	page->magic = __AK_PAGE_MAGIC;
 	page->class = class;
 	page->list = __AK_ON_NO_LIST;
+	page->pages = 1;
 	page->bump = __AK_PAGE_HDR;
-	page->handed = __AK_PAGE_HDR;	/* large: the caller sets .pages */
 	/* The rest is 0 already: the kernel hands out zeroed pages. */
 }
 
@@ -369,7 +340,6 @@ static __ak_always_inline int __ak_add_page(unsigned int class, void __arena **o
 	__ak_page_init(page, class);
 	if (obj) {
 		page->bump += size;
-		page->handed = page->bump;
 		page->live = 1;
 		page->map[0] = 1;	/* not published yet: a plain store */
 	}
@@ -577,11 +547,6 @@ static __ak_always_inline void __arena *__ak_alloc(unsigned long long size, int 
 	 * the class any value, one state for all ways.
 	 */
 	class |= (int)ak_opaque_zero();
-	if (class >= AK_ALLOC_CLASSES)
-		return __ak_alloc_fail(-E2BIG, errp);
-	obj = __ak_cache_alloc(class);
-	if (obj)
-		return obj;
 	err = __ak_alloc_small(class, &obj);
 	if (!err && !obj && sleepable)
 		err = __ak_add_page(class, &obj);	/* no free block: a new page */
@@ -623,7 +588,7 @@ static __ak_always_inline int __ak_free_claim(void __arena *ptr, struct __ak_pag
 		bytes = (unsigned long long)page->pages * AK_PAGE_SIZE;
 	} else {
 		if (class >= AK_ALLOC_CLASSES || offset < __AK_PAGE_HDR ||
-		    offset >= ak_read_once(page->handed))
+		    offset >= ak_read_once(page->bump))
 			goto bad;
 		size = __ak_block_size(class);
 		index = (offset - __AK_PAGE_HDR) / size;
@@ -714,7 +679,7 @@ static __ak_always_inline int __ak_page_unwatched(struct __ak_page __arena *page
 	ak_xchg(&page->magic, 0);
 	if (ak_read_once(ak_allocator.freeing))
 		goto watched;
-	for (cpu = (unsigned int)ak_opaque_zero(); cpu < AK_ALLOC_CPUS; cpu++) {
+	for (cpu = (unsigned int)ak_opaque_zero(); cpu < AK_ALLOC_CPU_SLOTS; cpu++) {
 		if (cpu != own_cpu &&
 		    ak_read_once(ak_allocator.cpus[cpu].lock.locked) == __AK_CACHE_FREE)
 			goto watched;
@@ -800,7 +765,7 @@ static __ak_always_inline unsigned int __ak_drain_queued(unsigned int max)
 		block = __ak_queue_pop(&ak_allocator.queued);
 		if (!block)
 			break;
-		__ak_free_block(block, 0, AK_ALLOC_CPUS);
+		__ak_free_block(block, 0, AK_ALLOC_CPU_SLOTS);
 	}
 	return done;
 }
@@ -828,7 +793,7 @@ static __ak_always_inline int __ak_drain_deferred(void)
 		if (!block)
 			continue;
 		page = __ak_page_of(block);
-		if (__ak_page_unwatched(page, AK_ALLOC_CPUS)) {
+		if (__ak_page_unwatched(page, AK_ALLOC_CPU_SLOTS)) {
 			__ak_put_large(page);
 			continue;
 		}
@@ -840,65 +805,27 @@ cut:
 }
 
 /*
- * Put @ptr, claimed (its bit clear) on @page, in @cache (held for a free), or say
- * no (-1) if the class's stack is twice its cap already (the lock stayed
- * busy for the flushes before). A cache past its cap gives half back;
- * a page that empties is returned in *@empty for the caller to give back.
+ * The shared path of a free: the block back on its page's free list under
+ * the allocator's lock, or queued if the lock is busy.
  */
-static __ak_always_inline int __ak_cache_free(struct __ak_cpu_cache __arena *cache,
-					      struct __ak_page __arena *page, void __arena *ptr,
-					      unsigned long long bytes, int sleepable,
-					      struct __ak_page __arena **empty)
-{
-	unsigned int class = page->class, cap;
-
-	cap = __ak_cache_cap(bytes);
-	if (class >= AK_ALLOC_CLASSES || cache->count[class] >= 2 * cap)
-		return -1;
-	__ak_cache_push(cache, class, ptr);
-	cache->objects--;
-	cache->bytes -= bytes;
-	if (cache->count[class] > cap)
-		*empty = __ak_cache_flush(cache, class, cap / 2, sleepable, __ak_this_cpu());
-	return 0;
-}
-
 static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 {
 	struct __ak_page __arena *page, *empty = 0;
-	struct __ak_cpu_cache __arena *cache;
-	unsigned long long bytes = 0, room = 0, old;
-	unsigned int index = 0;
-	int err, large = 0;
+	unsigned long long bytes, room, old;
+	unsigned int index;
+	int err, large;
 
 	if (!ptr)
 		return 0;
-	/*
-	 * Say that a free reads the page (see __ak_page_unwatched): by holding
-	 * this CPU's cache as __AK_CACHE_FREE, or else by counting in.
-	 */
-	cache = __ak_cache_get(__AK_CACHE_FREE);
-	if (!cache)
-		ak_fetch_add(&ak_allocator.freeing, 1);
+	/* Counted in while it reads the page: see __ak_page_unwatched. */
+	ak_fetch_add(&ak_allocator.freeing, 1);
 	err = __ak_free_claim(ptr, &page, &index, &bytes, &large);
-	if (!cache)
-		ak_fetch_add(&ak_allocator.freeing, -1ULL);
-	room = large ? bytes - __AK_PAGE_HDR : bytes;
-	(void)room;	/* for the watch hooks only */
-	if (!err)
-		AK_ALLOC_WATCH_FREED(ptr, room);
-	if (cache) {
-		if (!err && !large && !__ak_cache_free(cache, page, ptr, bytes, sleepable, &empty)) {
-			ak_lock_release(&cache->lock);
-			if (empty)
-				__ak_put_slab(empty);
-			return 0;
-		}
-		/* Claimed but not cached: its page keeps it, the lock can go. */
-		ak_lock_release(&cache->lock);
-	}
+	ak_fetch_add(&ak_allocator.freeing, -1ULL);
 	if (err)
 		return err;
+	room = large ? bytes - __AK_PAGE_HDR : bytes;
+	(void)room;	/* for the watch hooks only */
+	AK_ALLOC_WATCH_FREED(ptr, room);
 	if (large) {
 		/* Its pages go back in __ak_drain_deferred (ak_free calls it). */
 		err = __ak_queue_push(&ak_allocator.deferred, ptr);
@@ -907,7 +834,7 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 		if (ak_lock_try(&ak_allocator.lock)) {
 			err = __ak_queue_push(&ak_allocator.queued, ptr);
 		} else {
-			empty = __ak_free_block(ptr, sleepable, AK_ALLOC_CPUS);
+			empty = __ak_free_block(ptr, sleepable, AK_ALLOC_CPU_SLOTS);
 			__ak_drain_queued(__AK_DRAIN_BATCH);
 			ak_lock_release(&ak_allocator.lock);
 		}
@@ -929,6 +856,44 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 }
 
 /*
+ * A free into this CPU's cache: 0, or -EINVAL (refused, as on the shared
+ * path), or 1 if the shared path must do it (no cache, or it is held; a
+ * large object; a cache twice past its cap: the lock stayed busy for the
+ * flushes before). The cache is held as __AK_CACHE_FREE from before the
+ * page is read until the block is in the cache (see __ak_page_unwatched).
+ */
+static __ak_always_inline int __ak_cache_free(void __arena *ptr, int sleepable)
+{
+	struct __ak_cpu_cache __arena *cache = __ak_cache_get(__AK_CACHE_FREE);
+	struct __ak_page __arena *page = __ak_page_of(ptr), *empty = 0;
+	unsigned long long bytes;
+	unsigned int class, index, cap;
+	int err, large;
+
+	if (!cache)
+		return 1;
+	class = ak_read_once(page->class);
+	cap = class < AK_ALLOC_CLASSES ? __ak_cache_cap(__ak_block_size(class)) : 0;
+	if (!cap || cache->count[class] >= 2 * cap) {
+		ak_lock_release(&cache->lock);
+		return 1;	/* a large object, not ours at all, or a full cache */
+	}
+	err = __ak_free_claim(ptr, &page, &index, &bytes, &large);
+	if (!err) {
+		AK_ALLOC_WATCH_FREED(ptr, bytes);
+		__ak_cache_push(cache, class, ptr);
+		cache->objects--;
+		cache->bytes -= bytes;
+		if (cache->count[class] > cap)
+			empty = __ak_cache_flush(cache, class, cap / 2, sleepable, __ak_this_cpu());
+	}
+	ak_lock_release(&cache->lock);
+	if (empty)
+		__ak_put_slab(empty);
+	return err;
+}
+
+/*
  * Put every block in every CPU's cache back on its page (ak_alloc_trim),
  * each cache held a moment as its own CPU would hold it.
  */
@@ -938,7 +903,7 @@ static __ak_always_inline int __ak_caches_flush(void)
 	unsigned int cpu, class;
 	int err;
 
-	for (cpu = (unsigned int)ak_opaque_zero(); cpu < AK_ALLOC_CPUS; cpu++) {
+	for (cpu = (unsigned int)ak_opaque_zero(); cpu < AK_ALLOC_CPU_SLOTS; cpu++) {
 		cache = &ak_allocator.cpus[cpu];
 		err = ak_lock_acquire(&cache->lock);
 		if (err)
@@ -949,7 +914,7 @@ static __ak_always_inline int __ak_caches_flush(void)
 				break;
 			}
 			if (cache->count[class])
-				__ak_cache_flush(cache, class, 0, 0, AK_ALLOC_CPUS);
+				__ak_cache_flush(cache, class, 0, 0, AK_ALLOC_CPU_SLOTS);
 			if (cache->count[class]) {
 				err = -EBUSY;	/* the lock stayed busy, or the budget ran out */
 				break;
@@ -967,38 +932,104 @@ cut:
 
 #if __AK_ALLOC_DEFINE
 /*
+ * In BPF, the CPU-cache path and the shared path of each call are functions
+ * of their own (static, out of line), and the entry point calls one, then
+ * maybe the other, keeping nothing on its stack: a program's 512 bytes of
+ * stack (over every frame of a call chain) pay for the larger of the two
+ * paths' spills, not for both inlined into one frame.
+ */
+#ifdef __BPF__
+#define __ak_alloc_path static __attribute__((noinline))
+#else
+#define __ak_alloc_path static inline
+#endif
+
+#if AK_ALLOC_CPUS
+/* An object of @size from this CPU's cache, as an integer; 0: take the shared path. */
+__ak_alloc_path unsigned long long __ak_alloc_cached(unsigned long long size)
+{
+	int class = __ak_alloc_class(size);
+
+	if (!size || class < 0)
+		return 0;
+	class |= (int)ak_opaque_zero();	/* one verifier state: see __ak_alloc */
+	return (unsigned long long)__ak_cache_alloc(class);
+}
+
+__ak_alloc_path unsigned long long __ak_alloc_shared(unsigned long long size, int sleepable,
+						     int *err)
+{
+	return (unsigned long long)__ak_alloc(size, sleepable, err);
+}
+
+__ak_alloc_path int __ak_free_cached(void __arena *ptr, int sleepable)
+{
+	return ptr ? __ak_cache_free(ptr, sleepable) : 0;
+}
+
+__ak_alloc_path int __ak_free_shared(void __arena *ptr, int sleepable)
+{
+	return __ak_free(ptr, sleepable);
+}
+#endif /* AK_ALLOC_CPUS */
+
+/*
  * The entry points run out of line in BPF (__ak_global, arena.h), so the
  * verifier checks the allocator once, not again at every call site with
- * every state of the caller. A sleepable and a
- * non-sleepable function each: a global function is verified with no
- * knowledge of its arguments, so one that could reach the page kfuncs
- * would be refused in a non-sleepable program. They return the object as
- * an integer (a global function returns a scalar).
+ * every state of the caller. A sleepable and a non-sleepable function
+ * each: a global function is verified with no knowledge of its arguments,
+ * so one that could reach the page kfuncs would be refused in a
+ * non-sleepable program. They return the object as an integer (a global
+ * function returns a scalar).
  */
 __ak_global unsigned long long __ak_alloc_sleepable(unsigned long long size,
 						    __ak_nonnull int *err)
 {
+#if AK_ALLOC_CPUS
+	unsigned long long obj = __ak_alloc_cached(size);
+
+	return obj ? obj : __ak_alloc_shared(size, 1, err);
+#else
 	return (unsigned long long)__ak_alloc(size, 1, err);
+#endif
 }
 
 __ak_global unsigned long long __ak_alloc_nosleep(unsigned long long size,
 						  __ak_nonnull int *err)
 {
+#if AK_ALLOC_CPUS
+	unsigned long long obj = __ak_alloc_cached(size);
+
+	return obj ? obj : __ak_alloc_shared(size, 0, err);
+#else
 	return (unsigned long long)__ak_alloc(size, 0, err);
+#endif
 }
 
 /* ak_free: documented in alloc.h. */
 __ak_global int ak_free(__arg_arena void __arena *ptr)
 {
-	int err = __ak_free(ptr, 1);
+#if AK_ALLOC_CPUS
+	int err = __ak_free_cached(ptr, 1);
 
+	if (err == 1)
+		err = __ak_free_shared(ptr, 1);
+#else
+	int err = __ak_free(ptr, 1);
+#endif
 	__ak_drain_deferred();	/* best effort: a later call finishes it */
 	return err;
 }
 
 __ak_global int ak_free_nosleep(__arg_arena void __arena *ptr)
 {
+#if AK_ALLOC_CPUS
+	int err = __ak_free_cached(ptr, 0);
+
+	return err == 1 ? __ak_free_shared(ptr, 0) : err;
+#else
 	return __ak_free(ptr, 0);
+#endif
 }
 
 __ak_global int ak_alloc_reserve(unsigned long long size, unsigned long long count)
@@ -1059,7 +1090,7 @@ __ak_global int ak_alloc_trim(void)
 			if (err)
 				return err;
 			page = cls->empty;
-			if (page && !__ak_page_unwatched(page, AK_ALLOC_CPUS)) {
+			if (page && !__ak_page_unwatched(page, AK_ALLOC_CPU_SLOTS)) {
 				ak_lock_release(&ak_allocator.lock);
 				return -EBUSY;	/* a free is checking a block on it */
 			}

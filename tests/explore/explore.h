@@ -53,7 +53,7 @@ void explore_object_taken(void *obj, unsigned long long room);
  * CPU caches are explored too; setup and check run on CPU 0.
  */
 int explore_cpu(void);
-#define AK_ALLOC_CPUS EXPLORE_MAX_THREADS
+#define AK_ALLOC_CPU_SLOTS EXPLORE_MAX_THREADS
 #define AK_ALLOC_CPU() explore_cpu()
 /* Scenarios choose which keys share a bucket: the key's first word. */
 #define AK_HTAB_TEST_HASH(h, key) ((void)(h), (key)->w[0])

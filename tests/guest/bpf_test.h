@@ -23,14 +23,20 @@
 char ak_test_report[AK_TEST_REPORT_SIZE] SEC(AK_TEST_REPORT_SECTION) __weak = {};
 
 /*
- * The allocator's statistics, every CPU's part summed (ak_alloc_stats_read);
- * for programs that include alloc.h.
+ * The allocator's live objects and bytes, every CPU's part summed
+ * (ak_alloc_live); for programs that include alloc.h.
  */
-#define test_alloc_stats()						\
+#define test_live_objects()						\
 	({								\
-		struct ak_alloc_stats ___s = {};			\
-		ak_alloc_stats_read(&ak_allocator, &___s);		\
-		___s;							\
+		unsigned long long ___n = 0;				\
+		ak_alloc_live(&ak_allocator, &___n, 0);			\
+		___n;							\
+	})
+#define test_live_bytes()						\
+	({								\
+		unsigned long long ___n = 0;				\
+		ak_alloc_live(&ak_allocator, 0, &___n);			\
+		___n;							\
 	})
 
 #define __ak_test_str2(x) #x

@@ -70,7 +70,7 @@ int test_combined_with_selftest_headers(void *ctx)
 	ak_expect_eq(sum_ours, 45);
 	ak_expect_eq(ak_list_len(&our_list), 10);
 	ak_expect_eq(ak_glob_match(pattern, subject), 1);
-	ak_expect_eq(test_alloc_stats().objects, 10);
+	ak_expect_eq(test_live_objects(), 10);
 	return 0;
 }
 

@@ -78,7 +78,7 @@ int test_htab_flags_and_errors(void *ctx)
 	ak_expect_eq(ak_htab_lookup_and_delete(&table, &k, &got), 0);
 	ak_expect_eq(ak_htab_count(&table), 0);
 	ak_expect_eq(ak_htab_destroy(&table), 0);
-	ak_expect_eq(test_alloc_stats().objects, 0);
+	ak_expect_eq(test_live_objects(), 0);
 	return 0;
 }
 
@@ -205,7 +205,7 @@ int test_htab_walk_and_delete_current(void *ctx)
 	ak_expect_eq(ak_htab_delete_current(&table, &c), -AK_ESTALE);
 	ak_expect_eq(ak_htab_next(&table, &c, &key, &value), 0);	/* a new walk */
 	ak_expect_eq(ak_htab_destroy(&table), 0);
-	ak_expect_eq(test_alloc_stats().objects, 0);
+	ak_expect_eq(test_live_objects(), 0);
 	return 0;
 }
 

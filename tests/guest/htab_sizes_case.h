@@ -246,7 +246,7 @@ __noinline int C(expect_count)(__u32 count)
 	if (count)
 		return 0;
 	ak_expect_eq(ak_htab_destroy(&C(table)), 0);
-	ak_expect_eq(test_alloc_stats().objects, 0);
+	ak_expect_eq(test_live_objects(), 0);
 	return 0;
 }
 

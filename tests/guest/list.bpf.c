@@ -41,7 +41,7 @@ static int free_items(void)
 
 	for (i = ak_opaque_zero(); i < NODES && can_loop; i++)
 		ak_expect_eq(ak_free(items[i & 255]), 0);
-	ak_expect_eq(test_alloc_stats().objects, 0);
+	ak_expect_eq(test_live_objects(), 0);
 	return 0;
 }
 
@@ -261,7 +261,7 @@ int test_list_delete_matching_events(void *ctx)
 	err = ak_list_walk_save(ev, &events, node, &event_cursor);
 	ak_expect_eq(err, 0);
 	ak_expect_eq(ak_list_len(&events), 200);
-	ak_expect_eq(test_alloc_stats().objects, 200);
+	ak_expect_eq(test_live_objects(), 200);
 	ak_list_for_each_entry(ev, &events, node)
 		kept += ev->name[0] == 'k';
 	ak_expect_eq(kept, 200);
@@ -269,7 +269,7 @@ int test_list_delete_matching_events(void *ctx)
 		ak_list_del(&events, &ev->node);
 		ak_free(ev);
 	}
-	ak_expect_eq(test_alloc_stats().objects, 0);
+	ak_expect_eq(test_live_objects(), 0);
 	ak_expect_eq(ak_alloc_trim(), 0);
 	ak_expect_eq(ak_allocator.stats.pages, 0);
 	return 0;

@@ -448,17 +448,20 @@ Test(alloc_host, a_cpu_cache_serves_a_free_and_an_allocation_without_the_shared_
 	cr_expect_eq(STATS.pages, 0);
 }
 
-Test(alloc_host, a_refill_hands_out_rising_addresses_and_the_rest_are_never_handed_out)
+Test(alloc_host, a_refill_hands_out_rising_addresses_and_its_other_blocks_are_free)
 {
 	char *a = ak_alloc(24), *b = ak_alloc(24);
+	char *page = (char *)((uintptr_t)a & ~(uintptr_t)(AK_PAGE_SIZE - 1));
 
 	cr_assert(a && b);
 	cr_expect_eq(b, a + 24, "one refill's blocks come in address order");
 	cr_expect_gt(ak_allocator.cpus[0].count[class_of(24)], 0, "a refill moved one block");
-	/* The next block waits in the cache, never handed out: a bad free. */
+	/* The next block waits in the cache: it is free, so a free of it is a double free. */
 	cr_expect_eq(ak_free(b + 24), -EINVAL);
+	cr_expect_eq(STATS.double_frees, 1);
+	/* The page's last block is past the bump: never cut, a bad free. */
+	cr_expect_eq(ak_free(page + __AK_PAGE_HDR + (__AK_PAGE_DATA / 24 - 1) * 24), -EINVAL);
 	cr_expect_eq(STATS.bad_frees, 1);
-	cr_expect_eq(STATS.double_frees, 0);
 	cr_expect_eq(ak_free(a), 0);
 	cr_expect_eq(ak_free(b), 0);
 	cr_expect_eq(ak_alloc_trim(), 0);

@@ -35,7 +35,7 @@ __noinline unsigned long long lists_allocator_at(void)
 
 __noinline unsigned long long lists_objects(void)
 {
-	return test_alloc_stats().objects;
+	return test_live_objects();
 }
 
 /* Allocate @n items, keys 1..@n, onto @list: 0, or the line that failed. */
@@ -66,21 +66,21 @@ int lists_build(void *ctx)
 SEC("syscall")
 int test_what_one_object_allocates_the_other_frees(void *ctx)
 {
-	unsigned long long objects = test_alloc_stats().objects;
+	unsigned long long objects = test_live_objects();
 	unsigned long long double_frees = ak_allocator.stats.double_frees;
 	/* Live on the item's page, which stays, so a second free finds it. */
 	struct linked_item __arena *keep = ak_alloc(sizeof(*keep));
 	struct linked_item __arena *item = ak_alloc(sizeof(*item));
 
 	ak_expect(keep && item);
-	ak_expect_eq(test_alloc_stats().objects, objects + 2);
+	ak_expect_eq(test_live_objects(), objects + 2);
 	ak_expect_eq(tables_free(item), 0);
-	ak_expect_eq(test_alloc_stats().objects, objects + 1);
+	ak_expect_eq(test_live_objects(), objects + 1);
 	/* The other object's free of it again is refused, and counted here. */
 	ak_expect_eq(tables_free(item), -EINVAL);
 	ak_expect_eq(ak_allocator.stats.double_frees, double_frees + 1);
 	ak_expect_eq(tables_free(keep), 0);
-	ak_expect_eq(test_alloc_stats().objects, objects);
+	ak_expect_eq(test_live_objects(), objects);
 	return 0;
 }
 
@@ -89,15 +89,15 @@ struct ak_list __arena_global lists_walked;
 SEC("syscall")
 int test_a_list_built_here_is_walked_and_freed_there(void *ctx)
 {
-	unsigned long long objects = test_alloc_stats().objects;
+	unsigned long long objects = test_live_objects();
 	int err = build(&lists_walked, 10);
 
 	if (err)
 		return err;
-	ak_expect_eq(test_alloc_stats().objects, objects + 10);
+	ak_expect_eq(test_live_objects(), objects + 10);
 	ak_expect_eq(tables_take_list(&lists_walked), 55);	/* 1 + ... + 10 */
 	ak_expect(ak_list_empty(&lists_walked));
-	ak_expect_eq(test_alloc_stats().objects, objects);
+	ak_expect_eq(test_live_objects(), objects);
 	ak_expect_eq(ak_allocator.stats.double_frees + ak_allocator.stats.bad_frees, 0);
 	return 0;
 }
