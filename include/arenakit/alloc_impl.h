@@ -20,6 +20,11 @@
  * (ak_fetch_and, without the lock) and wins only if it saw it set.
  * A large object's pages have the same header, class __AK_CLASS_LARGE, the
  * object at offset 64 and its live bit in map[0] bit 0.
+ *
+ * A CPU's cache (struct __ak_cpu_cache, alloc.h) holds free blocks, live
+ * bits clear, that their pages count as taken (.live): a page with a block
+ * in any cache is never empty, so never given back, and a free of a cached
+ * block sees its bit clear and is refused as a double free.
  */
 #ifndef __ARENAKIT_ALLOC_H
 #error "<arenakit/alloc_impl.h> is internal: include <arenakit/alloc.h>"
