@@ -18,8 +18,14 @@ struct ak_htab __arena_global exhaust_htab;
 void __arena *__arena_global fillers[STRESS_EXHAUST_FILLERS];
 __u32 nfillers;
 
-/* From whole pages down to the smallest block: what ak_alloc can still give. */
-static const unsigned int fill_sizes[] = { 4032, 2008, 1000, 440, 216, 104, 56, 24, 8 };
+/*
+ * What ak_alloc can still give, largest first: a one-page object (4096 bytes
+ * less the page header), then the largest class of each doubling down to
+ * the smallest block (alloc.h).
+ */
+static const unsigned int fill_sizes[] = {
+	AK_PAGE_SIZE - 64, AK_ALLOC_MAX_SMALL, 1024, 512, 256, 128, 64, 32, 16,
+};
 
 SEC("syscall")
 int setup(void *ctx)

@@ -36,8 +36,8 @@
  *    low 32 bits are 0 (page 0 at a 4 GiB-aligned arena base, like NULL).
  *    Objects are 8-byte aligned (large ones 64-byte).
  *
- * Each CPU keeps a few free blocks of each class (up to 64 of 16 bytes,
- * fewer of larger ones: no more than about 2 KiB a class), so the common
+ * Each CPU keeps a few free blocks of each class (64 of up to 32 bytes,
+ * half as many per doubling: 1 to 2 KiB a class; 2 over 512), so the common
  * allocation and free touch nothing another CPU touches: take the CPU's
  * cache lock (a compare-and-swap; BPF programs do not migrate, but a
  * tracing program may interrupt another on its CPU and a sleepable one may

@@ -57,7 +57,16 @@ struct __ak_page {
 	unsigned short live;		/* blocks handed out */
 	unsigned short bump;		/* offset of the first block never used */
 	unsigned short free;		/* offset of the first free block, 0: none */
-	unsigned int pages;		/* large: pages in the object */
+	union {
+		unsigned int pages;	/* large: pages in the object */
+		/*
+		 * Small: 2^32 / the block size, rounded up. A block's index is
+		 * its offset past the header times this, >> 32: exact below
+		 * 4096, and a multiplication where a division costs several
+		 * times more (an emulator's many more).
+		 */
+		unsigned int recip;
+	};
 	struct __ak_page __arena *next;	/* on the class's partial or empty list */
 	struct __ak_page __arena *prev;
 	unsigned long long map[4];	/* live bitmap: 252 blocks of 16 bytes fit */
@@ -274,11 +283,18 @@ static __ak_always_inline char __arena *__ak_page_take(struct __ak_class __arena
 	return base + offset;
 }
 
-/* Set the live bit of @block, @size bytes: 0, or -EBUSY / -AK_EBUDGET. */
-static __ak_always_inline int __ak_mark_live(char __arena *block, unsigned int size)
+/* The index of the block at @offset of small @page (see .recip). */
+static __ak_always_inline unsigned int __ak_block_index(struct __ak_page __arena *page,
+							unsigned int offset)
+{
+	return ((unsigned long long)(offset - __AK_PAGE_HDR) * page->recip) >> 32;
+}
+
+/* Set the live bit of @block: 0, or -EBUSY / -AK_EBUDGET. */
+static __ak_always_inline int __ak_mark_live(char __arena *block)
 {
 	struct __ak_page __arena *page = __ak_page_of(block);
-	unsigned int index = (((unsigned long long)block & (AK_PAGE_SIZE - 1)) - __AK_PAGE_HDR) / size;
+	unsigned int index = __ak_block_index(page, (unsigned long long)block & (AK_PAGE_SIZE - 1));
 	unsigned long long old;
 
 	return ak_fetch_or(__ak_map_word(page, index), __ak_map_bit(index), &old);
@@ -299,7 +315,7 @@ static __ak_always_inline void __arena *__ak_take_block(struct __ak_class __aren
 	unsigned int size = __ak_block_size(class);
 	char __arena *block = __ak_page_take(cls, page, class);
 
-	if (__ak_mark_live(block, size)) {
+	if (__ak_mark_live(block)) {
 		__ak_free_block(block, 0, AK_ALLOC_CPU_SLOTS);
 		return 0;
 	}
@@ -312,7 +328,8 @@ static __ak_always_inline void __ak_page_init(struct __ak_page __arena *page, un
 	page->magic = __AK_PAGE_MAGIC;
 	page->class = class;
 	page->list = __AK_ON_NO_LIST;
-	page->pages = 1;
+	if (class != __AK_CLASS_LARGE)
+		page->recip = ((1ULL << 32) + __ak_block_size(class) - 1) / __ak_block_size(class);
 	page->bump = __AK_PAGE_HDR;
 	/* The rest is 0 already: the kernel hands out zeroed pages. */
 }
@@ -403,12 +420,14 @@ static __ak_always_inline int __ak_alloc_small(int class, void __arena **obj)
 /* Where a cached block links to the next: its first word, as on a page. */
 #define __ak_cache_link(block) (*(void __arena *__arena *)(block))
 
-/* The most free blocks of @size bytes a CPU keeps: about 2 KiB, 2 to 64. */
-static __ak_always_inline unsigned int __ak_cache_cap(unsigned int size)
+/*
+ * The most free blocks of @class a CPU keeps: 64 up to 32 bytes, then half
+ * as many per doubling of the size (1 to 2 KiB of blocks), 2 from 513 on.
+ */
+static __ak_always_inline unsigned int __ak_cache_cap(unsigned int class)
 {
-	unsigned int cap = 2048 / size;
-
-	return cap > 64 ? 64 : cap < 2 ? 2 : cap;
+	return class < 3 ? 64 : class < 7 ? 32 : class < __AK_FINE_CLASSES ? 16 :
+	       class < __AK_FINE_CLASSES + 8 ? 8 : class < __AK_FINE_CLASSES + 16 ? 4 : 2;
 }
 
 /* This CPU's cache, locked for @who; NULL if it has none or it is held. */
@@ -515,9 +534,9 @@ static __ak_always_inline void __arena *__ak_cache_alloc(unsigned int class)
 
 	if (!cache)
 		return 0;
-	if (cache->count[class] || __ak_cache_refill(cache, class, __ak_cache_cap(size) / 2)) {
+	if (cache->count[class] || __ak_cache_refill(cache, class, __ak_cache_cap(class) / 2)) {
 		block = __ak_cache_pop(cache, class);
-		if (__ak_mark_live(block, size)) {
+		if (__ak_mark_live(block)) {
 			__ak_cache_push(cache, class, block);
 			block = 0;
 		} else {
@@ -596,7 +615,7 @@ static __ak_always_inline int __ak_free_claim(void __arena *ptr, struct __ak_pag
 		    offset >= ak_read_once(page->bump))
 			goto bad;
 		size = __ak_block_size(class);
-		index = (offset - __AK_PAGE_HDR) / size;
+		index = __ak_block_index(page, offset);
 		if (offset - __AK_PAGE_HDR != index * size)
 			goto bad;	/* inside a block */
 		bytes = size;
@@ -878,7 +897,7 @@ static __ak_always_inline int __ak_cache_free(void __arena *ptr, int sleepable)
 	if (!cache)
 		return 1;
 	class = ak_read_once(page->class);
-	cap = class < AK_ALLOC_CLASSES ? __ak_cache_cap(__ak_block_size(class)) : 0;
+	cap = class < AK_ALLOC_CLASSES ? __ak_cache_cap(class) : 0;
 	if (!cap || cache->count[class] >= 2 * cap) {
 		ak_lock_release(&cache->lock);
 		return 1;	/* a large object, not ours at all, or a full cache */

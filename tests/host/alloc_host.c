@@ -472,7 +472,7 @@ Test(alloc_host, a_cpu_cache_gives_half_back_past_its_cap_and_trim_empties_it)
 {
 	enum { N = 1000 };
 	static void *obj[N];
-	unsigned int class = class_of(16), cap = __ak_cache_cap(16), cpu_blocks;
+	unsigned int class = class_of(16), cap = __ak_cache_cap(class), cpu_blocks;
 	int i;
 
 	for (i = 0; i < N; i++)
@@ -510,4 +510,19 @@ Test(alloc_host, the_pool_of_a_reserve_is_not_parked_in_a_cpu_cache)
 	cr_expect_eq(ak_free_nosleep(a), 0);
 	cr_expect_eq(ak_alloc_trim(), 0);
 	cr_expect_eq(STATS.pages, 0);
+}
+
+/* The reciprocal in the page header gives every offset's block, as a division would. */
+Test(alloc_host, a_block_index_by_reciprocal_is_the_quotient_for_every_offset)
+{
+	static struct __ak_page page;
+	unsigned int class, offset, size;
+
+	for (class = 0; class < AK_ALLOC_CLASSES; class++) {
+		__ak_page_init(&page, class);
+		size = __ak_block_size(class);
+		for (offset = __AK_PAGE_HDR; offset < AK_PAGE_SIZE; offset++)
+			cr_assert_eq(__ak_block_index(&page, offset), (offset - __AK_PAGE_HDR) / size,
+				     "class %u (%u bytes), offset %u", class, size, offset);
+	}
 }
