@@ -50,7 +50,7 @@ static struct alloc *load(void)
 Test(alloc, two_cpus_lose_nothing, .timeout = 300)
 {
 	struct alloc *skel = load();
-	struct worker w[2] = { { skel, 0, 0 }, { skel, 1, 0 } };
+	struct worker w[2] = { { .skel = skel, .cpu = 0 }, { .skel = skel, .cpu = 1 } };
 	struct ak_alloc_stats *stats = &skel->arena->ak_allocator.stats;
 	pthread_t t[2];
 	int i, retval;
@@ -124,7 +124,8 @@ Test(alloc, four_cpus_of_random_sizes_rarely_meet_a_busy_lock, .timeout = 600)
 
 	cr_assert_geq(sysconf(_SC_NPROCESSORS_ONLN), CPUS, "needs %d CPUs", CPUS);
 	for (i = 0; i < CPUS; i++) {
-		w[i] = (struct worker){ skel, i, 0, skel->progs.churn_sizes, RUNS };
+		w[i] = (struct worker){ .skel = skel, .cpu = i, .prog = skel->progs.churn_sizes,
+					.rounds = RUNS };
 		cr_assert_eq(pthread_create(&t[i], NULL, churn_on_cpu, &w[i]), 0);
 	}
 	for (i = 0; i < CPUS; i++)
