@@ -38,6 +38,9 @@
 #define __AK_FINE_CLASSES 15
 #define __AK_FINE_MAX 128
 
+/* Reads a page return waits for a free's claim on it to end (see __ak_page_unwatched). */
+#define __AK_CLAIM_WAIT 64
+
 /* Blocks a lock holder takes off the queue of frees that found it busy. */
 #define __AK_DRAIN_BATCH 64
 
@@ -689,24 +692,35 @@ spent:
  * set (a double free that loses its race would free another program's
  * object). A free says it is checking before it reads the page's magic:
  * on the shared path it counts itself into ak_allocator.freeing, on a CPU's
- * cache it holds the cache's lock as __AK_CACHE_FREE. Here the magic is
- * cleared before those are read, all fully ordered, so either the free
- * sees no magic and refuses (the page has no live block: it was a double
- * or a bad free), or this sees the free and keeps the page. @own_cpu's
- * cache is not looked at: its holder is this very call.
+ * cache it holds the cache's lock as __AK_CACHE_FREE until its claim is
+ * made. Here the magic is cleared before those are read, all fully
+ * ordered, so either the free sees no magic and refuses (the page has no
+ * live block: it was a double or a bad free), or this sees the free, and
+ * waits (a claim is a few instructions) until it is over before the page
+ * goes; or keeps the page, if the wait is longer than __AK_CLAIM_WAIT
+ * reads. @own_cpu's cache is not looked at: its holder is this very call.
  */
 static __ak_always_inline int __ak_page_unwatched(struct __ak_page __arena *page,
 						  unsigned int own_cpu)
 {
-	unsigned int cpu;
+	unsigned int cpu, spins;
 
 	ak_xchg(&page->magic, 0);
-	if (ak_read_once(ak_allocator.freeing))
-		goto watched;
-	for (cpu = (unsigned int)ak_opaque_zero(); cpu < AK_ALLOC_CPU_SLOTS; cpu++) {
-		if (cpu != own_cpu &&
-		    ak_read_once(ak_allocator.cpus[cpu].lock.locked) == __AK_CACHE_FREE)
+	for (spins = (unsigned int)ak_opaque_zero(); ak_read_once(ak_allocator.freeing); spins++) {
+		if (spins >= __AK_CLAIM_WAIT)
 			goto watched;
+		ak_spin_wait();
+		ak_cond_break_label(watched);
+	}
+	for (cpu = (unsigned int)ak_opaque_zero(); cpu < AK_ALLOC_CPU_SLOTS; cpu++) {
+		for (spins = (unsigned int)ak_opaque_zero();
+		     cpu != own_cpu &&
+		     ak_read_once(ak_allocator.cpus[cpu].lock.locked) == __AK_CACHE_FREE; spins++) {
+			if (spins >= __AK_CLAIM_WAIT)
+				goto watched;
+			ak_spin_wait();
+			ak_cond_break_label(watched);
+		}
 		ak_cond_break_label(watched);
 	}
 	return 1;
@@ -884,7 +898,7 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
  * path), or 1 if the shared path must do it (no cache, or it is held; a
  * large object; a cache twice past its cap: the lock stayed busy for the
  * flushes before). The cache is held as __AK_CACHE_FREE from before the
- * page is read until the block is in the cache (see __ak_page_unwatched).
+ * page is read until the block is claimed (see __ak_page_unwatched).
  */
 static __ak_always_inline int __ak_cache_free(void __arena *ptr, int sleepable)
 {
@@ -903,6 +917,12 @@ static __ak_always_inline int __ak_cache_free(void __arena *ptr, int sleepable)
 		return 1;	/* a large object, not ours at all, or a full cache */
 	}
 	err = __ak_free_claim(ptr, &page, &index, &bytes, &large);
+	/*
+	 * Claimed (or refused): the page is no longer read, and a page return
+	 * meanwhile (a flush below, another CPU's) need not wait for this one.
+	 * A store, after the claim's fully ordered compare-and-swap.
+	 */
+	ak_write_once(cache->lock.locked, __AK_CACHE_ALLOC);
 	if (!err) {
 		AK_ALLOC_WATCH_FREED(ptr, bytes);
 		__ak_cache_push(cache, class, ptr);
