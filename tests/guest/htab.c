@@ -200,7 +200,8 @@ Test(htab, cpus_insert_and_delete_at_once, .timeout = 300)
 	for (i = 0, k = 0; i < cpus; i++)
 		k += c[i].args.busy;
 	printf("htab: %d CPUs x %d inserts and %d deletes, %llu buckets at the end, %u -EBUSY "
-	       "answers tried again\n", cpus, PER_CPU, PER_CPU / 2, table->cur->nbuckets, k);
+	       "answers tried again (%llu of them the allocator's)\n", cpus, PER_CPU, PER_CPU / 2,
+	       table->cur->nbuckets, k, skel->arena->ak_allocator.stats.fail_busy);
 	htab__destroy(skel);
 }
 
