@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The arena hash table against BPF_MAP_TYPE_HASH, side by side in one
- * program run: inserts into a pre-sized table, updates of present keys,
+ * program: inserts into a pre-sized table, updates of present keys,
  * lookups that hit and lookups that miss, deletes of every key, each
- * timed inside BPF with bpf_ktime_get_ns() around its loop. A run leaves
+ * timed inside BPF with bpf_ktime_get_ns() around its loop. A case leaves
  * both empty and the table destroyed, so runs repeat. The counts let the
  * driver (bench/htab_vs_map.c) check that every hit was found and no miss was.
  */
@@ -107,29 +107,46 @@ static __noinline int name(enum htab_op op, int map, __u32 from, __u32 to) \
 }
 
 /*
- * ps per op of @op over the keys (a miss looks up the keys above them),
- * from the clock around the whole loop, run @times times.
+ * The phase a run works on (one operation on the table or on the map, set
+ * by user space) and how far it got: a phase of a million operations takes
+ * longer than a frame's loop budget under TCG, so a run cut by it returns
+ * -AK_EBUDGET and the next run goes on where it stopped, the time spent in
+ * each run added up.
  */
-#define TIMED(chunk, op, map, times)					\
+struct htab_phase phase;
+
+/*
+ * ps per op of the phase's operation over the keys (a miss looks up the
+ * keys above them), run @times times: from the clock around each run's
+ * loop, over the operations of every run of the phase.
+ */
+#define TIMED(chunk, times)						\
 	({								\
 		__u64 ___start = bpf_ktime_get_ns();			\
-		__u32 ___base = (op) == HTAB_MISS ? entries : 0;	\
-		__u32 ___r, ___c, ___end;				\
+		__u32 ___base = phase.op == HTAB_MISS ? entries : 0;	\
+		__u32 ___c, ___end;					\
+		int ___err = 0;						\
 									\
-		for (___r = ak_opaque_zero(); ___r < (times) && can_loop; ___r++)	\
-			for (___c = ak_opaque_zero(); ___c < entries && can_loop; ___c += CHUNK) { \
-				___end = ___c + CHUNK < entries ? ___c + CHUNK : entries; \
-				chunk((op), (map), ___base + ___c, ___base + ___end); \
+		while (phase.rep < (times)) {				\
+			if (!can_loop) {				\
+				___err = -AK_EBUDGET;			\
+				break;					\
 			}						\
-		result.ps[op][map] = (bpf_ktime_get_ns() - ___start) * 1000 / \
-				     (entries * (times));		\
-	})
-
-/* Arena and map, one after the other, for each operation. */
-#define TIMED_BOTH(chunk, op, times)					\
-	({								\
-		TIMED(chunk, op, 0, times);				\
-		TIMED(chunk, op, 1, times);				\
+			___c = phase.at;				\
+			if (___c >= entries) {				\
+				phase.rep++;				\
+				phase.at = 0;				\
+				continue;				\
+			}						\
+			___end = ___c + CHUNK < entries ? ___c + CHUNK : entries; \
+			chunk(phase.op, phase.map, ___base + ___c, ___base + ___end); \
+			phase.at = ___end;				\
+		}							\
+		phase.ns += bpf_ktime_get_ns() - ___start;		\
+		if (!___err && phase.op < HTAB_OPS && phase.map < 2)	\
+			result.ps[phase.op][phase.map] = phase.ns * 1000 / \
+				((__u64)entries * (times));		\
+		___err;							\
 	})
 
 /*
@@ -167,19 +184,15 @@ int teardown(void *ctx)
 	return err;
 }
 
-/* One program per key type. */
+/* One program per key type: the phase user space set, resumable (see phase). */
 #define BENCH_PROGRAM(name, table, hmap, key_type, key_of)		\
 BENCH_CHUNK(name##_chunk, table, hmap, key_type, key_of)		\
 SEC("syscall")								\
 int name(void *ctx)							\
 {									\
-	__builtin_memset(&result, 0, sizeof(result));			\
-	TIMED_BOTH(name##_chunk, HTAB_INSERT, 1);			\
-	TIMED_BOTH(name##_chunk, HTAB_UPDATE, reps);			\
-	TIMED_BOTH(name##_chunk, HTAB_HIT, reps);			\
-	TIMED_BOTH(name##_chunk, HTAB_MISS, reps);			\
-	TIMED_BOTH(name##_chunk, HTAB_DELETE, 1);			\
-	return 0;							\
+	int once = phase.op == HTAB_INSERT || phase.op == HTAB_DELETE;	\
+									\
+	return TIMED(name##_chunk, once ? 1 : reps);			\
 }
 
 BENCH_PROGRAM(htab4, table4, map4, __u32, key4)

@@ -7,12 +7,16 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "bench.h"
 #include <arenakit/htab.h>
 #include "htab_vs_map.h"
 #include "htab_vs_map.skel.h"
 #include "loader.h"
+
+/* Runs of one phase at most (each a frame's budget): far more than any takes. */
+#define HTAB_BENCH_MAX_RUNS 1000
 
 static const char *const op_names[HTAB_OPS] = {
 	[HTAB_INSERT] = "insert", [HTAB_UPDATE] = "update", [HTAB_HIT] = "lookup hit",
@@ -26,11 +30,22 @@ static int run_once(struct bench *b, struct htab_vs_map *skel, int wide, int poo
 	struct htab_bench_result *res = &skel->bss->result;
 	int ret;
 
+	struct bpf_program *prog = wide ? skel->progs.htab16 : skel->progs.htab4;
+	int op, map, retval;
+
 	skel->bss->pool = pool;
 	skel->bss->wide = wide;
+	memset(res, 0, sizeof(*res));
 	ret = arenakit_run_retval(skel->progs.fill_pool);
-	if (!ret)
-		ret = arenakit_run_retval(wide ? skel->progs.htab16 : skel->progs.htab4);
+	/* Each operation on the table, then on the map, a phase of runs each. */
+	for (op = 0; op < HTAB_OPS && !ret; op++) {
+		for (map = 0; map < 2 && !ret; map++) {
+			skel->bss->phase = (struct htab_phase){ .op = op, .map = map };
+			ret = arenakit_run_until_done(prog, HTAB_BENCH_MAX_RUNS, &retval, NULL);
+			if (!ret && retval)
+				ret = retval;
+		}
+	}
 	if (!ret)
 		ret = arenakit_run_retval(skel->progs.teardown);
 	if (ret)

@@ -16,4 +16,13 @@ struct htab_bench_result {
 	unsigned long long errors;	/* chunks with an error, or cut short */
 };
 
+/* Which operation a run of the timed program makes, and how far it got. */
+struct htab_phase {
+	unsigned int op;		/* enum htab_op */
+	unsigned int map;		/* 0: the arena table, 1: the hash map */
+	unsigned int rep;		/* passes over the keys done */
+	unsigned int at;		/* the next key of this pass */
+	unsigned long long ns;		/* spent in this phase's runs so far */
+};
+
 #endif
