@@ -256,34 +256,52 @@ static __ak_always_inline void __arena *__ak_hand_out(char __arena *obj, unsigne
 }
 
 /*
- * Take a block off @page (on a list, with a free block); under the lock.
- * Its live bit stays clear: a (mistaken) free of it meanwhile is refused
- * as a double free and writes nothing, so the block's link, read here, is
- * still the free list's.
+ * The offset of @page's next free block (its free list first, then the
+ * bump), or 0 if it has none; under the lock. Its live bit stays clear: a
+ * (mistaken) free of it meanwhile is refused as a double free and writes
+ * nothing, so the block's link, read here, is still the free list's. The
+ * page's counts and lists are __ak_page_taken's.
  */
-static __ak_always_inline char __arena *__ak_page_take(struct __ak_class __arena *cls,
-						      struct __ak_page __arena *page,
-						      unsigned int class)
+static __ak_always_inline unsigned int __ak_page_cut(struct __ak_page __arena *page,
+						     unsigned int size)
 {
-	unsigned int size = __ak_block_size(class), offset;
-	char __arena *base = (char __arena *)page;
+	unsigned int offset = page->free;
 
-	offset = page->free;
 	if (offset) {
-		page->free = *(unsigned long long __arena *)(base + offset);
-	} else {
-		offset = page->bump;
-		page->bump = offset + size;
+		page->free = *(unsigned long long __arena *)((char __arena *)page + offset);
+		return offset;
 	}
+	offset = page->bump;
+	if (offset + size > AK_PAGE_SIZE)
+		return 0;
+	page->bump = offset + size;
+	return offset;
+}
+
+/* @n blocks of @size were cut from @page: its counts, and its lists. */
+static __ak_always_inline void __ak_page_taken(struct __ak_class __arena *cls,
+					       struct __ak_page __arena *page, unsigned int size,
+					       unsigned int n)
+{
 	if (page->list == __AK_ON_EMPTY) {
 		__ak_page_unlink(cls, page);
 		__ak_page_push(cls, page, __AK_ON_PARTIAL);
 	}
-	page->live++;
-	cls->free_blocks--;
+	page->live += n;
+	cls->free_blocks -= n;
 	if (!page->free && page->bump + size > AK_PAGE_SIZE)
 		__ak_page_unlink(cls, page);	/* full */
-	return base + offset;
+}
+
+/* Take a block off @page (on a list, with a free block); under the lock. */
+static __ak_always_inline char __arena *__ak_page_take(struct __ak_class __arena *cls,
+						      struct __ak_page __arena *page,
+						      unsigned int class)
+{
+	unsigned int size = __ak_block_size(class), offset = __ak_page_cut(page, size);
+
+	__ak_page_taken(cls, page, size, 1);
+	return (char __arena *)page + offset;
 }
 
 /* The index of the block at @offset of small @page (see .recip). */
@@ -464,36 +482,38 @@ static __ak_always_inline char __arena *__ak_cache_pop(struct __ak_cpu_cache __a
 }
 
 /*
- * Move up to @want free blocks of @class from its pages into @cache (held).
- * Past the reserve of ak_alloc_reserve only one moves, the caller's, so
- * the pool is never parked in one CPU's cache. Returns how many moved (0:
- * none free, or the lock stayed busy).
+ * Move up to @want free blocks of @class from its first page with one into
+ * @cache (held). Past the reserve of ak_alloc_reserve only one moves, the
+ * caller's, so the pool is never parked in one CPU's cache. Returns how
+ * many moved (0: none free, or the lock stayed busy).
  */
 static __ak_always_inline unsigned int __ak_cache_refill(struct __ak_cpu_cache __arena *cache,
 							 unsigned int class, unsigned int want)
 {
 	struct __ak_class __arena *cls = __ak_class_of(class);
+	unsigned int size = __ak_block_size(class), moved, offset;
 	char __arena *first = 0, *last = 0, *block;
 	struct __ak_page __arena *page;
-	unsigned int moved;
 
 	if (ak_lock_acquire(&ak_allocator.lock))
 		return 0;
-	__ak_drain_queued(__AK_DRAIN_BATCH);
 	if (cls->free_blocks < cls->reserved + want)
 		want = cls->free_blocks > cls->reserved ? cls->free_blocks - cls->reserved : 1;
-	/* Chained in the order taken: a run of allocations gets rising addresses. */
-	for (moved = (unsigned int)ak_opaque_zero(); moved < want && ak_can_loop; moved++) {
-		page = cls->partial ? cls->partial : cls->empty;
-		if (!page)
+	page = cls->partial ? cls->partial : cls->empty;
+	/* Chained in the order cut: a run of allocations gets rising addresses. */
+	for (moved = (unsigned int)ak_opaque_zero(); page && moved < want && ak_can_loop; moved++) {
+		offset = __ak_page_cut(page, size);
+		if (!offset)
 			break;
-		block = __ak_page_take(cls, page, class);
+		block = (char __arena *)page + offset;
 		if (last)
 			__ak_cache_link(last) = block;
 		else
 			first = block;
 		last = block;
 	}
+	if (moved)
+		__ak_page_taken(cls, page, size, moved);
 	ak_lock_release(&ak_allocator.lock);
 	if (last) {
 		__ak_cache_link(last) = cache->head[class];
@@ -517,7 +537,6 @@ __ak_cache_flush(struct __ak_cpu_cache __arena *cache, unsigned int class, unsig
 
 	if (ak_lock_acquire(&ak_allocator.lock))
 		return 0;
-	__ak_drain_queued(__AK_DRAIN_BATCH);
 	while (cache->count[class] > keep && !empty && ak_can_loop)
 		empty = __ak_free_block(__ak_cache_pop(cache, class), may_return_page, own_cpu);
 	ak_lock_release(&ak_allocator.lock);
@@ -537,7 +556,14 @@ static __ak_always_inline void __arena *__ak_cache_alloc(unsigned int class)
 
 	if (!cache)
 		return 0;
-	if (cache->count[class] || __ak_cache_refill(cache, class, __ak_cache_cap(class) / 2)) {
+	/*
+	 * Blocks that frees queued (they found the shared lock busy) are put
+	 * back by the shared path's next allocation: let this one be it, rather
+	 * than verify the queue's code a second time here.
+	 */
+	if (cache->count[class] ||
+	    (!ak_read_once(ak_allocator.queued) &&
+	     __ak_cache_refill(cache, class, __ak_cache_cap(class) / 2))) {
 		block = __ak_cache_pop(cache, class);
 		if (__ak_mark_live(block)) {
 			__ak_cache_push(cache, class, block);
