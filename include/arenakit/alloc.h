@@ -46,7 +46,10 @@
  * CPU's interrupted program holds it) is not waited for: the call takes
  * the shared path below. An empty cache is refilled, a full one
  * half-emptied, in one visit to the shared lists, which also keep the
- * blocks of ak_alloc_reserve's pool out of any one CPU's cache.
+ * blocks of ak_alloc_reserve's pool out of any one CPU's cache. Cached
+ * blocks are free memory only their CPU uses until it gives them back or
+ * ak_alloc_trim empties every cache: an arena nearly full may fail an
+ * allocation (-ENOMEM) that blocks cached on other CPUs could have served.
  *
  * One ak_lock (lock.h) guards the page lists; an allocation waits for it a
  * bounded time (-EBUSY), and no page kfunc is called with it held. A free
@@ -356,9 +359,12 @@ __ak_alloc_entry int ak_alloc_reserve(unsigned long long size, unsigned long lon
  * kernel, the pool's reserve and the kept empty pages included (sleepable
  * programs)
  *
- * Return: 0; -EBUSY (the lock stayed busy, or a free was checking a block
- * on a page to give back: call again); -AK_EBUDGET if the loop budget ran
- * out (call again).
+ * Every CPU's cache is emptied first, so that the pages of its blocks can
+ * go too.
+ *
+ * Return: 0; -EBUSY (the lock or a CPU's cache stayed busy, or a free was
+ * checking a block on a page to give back: call again); -AK_EBUDGET if the
+ * loop budget ran out (call again).
  */
 __ak_alloc_entry int ak_alloc_trim(void);
 
