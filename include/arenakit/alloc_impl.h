@@ -293,17 +293,6 @@ static __ak_always_inline void __ak_page_taken(struct __ak_class __arena *cls,
 		__ak_page_unlink(cls, page);	/* full */
 }
 
-/* Take a block off @page (on a list, with a free block); under the lock. */
-static __ak_always_inline char __arena *__ak_page_take(struct __ak_class __arena *cls,
-						      struct __ak_page __arena *page,
-						      unsigned int class)
-{
-	unsigned int size = __ak_block_size(class), offset = __ak_page_cut(page, size);
-
-	__ak_page_taken(cls, page, size, 1);
-	return (char __arena *)page + offset;
-}
-
 /* The index of the block at @offset of small @page (see .recip). */
 static __ak_always_inline unsigned int __ak_block_index(struct __ak_page __arena *page,
 							unsigned int offset)
@@ -326,15 +315,18 @@ static __ak_always_inline struct __ak_page __arena *__ak_free_block(void __arena
 								    unsigned int own_cpu);
 
 /*
- * A block of @class from @page, live and counted; under the lock. NULL if
- * the bitmap word kept changing (the block goes back).
+ * A block of @class from @page (on a list, with a free block), live and
+ * counted; under the lock. NULL if the bitmap word kept changing (the
+ * block goes back).
  */
 static __ak_always_inline void __arena *__ak_take_block(struct __ak_class __arena *cls,
 							struct __ak_page __arena *page,
 							unsigned int class)
 {
 	unsigned int size = __ak_block_size(class);
-	char __arena *block = __ak_page_take(cls, page, class);
+	char __arena *block = (char __arena *)page + __ak_page_cut(page, size);
+
+	__ak_page_taken(cls, page, size, 1);
 
 	if (__ak_mark_live(block)) {
 		__ak_free_block(block, 0, AK_ALLOC_CPU_SLOTS);
@@ -1043,6 +1035,19 @@ __ak_alloc_path int __ak_free_shared(void __arena *ptr, int sleepable)
 }
 #endif /* AK_ALLOC_CPUS */
 
+/* The body of both entry points: the CPU's cache, else the shared path. */
+static __ak_always_inline unsigned long long __ak_alloc_either(unsigned long long size,
+							      int sleepable, int *err)
+{
+#if AK_ALLOC_CPUS
+	unsigned long long obj = __ak_alloc_cached(size);
+
+	return obj ? obj : __ak_alloc_shared(size, sleepable, err);
+#else
+	return (unsigned long long)__ak_alloc(size, sleepable, err);
+#endif
+}
+
 /*
  * The entry points run out of line in BPF (__ak_global, arena.h), so the
  * verifier checks the allocator once, not again at every call site with
@@ -1055,25 +1060,13 @@ __ak_alloc_path int __ak_free_shared(void __arena *ptr, int sleepable)
 __ak_global unsigned long long __ak_alloc_sleepable(unsigned long long size,
 						    __ak_nonnull int *err)
 {
-#if AK_ALLOC_CPUS
-	unsigned long long obj = __ak_alloc_cached(size);
-
-	return obj ? obj : __ak_alloc_shared(size, 1, err);
-#else
-	return (unsigned long long)__ak_alloc(size, 1, err);
-#endif
+	return __ak_alloc_either(size, 1, err);
 }
 
 __ak_global unsigned long long __ak_alloc_nosleep(unsigned long long size,
 						  __ak_nonnull int *err)
 {
-#if AK_ALLOC_CPUS
-	unsigned long long obj = __ak_alloc_cached(size);
-
-	return obj ? obj : __ak_alloc_shared(size, 0, err);
-#else
-	return (unsigned long long)__ak_alloc(size, 0, err);
-#endif
+	return __ak_alloc_either(size, 0, err);
 }
 
 /* ak_free: documented in alloc.h. */
