@@ -134,7 +134,40 @@ FREE_CHUNK(free_frag, frag_free)
 STEADY_CHUNK(steady_ours, ak_alloc, ak_free)
 STEADY_CHUNK(steady_frag, bpf_alloc, frag_free)
 
-enum bench_op { OP_ALLOC, OP_FREE, OP_STEADY };
+/*
+ * The page kfuncs alone: @n runs of @per_call pages each, taken by one
+ * bpf_arena_alloc_pages() call a run (slots hold the runs), or given back
+ * by one bpf_arena_free_pages() call a run. What a page costs, and whether
+ * taking or giving back several at once costs less a page, decides how the
+ * allocator should move pages.
+ */
+__noinline __u64 pages_take(__u32 from, __u32 n, __u32 per_call)
+{
+	__u64 failed = 0;
+	void __arena *p;
+	__u32 i;
+
+	for (i = ak_opaque_zero(); i < n && from + i < ALLOC_BENCH_SLOTS && can_loop; i++) {
+		p = bpf_arena_alloc_pages(&arena, NULL, per_call, NUMA_NO_NODE, 0);
+		failed += !p;
+		slots[from + i] = p;
+	}
+	return failed << 32 | i;
+}
+
+__noinline __u64 pages_give(__u32 from, __u32 n, __u32 per_call)
+{
+	__u32 i;
+
+	for (i = ak_opaque_zero(); i < n && from + i < ALLOC_BENCH_SLOTS && can_loop; i++) {
+		if (slots[from + i])
+			bpf_arena_free_pages(&arena, (void __arena *)slots[from + i], per_call);
+		slots[from + i] = 0;
+	}
+	return i;
+}
+
+enum bench_op { OP_ALLOC, OP_FREE, OP_STEADY, OP_PAGES_TAKE, OP_PAGES_GIVE };
 
 /*
  * @a->count operations of @op from @a->done on, CHUNK a call, timed: 0 when
@@ -158,6 +191,10 @@ static __always_inline int run_op(struct alloc_bench_args *a, enum bench_op op)
 			r = ours ? alloc_ours(at, n, size) : alloc_frag(at, n, size);
 		else if (op == OP_FREE)
 			r = ours ? free_ours(at, n) : free_frag(at, n);
+		else if (op == OP_PAGES_TAKE)
+			r = pages_take(at, n, size);
+		else if (op == OP_PAGES_GIVE)
+			r = pages_give(at, n, size);
 		else
 			r = ours ? steady_ours(a->cpu, a->first, n, size) :
 				   steady_frag(a->cpu, a->first, n, size);
@@ -204,6 +241,20 @@ SEC("syscall")
 int steady(struct alloc_bench_args *a)
 {
 	return run_op(a, OP_STEADY);
+}
+
+/* @count runs of @size pages each, one kfunc call a run, into the slots from @first. */
+SEC("syscall")
+int take_pages(struct alloc_bench_args *a)
+{
+	return run_op(a, OP_PAGES_TAKE);
+}
+
+/* Give back the @count runs of @size pages that take_pages took. */
+SEC("syscall")
+int give_pages(struct alloc_bench_args *a)
+{
+	return run_op(a, OP_PAGES_GIVE);
 }
 
 char _license[] SEC("license") = "GPL";

@@ -277,6 +277,52 @@ static int alloc_steady(struct bench *b, struct alloc_vs_frag *skel, int cpus)
 	return 0;
 }
 
+/*
+ * What the page kfuncs cost a page, taking and giving back 1 or 16 pages a
+ * call, 4096 pages in all (--quick: 256), on one CPU: the floor under any
+ * case that moves pages.
+ */
+static int alloc_kfuncs(struct bench *b, struct alloc_vs_frag *skel)
+{
+	static const unsigned int per_call[] = { 1, 16 };
+	unsigned int pages = b->quick ? 256 : 4096, i, runs;
+	struct bench_row *take[2], *give[2];
+	struct cpu_run run;
+	char what[32];
+	int r, err;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(what, sizeof(what), "%u page%s a call", per_call[i], per_call[i] > 1 ? "s" : "");
+		take[i] = bench_row(b, "alloc-kfunc", "bpf_arena_alloc_pages", pages, what,
+				    "ns/page", BENCH_CLOCK_BPF);
+		give[i] = bench_row(b, "alloc-kfunc", "bpf_arena_free_pages", pages, what,
+				    "ns/page", BENCH_CLOCK_BPF);
+	}
+	for (r = BENCH_WARMUP; r < b->runs; r++)
+		for (i = 0; i < 2; i++) {
+			runs = pages / per_call[i];
+			start_runs(&run, 1, ALLOC_OURS, per_call[i], runs);
+			err = phase(&run, 1, skel->progs.take_pages, runs);
+			if (err)
+				return err;
+			if (run.args.failed)
+				bench_wrong(b, "bpf_arena_alloc_pages: %llu of %u calls failed",
+					    run.args.failed, runs);
+			if (r >= 0)
+				bench_sample(take[i], (double)run.args.ns / pages);
+			err = phase(&run, 1, skel->progs.give_pages, runs);
+			if (err)
+				return err;
+			if (r >= 0)
+				bench_sample(give[i], (double)run.args.ns / pages);
+		}
+	bench_ratio(b, "bpf_arena_alloc_pages, a page: 1 a call / 16 a call", take[0], take[1],
+		    BENCH_NO_GOAL, 0);
+	bench_ratio(b, "bpf_arena_free_pages, a page: 1 a call / 16 a call", give[0], give[1],
+		    BENCH_NO_GOAL, 0);
+	return 0;
+}
+
 int bench_alloc(struct bench *b)
 {
 	static const unsigned int sizes[] = { 16, 64, 256, 4096 };
@@ -317,7 +363,7 @@ int bench_alloc(struct bench *b)
 						bench_sample(rows[s][k][c], v);
 				}
 		}
-	err = alloc_steady(b, skel, cpus) ?: alloc_pages(b, skel);
+	err = alloc_kfuncs(b, skel) ?: alloc_steady(b, skel, cpus) ?: alloc_pages(b, skel);
 	if (err)
 		goto out;
 	for (s = 0; s < 4; s++)
