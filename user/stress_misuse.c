@@ -66,9 +66,9 @@ static int scenario_misuse(struct stress_run *s)
 	stress_verdict(r, st.objects == before.objects && st.bytes == before.bytes, 0,
 		"after freeing everything: %llu objects, %llu bytes (before: %llu, %llu)",
 		st.objects, st.bytes, before.objects, before.bytes);
-	stress_verdict(r, st.pages == st.slab_pages + st.large_pages, 0,
-		"pages %llu != slab %llu + large %llu", st.pages, st.slab_pages,
-		st.large_pages);
+	stress_verdict(r, st.pages == st.slab_pages + st.large_pages + st.spare_pages, 0,
+		"pages %llu != slab %llu + large %llu + spare %llu", st.pages, st.slab_pages,
+		st.large_pages, st.spare_pages);
 	stress_progress_clear(s);
 	printf("misuse: %llu allocations, %llu frees; caught %llu double, %llu interior, "
 	       "%llu foreign frees and %llu stale cursors, in %u runs (stats: %llu double, "

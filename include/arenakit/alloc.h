@@ -27,11 +27,19 @@
  *  - A page whose blocks are all free again is kept while its class has
  *    fewer than AK_ALLOC_KEEP_EMPTY other empty pages (2 unless defined
  *    before this header), so a program allocating and freeing around a page
- *    boundary calls no page kfunc; beyond that it goes back to the kernel
- *    at the sleepable ak_free that empties it, unless the pool that
- *    ak_alloc_reserve asked for needs it. Pages emptied from non-sleepable
- *    programs wait for a reuse or ak_alloc_trim, which gives back every
- *    empty page.
+ *    boundary calls no page kfunc; beyond that, at the sleepable ak_free
+ *    that empties it, it becomes a spare page of no class, unless the pool
+ *    that ak_alloc_reserve asked for needs it. Pages emptied from
+ *    non-sleepable programs wait for a reuse or ak_alloc_trim.
+ *  - Pages move in runs: a class short of a page takes a spare one, or
+ *    else AK_ALLOC_PAGE_RUN pages (16) in one page kfunc call, whose rest
+ *    become spare pages; spare pages go back to the kernel when a sleepable
+ *    free finds twice that many, down to one run's worth, and in
+ *    ak_alloc_trim, all of them. The spare pages are kept as runs of
+ *    adjacent pages, and each run goes back in one call: a page returned
+ *    alone costs a kernel TLB flush (on our kernel, see kernel/patches,
+ *    one flush serves a whole run). Spare pages serve any class, and the
+ *    non-sleepable calls too.
  *  - No object lies at a page's first bytes, so none has an address whose
  *    low 32 bits are 0 (page 0 at a 4 GiB-aligned arena base, like NULL).
  *    Objects are 8-byte aligned (large ones 64-byte).
@@ -58,7 +66,7 @@
  * puts up to 64 queued blocks back per visit. Statistics are updated with
  * arena atomics, but for the live objects and bytes, which each CPU counts
  * under its cache lock: read them with ak_alloc_stats_read(), from BPF or
- * through the mmap; pages == slab_pages + large_pages always.
+ * through the mmap; pages == slab_pages + large_pages + spare_pages always.
  *
  * On 6.12 the arena's page kfuncs are for sleepable programs only:
  *   ak_alloc, ak_free, ak_alloc_reserve, ak_alloc_trim   sleepable programs
@@ -138,6 +146,16 @@ AK_ARENA_MAP(arena, AK_ARENA_PAGES, 0) __weak;	/* weak: see "Several objects" ab
 #endif
 
 /*
+ * Pages a page kfunc call takes (when it can: one, if the arena has no
+ * run this long left) and the unit in which spare pages go back; at most
+ * twice this many are spare. 1 takes and gives back a page at a time.
+ */
+#ifndef AK_ALLOC_PAGE_RUN
+#define AK_ALLOC_PAGE_RUN 16
+#endif
+_Static_assert(AK_ALLOC_PAGE_RUN >= 1 && AK_ALLOC_PAGE_RUN <= 1024, "1 to 1024 pages a run");
+
+/*
  * CPUs with a cache of their own: AK_ALLOC_CPU_SLOTS caches are in the
  * allocator (512 bytes of the arena's globals each; every object of a
  * program must agree, as on AK_ARENA_PAGES), and this object's calls use
@@ -164,6 +182,7 @@ struct ak_alloc_stats {
 	unsigned long long pages;		/* taken from the kernel, held now */
 	unsigned long long slab_pages;		/* of them, cut into blocks */
 	unsigned long long large_pages;		/* of them, in large objects */
+	unsigned long long spare_pages;		/* of them, empty, of no class */
 	unsigned long long objects;		/* handed out, not yet freed */
 	unsigned long long bytes;		/* their blocks' bytes (large: pages') */
 	unsigned long long fail_nomem;		/* allocations: arena full */
@@ -219,6 +238,11 @@ struct ak_allocator {
 	unsigned long long deferred;
 	/* Frees between reading a page's header and claiming their block. */
 	unsigned long long freeing;
+	/*
+	 * Spare pages, under the lock: runs of adjacent pages, each linked
+	 * through its first page's .next, with its length in .pages.
+	 */
+	struct __ak_page __arena *spare;
 	struct ak_alloc_stats stats;
 	struct __ak_cpu_cache cpus[AK_ALLOC_CPU_SLOTS];
 };
@@ -286,6 +310,7 @@ static __ak_always_inline int ak_alloc_stats_read(const struct ak_allocator __ar
 	out->pages = ak_read_once(s->pages);
 	out->slab_pages = ak_read_once(s->slab_pages);
 	out->large_pages = ak_read_once(s->large_pages);
+	out->spare_pages = ak_read_once(s->spare_pages);
 	out->fail_nomem = ak_read_once(s->fail_nomem);
 	out->fail_size = ak_read_once(s->fail_size);
 	out->fail_busy = ak_read_once(s->fail_busy);

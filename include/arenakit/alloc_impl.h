@@ -61,7 +61,7 @@ struct __ak_page {
 	unsigned short bump;		/* offset of the first block never used */
 	unsigned short free;		/* offset of the first free block, 0: none */
 	union {
-		unsigned int pages;	/* large: pages in the object */
+		unsigned int pages;	/* large: pages in the object; spare: in the run */
 		/*
 		 * Small: 2^32 / the block size, rounded up. A block's index is
 		 * its offset past the header times this, >> 32: exact below
@@ -70,7 +70,7 @@ struct __ak_page {
 		 */
 		unsigned int recip;
 	};
-	struct __ak_page __arena *next;	/* on the class's partial or empty list */
+	struct __ak_page __arena *next;	/* on the class's list, or the next spare run */
 	struct __ak_page __arena *prev;
 	unsigned long long map[4];	/* live bitmap: 252 blocks of 16 bytes fit */
 };
@@ -310,9 +310,8 @@ static __ak_always_inline int __ak_mark_live(char __arena *block)
 	return ak_fetch_or(__ak_map_word(page, index), __ak_map_bit(index), &old);
 }
 
-static __ak_always_inline struct __ak_page __arena *__ak_free_block(void __arena *block,
-								    int may_return_page,
-								    unsigned int own_cpu);
+static __ak_always_inline int __ak_free_block(void __arena *block, int may_spare_page,
+					      unsigned int own_cpu);
 
 /*
  * A block of @class from @page (on a list, with a free block), live and
@@ -335,7 +334,11 @@ static __ak_always_inline void __arena *__ak_take_block(struct __ak_class __aren
 	return __ak_hand_out(block, class, size);
 }
 
-/* Initialise a fresh page of @class; it is nobody else's yet. */
+/*
+ * Initialise a page for @class: fresh from the kernel (zeroed), or spare
+ * (emptied: no live block, its bitmap clear, on no list); nobody else's
+ * yet either way.
+ */
 static __ak_always_inline void __ak_page_init(struct __ak_page __arena *page, unsigned int class)
 {
 	page->magic = __AK_PAGE_MAGIC;
@@ -344,7 +347,111 @@ static __ak_always_inline void __ak_page_init(struct __ak_page __arena *page, un
 	if (class != __AK_CLASS_LARGE)
 		page->recip = ((1ULL << 32) + __ak_block_size(class) - 1) / __ak_block_size(class);
 	page->bump = __AK_PAGE_HDR;
-	/* The rest is 0 already: the kernel hands out zeroed pages. */
+	page->free = 0;
+	page->next = 0;
+}
+
+/* ---- spare pages: empty, of no class, kept as runs of adjacent pages ---- */
+
+#define __ak_page_at(page, n) \
+	((struct __ak_page __arena *)((char __arena *)(page) + (unsigned long long)(n) * AK_PAGE_SIZE))
+
+/*
+ * Make the @n pages from @page spare; under the lock. A run that ends where
+ * the first spare run starts, or starts where it ends, joins it: pages
+ * emptied in address order, either way, make one run.
+ */
+static __ak_always_inline void __ak_spare_push(struct __ak_page __arena *page, unsigned int n)
+{
+	struct __ak_page __arena *head = ak_allocator.spare;
+
+	if (head && __ak_page_at(head, head->pages) == page) {
+		head->pages += n;
+	} else {
+		page->pages = n;
+		if (head && __ak_page_at(page, n) == head) {
+			page->pages += head->pages;
+			head = head->next;
+		}
+		page->next = head;
+		ak_allocator.spare = page;
+	}
+	__ak_stat_add(spare_pages, n);
+}
+
+/* A spare page for a class, or NULL; under the lock. */
+static __ak_always_inline struct __ak_page __arena *__ak_spare_pop(void)
+{
+	struct __ak_page __arena *page = ak_allocator.spare, *rest;
+
+	if (!page)
+		return 0;
+	if (page->pages > 1) {
+		rest = __ak_page_at(page, 1);
+		rest->pages = page->pages - 1;
+		rest->next = page->next;
+		ak_allocator.spare = rest;
+	} else {
+		ak_allocator.spare = page->next;
+	}
+	__ak_stat_add(spare_pages, -1ULL);
+	__ak_stat_add(slab_pages, 1);
+	/* Its last class's freed objects are gone: every byte is ours again. */
+	AK_ALLOC_WATCH_TAKEN((char __arena *)page + __AK_PAGE_HDR, __AK_PAGE_DATA);
+	return page;
+}
+
+/*
+ * Give spare pages back to the kernel until @keep are left, a run a page
+ * kfunc call (a long first run: its tail); sleepable, the lock not held.
+ * 0, -EBUSY or -AK_EBUDGET.
+ */
+static __ak_always_inline int __ak_spare_trim(unsigned long long keep)
+{
+	struct __ak_page __arena *run, *head;
+	unsigned long long over;
+	unsigned int n;
+	int err;
+
+	for (;;) {
+		ak_cond_break_label(cut);
+		if (ak_read_once(ak_allocator.stats.spare_pages) <= keep)
+			return 0;
+		err = ak_lock_acquire(&ak_allocator.lock);
+		if (err)
+			return err;
+		head = ak_allocator.spare;
+		over = ak_allocator.stats.spare_pages - keep;
+		run = 0;
+		n = 0;
+		if (head && ak_allocator.stats.spare_pages > keep) {
+			if (head->pages > over) {
+				n = over;
+				head->pages -= n;
+				run = __ak_page_at(head, head->pages);
+			} else {
+				n = head->pages;
+				run = head;
+				ak_allocator.spare = head->next;
+			}
+			__ak_stat_add(spare_pages, -(unsigned long long)n);
+		}
+		ak_lock_release(&ak_allocator.lock);
+		if (!run)
+			return 0;
+		__ak_pages_put(run, n);
+		__ak_stat_add(pages, -(unsigned long long)n);
+		__ak_stat_add(pages_returned, n);
+	}
+cut:
+	return -AK_EBUDGET;
+}
+
+/* After a sleepable free made a page spare: past two runs' worth, back to one. */
+static __ak_always_inline void __ak_spare_overflow(void)
+{
+	if (ak_read_once(ak_allocator.stats.spare_pages) >= 2 * AK_ALLOC_PAGE_RUN)
+		__ak_spare_trim(AK_ALLOC_PAGE_RUN);
 }
 
 static __ak_always_inline void __ak_count_taken(unsigned int pages, int large)
@@ -358,38 +465,70 @@ static __ak_always_inline void __ak_count_taken(unsigned int pages, int large)
 }
 
 /*
- * A fresh page for @class onto its lists; -ENOMEM or -EBUSY. With @obj, the
- * caller's block is cut from it before it is published, so that no other
- * CPU can take every block of the page first and leave the caller a
- * spurious -ENOMEM.
+ * Under the lock: @page (nobody else's) initialised for @class and onto
+ * its lists. With @obj, the caller's block is cut from it before it is
+ * published, so that no other CPU can take every block of the page first
+ * and leave the caller a spurious -ENOMEM.
  */
-static __ak_always_inline int __ak_add_page(unsigned int class, void __arena **obj)
+static __ak_always_inline void __ak_page_publish(struct __ak_class __arena *cls,
+						 struct __ak_page __arena *page,
+						 unsigned int class, int obj)
 {
-	struct __ak_class __arena *cls = __ak_class_of(class);
-	struct __ak_page __arena *page = __ak_pages_get(1);
-	unsigned int size = __ak_block_size(class);
-	int err;
-
-	if (!page)
-		return -ENOMEM;
 	__ak_page_init(page, class);
 	if (obj) {
-		page->bump += size;
+		page->bump += __ak_block_size(class);
 		page->live = 1;
 		page->map[0] = 1;	/* not published yet: a plain store */
 	}
-	err = ak_lock_acquire(&ak_allocator.lock);
-	if (err) {
-		/* Cannot publish it: give it back rather than leak it. */
-		__ak_pages_put(page, 1);
-		return err;
-	}
 	__ak_page_push(cls, page, obj ? __AK_ON_PARTIAL : __AK_ON_EMPTY);
 	cls->free_blocks += __ak_blocks_per_page(class) - (obj ? 1 : 0);
+}
+
+/*
+ * A page for @class onto its lists: a spare one, or (@sleepable) a run
+ * from the kernel whose rest becomes spare; -ENOMEM or -EBUSY. With @obj,
+ * the caller's block comes from it (see __ak_page_publish).
+ */
+static __ak_always_inline int __ak_add_page(unsigned int class, void __arena **obj, int sleepable)
+{
+	struct __ak_class __arena *cls = __ak_class_of(class);
+	struct __ak_page __arena *page;
+	unsigned int run = AK_ALLOC_PAGE_RUN;
+	int err;
+
+	err = ak_lock_acquire(&ak_allocator.lock);
+	if (err)
+		return err;
+	page = __ak_spare_pop();
+	if (page)
+		__ak_page_publish(cls, page, class, obj != 0);
 	ak_lock_release(&ak_allocator.lock);
-	__ak_count_taken(1, 0);
+	if (!page) {
+		if (!sleepable)
+			return -ENOMEM;
+		page = __ak_pages_get(run);
+		if (!page && run > 1) {
+			run = 1;	/* no run this long is left: one page */
+			page = __ak_pages_get(1);
+		}
+		if (!page)
+			return -ENOMEM;
+		err = ak_lock_acquire(&ak_allocator.lock);
+		if (err) {
+			/* Cannot publish it: give it back rather than leak it. */
+			__ak_pages_put(page, run);
+			return err;
+		}
+		__ak_page_publish(cls, page, class, obj != 0);
+		if (run > 1)
+			__ak_spare_push(__ak_page_at(page, 1), run - 1);
+		ak_lock_release(&ak_allocator.lock);
+		__ak_count_taken(run, 0);
+		__ak_stat_add(slab_pages, -(unsigned long long)(run - 1));	/* the rest are spare */
+	}
 	if (obj)
-		*obj = __ak_hand_out((char __arena *)page + __AK_PAGE_HDR, class, size);
+		*obj = __ak_hand_out((char __arena *)page + __AK_PAGE_HDR, class,
+				     __ak_block_size(class));
 	return 0;
 }
 
@@ -398,6 +537,9 @@ static __ak_always_inline void __arena *__ak_alloc_large(unsigned long long size
 	unsigned int pages = (size + __AK_PAGE_HDR + AK_PAGE_SIZE - 1) / AK_PAGE_SIZE;
 	struct __ak_page __arena *page = __ak_pages_get(pages);
 
+	/* The spare pages may be what the arena lacks: give them back, try again. */
+	if (!page && ak_read_once(ak_allocator.stats.spare_pages) && !__ak_spare_trim(0))
+		page = __ak_pages_get(pages);
 	if (!page)
 		return __ak_alloc_fail(-ENOMEM, errp);
 	__ak_page_init(page, __AK_CLASS_LARGE);
@@ -517,22 +659,21 @@ static __ak_always_inline unsigned int __ak_cache_refill(struct __ak_cpu_cache _
 
 /*
  * Put the blocks of @class in @cache (held) back on their pages until
- * @keep are left. Stops at a page that may go back to the kernel and
- * returns it (the caller gives it back once the locks are released), or
- * NULL. Blocks stay cached if the lock stayed busy or the budget ran out.
+ * @keep are left. Returns 1 if a page became spare (see __ak_free_block).
+ * Blocks stay cached if the lock stayed busy or the budget ran out.
  */
-static __ak_always_inline struct __ak_page __arena *
-__ak_cache_flush(struct __ak_cpu_cache __arena *cache, unsigned int class, unsigned int keep,
-		 int may_return_page, unsigned int own_cpu)
+static __ak_always_inline int __ak_cache_flush(struct __ak_cpu_cache __arena *cache,
+					       unsigned int class, unsigned int keep,
+					       int may_spare_page, unsigned int own_cpu)
 {
-	struct __ak_page __arena *empty = 0;
+	int spared = 0;
 
 	if (ak_lock_acquire(&ak_allocator.lock))
 		return 0;
-	while (cache->count[class] > keep && !empty && ak_can_loop)
-		empty = __ak_free_block(__ak_cache_pop(cache, class), may_return_page, own_cpu);
+	while (cache->count[class] > keep && ak_can_loop)
+		spared |= __ak_free_block(__ak_cache_pop(cache, class), may_spare_page, own_cpu);
 	ak_lock_release(&ak_allocator.lock);
-	return empty;
+	return spared;
 }
 
 /*
@@ -593,8 +734,8 @@ static __ak_always_inline void __arena *__ak_alloc(unsigned long long size, int 
 	 */
 	class |= (int)ak_opaque_zero();
 	err = __ak_alloc_small(class, &obj);
-	if (!err && !obj && sleepable)
-		err = __ak_add_page(class, &obj);	/* no free block: a new page */
+	if (!err && !obj)
+		err = __ak_add_page(class, &obj, sleepable);	/* no free block: a new page */
 	if (err || !obj)
 		return __ak_alloc_fail(err ? err : -ENOMEM, errp);
 	return obj;
@@ -758,24 +899,16 @@ static __ak_always_inline void __ak_put_large(struct __ak_page __arena *page)
 	__ak_stat_add(pages_returned, pages);
 }
 
-static __ak_always_inline void __ak_put_slab(struct __ak_page __arena *page)
-{
-	__ak_pages_put(page, 1);
-	__ak_stat_add(slab_pages, -1ULL);
-	__ak_stat_add(pages, -1ULL);
-	__ak_stat_add(pages_returned, 1);
-}
-
 /*
  * Put @block (claimed: its bit clear) back on its page's free list; under
- * the lock. Returns the page if it is now empty and may go back to the
- * kernel (the caller does that once the lock is released), NULL otherwise:
- * an emptied page stays while its class has fewer than AK_ALLOC_KEEP_EMPTY
- * other empty pages, or its blocks are needed for the reserve.
+ * the lock. Returns 1 if that emptied the page and it became spare (with
+ * @may_spare_page; the caller then sees to __ak_spare_overflow once the
+ * lock is released), 0 otherwise: an emptied page stays with its class
+ * while the class has fewer than AK_ALLOC_KEEP_EMPTY other empty pages, or
+ * its blocks are needed for the reserve.
  */
-static __ak_always_inline struct __ak_page __arena *__ak_free_block(void __arena *block,
-								    int may_return_page,
-								    unsigned int own_cpu)
+static __ak_always_inline int __ak_free_block(void __arena *block, int may_spare_page,
+					      unsigned int own_cpu)
 {
 	struct __ak_page __arena *page = __ak_page_of(block);
 	unsigned int offset = (unsigned long long)block & (AK_PAGE_SIZE - 1);
@@ -797,11 +930,13 @@ static __ak_always_inline struct __ak_page __arena *__ak_free_block(void __arena
 		return 0;
 	__ak_page_unlink(cls, page);
 	/* reserved <= AK_ALLOC_MAX_RESERVE: the sum cannot wrap. */
-	if (may_return_page && cls->empty_pages + 1 > AK_ALLOC_KEEP_EMPTY &&
+	if (may_spare_page && cls->empty_pages + 1 > AK_ALLOC_KEEP_EMPTY &&
 	    cls->free_blocks >= cls->reserved + per_page &&
 	    __ak_page_unwatched(page, own_cpu)) {
 		cls->free_blocks -= per_page;
-		return page;
+		__ak_spare_push(page, 1);
+		__ak_stat_add(slab_pages, -1ULL);
+		return 1;
 	}
 	__ak_page_push(cls, page, __AK_ON_EMPTY);
 	return 0;
@@ -866,10 +1001,10 @@ cut:
  */
 static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 {
-	struct __ak_page __arena *page, *empty = 0;
+	struct __ak_page __arena *page;
 	unsigned long long bytes, room, old;
 	unsigned int index;
-	int err, large;
+	int err, large, spared = 0;
 
 	if (!ptr)
 		return 0;
@@ -890,7 +1025,7 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 		if (ak_lock_try(&ak_allocator.lock)) {
 			err = __ak_queue_push(&ak_allocator.queued, ptr);
 		} else {
-			empty = __ak_free_block(ptr, sleepable, AK_ALLOC_CPU_SLOTS);
+			spared = __ak_free_block(ptr, sleepable, AK_ALLOC_CPU_SLOTS);
 			__ak_drain_queued(__AK_DRAIN_BATCH);
 			ak_lock_release(&ak_allocator.lock);
 		}
@@ -906,8 +1041,8 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 	}
 	__ak_stat_add(objects, -1ULL);
 	__ak_stat_add(bytes, -bytes);
-	if (empty)
-		__ak_put_slab(empty);
+	if (spared)
+		__ak_spare_overflow();
 	return 0;
 }
 
@@ -921,10 +1056,10 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 static __ak_always_inline int __ak_cache_free(void __arena *ptr, int sleepable)
 {
 	struct __ak_cpu_cache __arena *cache = __ak_cache_get(__AK_CACHE_FREE);
-	struct __ak_page __arena *page = __ak_page_of(ptr), *empty = 0;
+	struct __ak_page __arena *page = __ak_page_of(ptr);
 	unsigned long long bytes;
 	unsigned int class, index, cap;
-	int err, large;
+	int err, large, spared = 0;
 
 	if (!cache)
 		return 1;
@@ -947,11 +1082,11 @@ static __ak_always_inline int __ak_cache_free(void __arena *ptr, int sleepable)
 		cache->objects--;
 		cache->bytes -= bytes;
 		if (cache->count[class] > cap)
-			empty = __ak_cache_flush(cache, class, cap / 2, sleepable, __ak_this_cpu());
+			spared = __ak_cache_flush(cache, class, cap / 2, sleepable, __ak_this_cpu());
 	}
 	ak_lock_release(&cache->lock);
-	if (empty)
-		__ak_put_slab(empty);
+	if (spared)
+		__ak_spare_overflow();
 	return err;
 }
 
@@ -1110,7 +1245,7 @@ __ak_global int ak_alloc_reserve(unsigned long long size, unsigned long long cou
 		return err;
 	while (cls->free_blocks < count) {
 		ak_cond_break_label(cut);
-		err = __ak_add_page(class, 0);
+		err = __ak_add_page(class, 0, 1);
 		if (err)
 			return err;
 	}
@@ -1142,6 +1277,7 @@ __ak_global int ak_alloc_trim(void)
 		__ak_drain_queued(__AK_DRAIN_BATCH);
 		ak_lock_release(&ak_allocator.lock);
 	}
+	/* Every empty page becomes spare, and every spare page goes back. */
 	for (class = (unsigned int)ak_opaque_zero(); class < AK_ALLOC_CLASSES; class++) {
 		cls = __ak_class_of(class);
 		cls->reserved = 0;
@@ -1160,13 +1296,13 @@ __ak_global int ak_alloc_trim(void)
 			if (page) {
 				__ak_page_unlink(cls, page);
 				cls->free_blocks -= __ak_blocks_per_page(class);
+				__ak_spare_push(page, 1);
+				__ak_stat_add(slab_pages, -1ULL);
 			}
 			ak_lock_release(&ak_allocator.lock);
-			if (page)
-				__ak_put_slab(page);
 		}
 	}
-	return 0;
+	return __ak_spare_trim(0);
 cut:
 	return -AK_EBUDGET;
 }

@@ -24,9 +24,11 @@ static void expect_allocator_empty(void)
 					     ak_allocator.cpus[cpu].lock.locked);
 	if (s->objects || s->bytes)
 		explore_fail("%llu objects, %llu bytes still allocated", s->objects, s->bytes);
-	if (s->pages != s->slab_pages + s->large_pages || s->pages != explore_pages_held())
-		explore_fail("pages %llu (slab %llu, large %llu), the arena holds %llu", s->pages,
-			     s->slab_pages, s->large_pages, explore_pages_held());
+	if (s->pages != s->slab_pages + s->large_pages + s->spare_pages ||
+	    s->pages != explore_pages_held())
+		explore_fail("pages %llu (slab %llu, large %llu, spare %llu), the arena holds %llu",
+			     s->pages, s->slab_pages, s->large_pages, s->spare_pages,
+			     explore_pages_held());
 	if (s->pages)
 		explore_fail("%llu pages kept after a trim with nothing allocated", s->pages);
 	if (ak_allocator.queued || ak_allocator.deferred)
@@ -47,13 +49,26 @@ static void *shared, *other;
 static int free_result[3];
 
 /*
- * The object freed twice is the only one of its class (8 bytes): a double
- * free that races a reuse of the same block frees the new owner's object,
- * which no allocator can tell from a good free.
+ * The object to be freed twice: the only live one of its class (8 bytes),
+ * and its page's second block, at offset 72, which is no block's start in
+ * the classes the threads allocate (24 and 104 bytes). A double free that
+ * races a reuse of its block, or of its page by another class (emptied
+ * pages become spare, and spare pages serve any class), frees the new
+ * owner's object, which no allocator can tell from a good free. The first
+ * block is freed, and stays in the setup CPU's cache until a trim.
  */
+static void *alloc_object_to_free_twice(void)
+{
+	void *first = ak_alloc(8), *second = ak_alloc(8);
+
+	if (!first || !second || ak_free(first))
+		explore_fail("setup: no memory");
+	return second;
+}
+
 static void setup_alloc(void)
 {
-	shared = ak_alloc(8);
+	shared = alloc_object_to_free_twice();
 	other = ak_alloc(24);
 	if (!shared || !other || ak_alloc_reserve(100, 1))
 		explore_fail("setup: no memory");
@@ -139,9 +154,7 @@ static void *cached;
 
 static void setup_caches(void)
 {
-	cached = ak_alloc(8);
-	if (!cached)
-		explore_fail("setup: no memory");
+	cached = alloc_object_to_free_twice();
 	memset(free_result, 0, sizeof(free_result));
 }
 
@@ -151,9 +164,8 @@ static void setup_caches(void)
  * its CPU's cache, or through the shared path when T0 holds CPU 0's; then
  * T1 trims, which empties every cache and gives back the page the object
  * was on, while T2's free may still be checking it. T0 and T2 allocate and
- * free beside them, from their caches, in other classes: a double free
- * that races a reuse of its block frees the new owner's object, which no
- * allocator can tell from a good free.
+ * free beside them, from their caches, in other classes (see
+ * alloc_object_to_free_twice).
  */
 static void cache_threads(int id)
 {

@@ -45,6 +45,12 @@ void explore_object_taken(void *obj, unsigned long long room);
  * a page given back while a free checks it stay within two or three calls.
  */
 #define AK_ALLOC_KEEP_EMPTY 0
+/*
+ * A page at a time, and the spare pages go back as soon as there are two:
+ * an emptied page is reused by another class, or given back, within the
+ * few calls of a scenario.
+ */
+#define AK_ALLOC_PAGE_RUN 1
 /* Spins are free switches here; a holder that never comes back is -EBUSY. */
 #define AK_LOCK_SPINS 64
 /*

@@ -43,7 +43,7 @@ Test(alloc_host, freed_block_is_reused)
 	ak_free_nosleep(p);
 	q = ak_alloc(40);
 	cr_expect_eq(q, p, "a freed block of the same class was not reused");
-	cr_expect_eq(STATS.pages, 1);
+	cr_expect_eq(STATS.slab_pages, 1);
 	cr_expect_eq(ak_free(q), 0);
 }
 
@@ -116,11 +116,14 @@ Test(alloc_host, accounting_returns_to_baseline)
 		ak_free(large[i]);
 	cr_expect_eq(alloc_stats().objects, 0);
 	cr_expect_eq(alloc_stats().bytes, 0);
-	cr_expect_eq(STATS.pages, 2, "the emptied slab pages are kept (AK_ALLOC_KEEP_EMPTY)");
+	cr_expect_eq(STATS.slab_pages, 2, "the emptied slab pages are kept (AK_ALLOC_KEEP_EMPTY)");
+	cr_expect_eq(STATS.large_pages, 0);
+	cr_expect_eq(STATS.pages, 2 + STATS.spare_pages);
 	cr_expect_eq(ak_alloc_trim(), 0);
 	cr_expect_eq(STATS.pages, 0);
-	cr_expect_eq(STATS.pages_returned, 22);
-	cr_expect_eq(STATS.pages_taken, 22);
+	/* One run for the small objects' two pages, and the large objects' own. */
+	cr_expect_eq(STATS.pages_taken, AK_ALLOC_PAGE_RUN + 5 * 4);
+	cr_expect_eq(STATS.pages_returned, STATS.pages_taken);
 }
 
 /*
@@ -139,13 +142,15 @@ Test(alloc_host, emptied_pages_go_back)
 	cr_expect_eq(STATS.slab_pages, N / 100, "40-byte blocks, 100 to a page");
 	for (i = 0; i < N; i++)
 		ak_free(obj[i]);
-	cr_expect_eq(STATS.pages, AK_ALLOC_KEEP_EMPTY);
+	cr_expect_eq(STATS.slab_pages, AK_ALLOC_KEEP_EMPTY);
+	cr_expect_lt(STATS.spare_pages, 2 * AK_ALLOC_PAGE_RUN, "spare pages past two runs");
+	cr_expect_eq(STATS.pages, AK_ALLOC_KEEP_EMPTY + STATS.spare_pages);
 	/* From a non-sleepable program they wait for a trim. */
 	for (i = 0; i < N; i++)
 		obj[i] = ak_alloc(40);
 	for (i = 0; i < N; i++)
 		ak_free_nosleep(obj[i]);
-	cr_expect_eq(STATS.pages, N / 100);
+	cr_expect_eq(STATS.slab_pages, N / 100);
 	expect_pages_accounted();
 	shared_path_done();
 	cr_expect_eq(ak_alloc_trim(), 0);
@@ -239,7 +244,7 @@ Test(alloc_host, double_free_is_detected_and_harmless)
 	cr_expect_neq(d, b);
 	for (int i = 0; i < 24; i++)
 		cr_assert_eq((unsigned char)b[i], 0x5a, "a live object was changed");
-	cr_expect_eq(STATS.pages, 1);
+	cr_expect_eq(STATS.slab_pages, 1);
 	ak_free(b);
 	ak_free(c);
 	ak_free(d);
@@ -289,7 +294,8 @@ Test(alloc_host, busy_lock_fails_fast_and_loses_nothing)
 	cr_expect_eq(alloc_stats().objects, 0);
 	cr_expect_neq(ak_allocator.queued, 0, "the block was not queued");
 	cr_expect_eq(ak_alloc_reserve(64, 500), -EBUSY);
-	cr_expect_eq(STATS.pages, 1, "a page taken under a busy lock was kept");
+	cr_expect_eq(STATS.slab_pages, 1, "a page taken under a busy lock was kept");
+	cr_expect_eq(STATS.pages, AK_ALLOC_PAGE_RUN, "pages taken under a busy lock were kept");
 	ak_allocator.lock.locked = 0;
 	/* The lock's next holder puts the queued block back, and it is reused. */
 	cr_expect_eq(ak_alloc(64), obj);
@@ -388,7 +394,7 @@ Test(alloc_host, a_full_page_of_the_smallest_blocks)
 	for (i = 0; i < 252; i += 2)
 		cr_expect_eq(ak_free(obj[i]), 0, "block %d", i);
 	cr_expect_eq(alloc_stats().objects, 0);
-	cr_expect_eq(STATS.pages, 1, "one emptied page kept");
+	cr_expect_eq(STATS.slab_pages, 1, "one emptied page kept");
 	cr_expect_eq(ak_alloc_trim(), 0);
 	cr_expect_eq(STATS.pages, 0);
 }
@@ -410,11 +416,12 @@ Test(alloc_host, no_page_traffic_around_a_page_boundary)
 		cr_assert(obj[100] = ak_alloc(40));
 		cr_assert_eq(ak_free(obj[100]), 0);
 	}
-	cr_expect_eq(STATS.pages_taken, taken + 1, "pages taken and given back in turn");
+	/* The second page is a spare one of the first run. */
+	cr_expect_eq(STATS.pages_taken, taken, "pages taken and given back in turn");
 	cr_expect_eq(STATS.pages_returned, 0);
 	for (i = 0; i < 100; i++)
 		ak_free(obj[i]);
-	cr_expect_eq(STATS.pages, 2);
+	cr_expect_eq(STATS.slab_pages, 2);
 	cr_expect_eq(ak_alloc_trim(), 0);
 }
 
@@ -424,6 +431,112 @@ Test(alloc_host, no_page_traffic_around_a_page_boundary)
 static unsigned int class_of(unsigned long long size)
 {
 	return (unsigned int)__ak_alloc_class(size);
+}
+
+/*
+ * Pages move in runs: one page kfunc call takes AK_ALLOC_PAGE_RUN pages,
+ * and the pages a sleepable free empties go back a run per call, the
+ * spare pages never more than two runs' worth.
+ */
+Test(alloc_host, pages_are_taken_and_given_back_in_runs)
+{
+	enum { N = 100000, PAGES = N / 100 };
+	static void *obj[N];
+	int i;
+
+	shared_path_only();
+	for (i = 0; i < N; i++)
+		cr_assert(obj[i] = ak_alloc(40));
+	cr_expect_eq(STATS.slab_pages, PAGES, "40-byte blocks, 100 to a page");
+	cr_expect_eq(test_get_calls, (PAGES + AK_ALLOC_PAGE_RUN - 1) / AK_ALLOC_PAGE_RUN);
+	for (i = 0; i < N; i++) {
+		ak_free(obj[i]);
+		cr_assert_lt(STATS.spare_pages, 2 * AK_ALLOC_PAGE_RUN, "after %d frees", i + 1);
+	}
+	cr_expect_eq(STATS.slab_pages, AK_ALLOC_KEEP_EMPTY);
+	cr_expect_eq(test_put_least, AK_ALLOC_PAGE_RUN, "a call gave back %u pages", test_put_least);
+	cr_expect_eq(test_put_most, AK_ALLOC_PAGE_RUN, "a call gave back %u pages", test_put_most);
+	cr_expect_eq(STATS.pages_returned, test_put_calls * AK_ALLOC_PAGE_RUN);
+	expect_pages_accounted();
+	shared_path_done();
+	cr_expect_eq(ak_alloc_trim(), 0);
+	cr_expect_eq(STATS.pages, 0);
+	expect_pages_accounted();
+}
+
+/* Every spare page, of every run, is used before a page kfunc call is made. */
+Test(alloc_host, spare_pages_of_several_runs_are_all_reused_first)
+{
+	enum { PAGES = 20, PER_PAGE = 100, N = PAGES * PER_PAGE };
+	static void *obj[N], *again[2 * AK_ALLOC_PAGE_RUN * PER_PAGE];
+	unsigned long long calls, pages;
+	int i;
+
+	shared_path_only();
+	for (i = 0; i < N; i++)
+		cr_assert(obj[i] = ak_alloc(40));
+	/* The first run's pages empty: all but the class's kept ones become spare. */
+	for (i = 0; i < AK_ALLOC_PAGE_RUN * PER_PAGE; i++)
+		cr_assert_eq(ak_free(obj[i]), 0);
+	cr_expect_eq(STATS.spare_pages, (2 * AK_ALLOC_PAGE_RUN - PAGES) +
+		     (AK_ALLOC_PAGE_RUN - AK_ALLOC_KEEP_EMPTY), "the second run's rest, the first's");
+	pages = STATS.spare_pages + AK_ALLOC_KEEP_EMPTY;
+	calls = test_get_calls;
+	for (i = 0; i < (int)pages * PER_PAGE; i++)
+		cr_assert(again[i] = ak_alloc(40));
+	cr_expect_eq(test_get_calls, calls, "a page kfunc call with spare pages left");
+	cr_expect_eq(STATS.spare_pages, 0);
+	for (i = 0; i < (int)pages * PER_PAGE; i++)
+		cr_assert_eq(ak_free(again[i]), 0);
+	for (i = AK_ALLOC_PAGE_RUN * PER_PAGE; i < N; i++)
+		cr_assert_eq(ak_free(obj[i]), 0);
+	expect_pages_accounted();
+	shared_path_done();
+	cr_expect_eq(ak_alloc_trim(), 0);
+	cr_expect_eq(STATS.pages, 0);
+	expect_pages_accounted();
+}
+
+/* A spare page serves any class, and a non-sleepable allocation too. */
+Test(alloc_host, a_spare_page_serves_another_class_without_a_page_kfunc)
+{
+	void *small = ak_alloc(40), *other;
+	unsigned long long calls;
+
+	cr_assert(small);
+	cr_expect_eq(STATS.spare_pages, AK_ALLOC_PAGE_RUN - 1);
+	calls = test_get_calls;
+	other = ak_alloc_nosleep(1000);
+	cr_expect_not_null(other, "a non-sleepable allocation found no page");
+	cr_expect_eq(test_get_calls, calls);
+	cr_expect_eq(STATS.slab_pages, 2);
+	cr_expect_eq(STATS.spare_pages, AK_ALLOC_PAGE_RUN - 2);
+	/* Adjacent: the spare pages are the run's, taken in address order. */
+	cr_expect_eq((char *)__ak_page_of(other) - (char *)__ak_page_of(small), AK_PAGE_SIZE);
+	cr_expect_eq(ak_free(small), 0);
+	cr_expect_eq(ak_free(other), 0);
+	cr_expect_eq(ak_alloc_trim(), 0);
+	cr_expect_eq(STATS.pages, 0);
+}
+
+/* A large object the arena has no room for but in spare pages gets them back first. */
+Test(alloc_host, a_large_object_gets_the_room_spare_pages_held)
+{
+	void *small, *large;
+
+	test_pages_left = AK_ALLOC_PAGE_RUN;
+	small = ak_alloc(40);
+	cr_assert(small);
+	cr_expect_eq(test_pages_left, 0);
+	large = ak_alloc(3 * AK_PAGE_SIZE);
+	cr_expect_not_null(large, "the spare pages were not given back for a large object");
+	cr_expect_eq(STATS.spare_pages, 0);
+	cr_expect_eq(STATS.large_pages, 4);
+	expect_pages_accounted();
+	cr_expect_eq(ak_free(large), 0);
+	cr_expect_eq(ak_free(small), 0);
+	cr_expect_eq(ak_alloc_trim(), 0);
+	cr_expect_eq(STATS.pages, 0);
 }
 
 Test(alloc_host, a_cpu_cache_serves_a_free_and_an_allocation_without_the_shared_lock)
@@ -489,7 +602,7 @@ Test(alloc_host, a_cpu_cache_gives_half_back_past_its_cap_and_trim_empties_it)
 	 * The cached blocks (at most 64 of 16 bytes: on two pages at most) keep
 	 * their pages; past those, the kept empty ones.
 	 */
-	cr_expect_leq(STATS.pages, AK_ALLOC_KEEP_EMPTY + 2);
+	cr_expect_leq(STATS.slab_pages, AK_ALLOC_KEEP_EMPTY + 2);
 	cr_expect_eq(ak_alloc_trim(), 0);
 	cr_expect_eq(ak_allocator.cpus[0].count[class], 0);
 	cr_expect_null(ak_allocator.cpus[0].head[class]);

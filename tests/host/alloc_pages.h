@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The page source of alloc.h's user-space build, for the host tests: pages
- * from the C heap, page-aligned as an arena's are, with a limit and a count
+ * of an address space of their own, as an arena's are, with a limit and a count
  * of the pages held, so the allocator's statistics can be checked against
  * what it really took.
  */
@@ -14,11 +14,14 @@
 extern unsigned long long test_pages_left;
 /* Pages it holds now, by this page source's own count. */
 extern unsigned long long test_pages_held;
+/* Calls that took pages, calls that gave some back, and the fewest and most pages one gave. */
+extern unsigned long long test_get_calls, test_put_calls;
+extern unsigned int test_put_least, test_put_most;
 
 /* The allocator's statistics, every CPU's part summed. */
 struct ak_alloc_stats alloc_stats(void);
 
-/* pages == slab_pages + large_pages == test_pages_held, or fail the test. */
+/* pages == slab_pages + large_pages + spare_pages == test_pages_held, or fail the test. */
 void expect_pages_accounted(void);
 
 #endif
