@@ -55,9 +55,10 @@
  * the shared path below. An empty cache is refilled, a full one
  * half-emptied, in one visit to the shared lists, which also keep the
  * blocks of ak_alloc_reserve's pool out of any one CPU's cache. Cached
- * blocks are free memory only their CPU uses until it gives them back or
- * ak_alloc_trim empties every cache: an arena nearly full may fail an
- * allocation (-ENOMEM) that blocks cached on other CPUs could have served.
+ * blocks are free memory only their CPU uses until it gives them back; an
+ * allocation that finds the arena full first empties every cache and makes
+ * every class's empty pages spare (__ak_alloc_reclaim, as ak_alloc_trim
+ * does), then tries once more before it says -ENOMEM.
  *
  * One ak_lock (lock.h) guards the page lists; an allocation waits for it a
  * bounded time (-EBUSY), and no page kfunc is called with it held. A free
@@ -392,6 +393,16 @@ __ak_alloc_entry int ak_alloc_reserve(unsigned long long size, unsigned long lon
  * loop budget ran out (call again).
  */
 __ak_alloc_entry int ak_alloc_trim(void);
+
+/*
+ * Internal: every CPU's cache emptied, the queued frees put back, and every
+ * class's empty pages past its reserve made spare (any program). What
+ * ak_alloc_trim does first, and an allocation before it fails with -ENOMEM.
+ * 0, -EBUSY or -AK_EBUDGET.
+ */
+__ak_alloc_entry int __ak_alloc_reclaim(void);
+/* Internal: give spare pages back until @keep are left (sleepable). */
+__ak_alloc_entry int __ak_alloc_spare_trim(unsigned long long keep);
 
 /**
  * ak_alloc_err - allocate @size bytes, saying why when it cannot (sleepable)

@@ -183,16 +183,17 @@ static __ak_always_inline struct __ak_page __arena *__ak_page_of(void __arena *p
 #define __ak_map_word(page, index) (&(page)->map[((index) >> 6) & 3])
 #define __ak_map_bit(index) (1ULL << ((index) & 63))
 
-/* Count a failed allocation by its reason; give the reason to the caller. */
+/*
+ * Count a failed allocation by its reason; give the reason to the caller.
+ * -ENOMEM is counted by the entry point, which may try again.
+ */
 static __ak_always_inline void __arena *__ak_alloc_fail(int err, int *errp)
 {
-	if (err == -ENOMEM)
-		__ak_stat_add(fail_nomem, 1);
-	else if (err == -EBUSY)
+	if (err == -EBUSY)
 		__ak_stat_add(fail_busy, 1);
 	else if (err == -AK_EBUDGET)
 		__ak_stat_add(fail_budget, 1);
-	else
+	else if (err != -ENOMEM)
 		__ak_stat_add(fail_size, 1);
 	if (errp)
 		*errp = err;
@@ -451,7 +452,7 @@ cut:
 static __ak_always_inline void __ak_spare_overflow(void)
 {
 	if (ak_read_once(ak_allocator.stats.spare_pages) >= 2 * AK_ALLOC_PAGE_RUN)
-		__ak_spare_trim(AK_ALLOC_PAGE_RUN);
+		__ak_alloc_spare_trim(AK_ALLOC_PAGE_RUN);
 }
 
 static __ak_always_inline void __ak_count_taken(unsigned int pages, int large)
@@ -538,7 +539,7 @@ static __ak_always_inline void __arena *__ak_alloc_large(unsigned long long size
 	struct __ak_page __arena *page = __ak_pages_get(pages);
 
 	/* The spare pages may be what the arena lacks: give them back, try again. */
-	if (!page && ak_read_once(ak_allocator.stats.spare_pages) && !__ak_spare_trim(0))
+	if (!page && ak_read_once(ak_allocator.stats.spare_pages) && !__ak_alloc_spare_trim(0))
 		page = __ak_pages_get(pages);
 	if (!page)
 		return __ak_alloc_fail(-ENOMEM, errp);
@@ -1170,17 +1171,31 @@ __ak_alloc_path int __ak_free_shared(void __arena *ptr, int sleepable)
 }
 #endif /* AK_ALLOC_CPUS */
 
-/* The body of both entry points: the CPU's cache, else the shared path. */
+/*
+ * The body of both entry points: the CPU's cache, else the shared path.
+ * When the arena is full, free blocks may still wait in CPU caches and
+ * empty pages on other classes' lists: they are brought back (a call of
+ * its own, beside the shared path's rather than below it on the stack),
+ * and the shared path tried once more, before -ENOMEM is said and counted.
+ * Not with the caches off (AK_ALLOC_CPUS 0): that object's stack is short.
+ */
 static __ak_always_inline unsigned long long __ak_alloc_either(unsigned long long size,
 							      int sleepable, int *err)
 {
 #if AK_ALLOC_CPUS
 	unsigned long long obj = __ak_alloc_cached(size);
 
-	return obj ? obj : __ak_alloc_shared(size, sleepable, err);
+	if (obj)
+		return obj;
+	obj = __ak_alloc_shared(size, sleepable, err);
+	if (!obj && *err == -ENOMEM && !__ak_alloc_reclaim())
+		obj = __ak_alloc_shared(size, sleepable, err);
 #else
-	return (unsigned long long)__ak_alloc(size, sleepable, err);
+	unsigned long long obj = (unsigned long long)__ak_alloc(size, sleepable, err);
 #endif
+	if (!obj && *err == -ENOMEM)
+		__ak_stat_add(fail_nomem, 1);
+	return obj;
 }
 
 /*
@@ -1259,14 +1274,20 @@ cut:
 	return -AK_EBUDGET;
 }
 
-__ak_global int ak_alloc_trim(void)
+/* Out of line: the frees that may call it are verified without its loop. */
+__ak_global int __ak_alloc_spare_trim(unsigned long long keep)
+{
+	return __ak_spare_trim(keep);
+}
+
+__ak_global int __ak_alloc_reclaim(void)
 {
 	struct __ak_class __arena *cls;
 	struct __ak_page __arena *page;
-	unsigned int class;
+	unsigned int class, per_page;
 	int err;
 
-	err = __ak_drain_deferred() ?: __ak_caches_flush();
+	err = __ak_caches_flush();
 	if (err)
 		return err;
 	while (ak_read_once(ak_allocator.queued)) {
@@ -1277,10 +1298,9 @@ __ak_global int ak_alloc_trim(void)
 		__ak_drain_queued(__AK_DRAIN_BATCH);
 		ak_lock_release(&ak_allocator.lock);
 	}
-	/* Every empty page becomes spare, and every spare page goes back. */
 	for (class = (unsigned int)ak_opaque_zero(); class < AK_ALLOC_CLASSES; class++) {
 		cls = __ak_class_of(class);
-		cls->reserved = 0;
+		per_page = __ak_blocks_per_page(class);
 		for (;;) {
 			ak_cond_break_label(cut);
 			if (!ak_read_once(cls->empty))
@@ -1289,20 +1309,40 @@ __ak_global int ak_alloc_trim(void)
 			if (err)
 				return err;
 			page = cls->empty;
-			if (page && !__ak_page_unwatched(page, AK_ALLOC_CPU_SLOTS)) {
+			if (!page || cls->free_blocks < cls->reserved + per_page) {
+				ak_lock_release(&ak_allocator.lock);
+				break;	/* none, or the reserve's */
+			}
+			if (!__ak_page_unwatched(page, AK_ALLOC_CPU_SLOTS)) {
 				ak_lock_release(&ak_allocator.lock);
 				return -EBUSY;	/* a free is checking a block on it */
 			}
-			if (page) {
-				__ak_page_unlink(cls, page);
-				cls->free_blocks -= __ak_blocks_per_page(class);
-				__ak_spare_push(page, 1);
-				__ak_stat_add(slab_pages, -1ULL);
-			}
+			__ak_page_unlink(cls, page);
+			cls->free_blocks -= per_page;
+			__ak_spare_push(page, 1);
+			__ak_stat_add(slab_pages, -1ULL);
 			ak_lock_release(&ak_allocator.lock);
 		}
 	}
-	return __ak_spare_trim(0);
+	return 0;
+cut:
+	return -AK_EBUDGET;
+}
+
+__ak_global int ak_alloc_trim(void)
+{
+	unsigned int class;
+	int err;
+
+	err = __ak_drain_deferred();
+	if (err)
+		return err;
+	for (class = (unsigned int)ak_opaque_zero(); class < AK_ALLOC_CLASSES; class++) {
+		__ak_class_of(class)->reserved = 0;
+		ak_cond_break_label(cut);
+	}
+	/* Every empty page becomes spare, and every spare page goes back. */
+	return __ak_alloc_reclaim() ?: __ak_alloc_spare_trim(0);
 cut:
 	return -AK_EBUDGET;
 }

@@ -497,6 +497,36 @@ Test(alloc_host, spare_pages_of_several_runs_are_all_reused_first)
 	expect_pages_accounted();
 }
 
+/*
+ * An arena full of free memory that is not where the allocation looks (in
+ * a CPU's cache, on another class's empty pages) does not fail it: the
+ * allocation brings it back first, from a non-sleepable program too.
+ */
+Test(alloc_host, a_full_arena_with_memory_free_elsewhere_does_not_fail_an_allocation)
+{
+	enum { MOST = 64 };
+	void *obj[MOST], *small;
+	int n, i, err = 0;
+
+	test_pages_left = AK_ALLOC_PAGE_RUN;
+	for (n = 0; n < MOST && (obj[n] = ak_alloc_err(1000, &err)); n++)
+		;
+	cr_assert_eq(err, -ENOMEM, "the arena never filled: %d", err);
+	cr_assert_eq(STATS.slab_pages, AK_ALLOC_PAGE_RUN);
+	for (i = 0; i < n; i++)
+		cr_assert_eq(ak_free_nosleep(obj[i]), 0);
+	/* Freed from a non-sleepable program: cached, or on their class's empty pages. */
+	cr_expect_eq(STATS.slab_pages, AK_ALLOC_PAGE_RUN);
+	cr_expect_gt(ak_allocator.cpus[0].count[class_of(1000)], 0);
+	small = ak_alloc_nosleep_err(16, &err);
+	cr_expect_not_null(small, "-ENOMEM with %d pages of free blocks: %d", n, err);
+	cr_expect_eq(STATS.fail_nomem, 1, "the allocations that filled the arena, only");
+	cr_expect_eq(ak_free(small), 0);
+	expect_pages_accounted();
+	cr_expect_eq(ak_alloc_trim(), 0);
+	cr_expect_eq(STATS.pages, 0);
+}
+
 /* A spare page serves any class, and a non-sleepable allocation too. */
 Test(alloc_host, a_spare_page_serves_another_class_without_a_page_kfunc)
 {
