@@ -448,11 +448,19 @@ cut:
 	return -AK_EBUDGET;
 }
 
-/* After a sleepable free made a page spare: past two runs' worth, back to one. */
+/*
+ * At the end of a sleepable free: past two runs' worth of spare pages, back
+ * to one. Out of line, in a frame beside the free path's rather than below
+ * it. Not with the caches off (AK_ALLOC_CPUS 0): that object's stack has no
+ * frame to spare, and its frees leave the spare pages to the next free of
+ * an object with caches, a large allocation, or ak_alloc_trim.
+ */
 static __ak_always_inline void __ak_spare_overflow(void)
 {
+#if AK_ALLOC_CPUS
 	if (ak_read_once(ak_allocator.stats.spare_pages) >= 2 * AK_ALLOC_PAGE_RUN)
 		__ak_alloc_spare_trim(AK_ALLOC_PAGE_RUN);
+#endif
 }
 
 static __ak_always_inline void __ak_count_taken(unsigned int pages, int large)
@@ -539,7 +547,7 @@ static __ak_always_inline void __arena *__ak_alloc_large(unsigned long long size
 	struct __ak_page __arena *page = __ak_pages_get(pages);
 
 	/* The spare pages may be what the arena lacks: give them back, try again. */
-	if (!page && ak_read_once(ak_allocator.stats.spare_pages) && !__ak_alloc_spare_trim(0))
+	if (!page && ak_read_once(ak_allocator.stats.spare_pages) && !__ak_spare_trim(0))
 		page = __ak_pages_get(pages);
 	if (!page)
 		return __ak_alloc_fail(-ENOMEM, errp);
@@ -903,8 +911,7 @@ static __ak_always_inline void __ak_put_large(struct __ak_page __arena *page)
 /*
  * Put @block (claimed: its bit clear) back on its page's free list; under
  * the lock. Returns 1 if that emptied the page and it became spare (with
- * @may_spare_page; the caller then sees to __ak_spare_overflow once the
- * lock is released), 0 otherwise: an emptied page stays with its class
+ * @may_spare_page; ak_free sees to __ak_spare_overflow), 0 otherwise: an emptied page stays with its class
  * while the class has fewer than AK_ALLOC_KEEP_EMPTY other empty pages, or
  * its blocks are needed for the reserve.
  */
@@ -1005,7 +1012,7 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 	struct __ak_page __arena *page;
 	unsigned long long bytes, room, old;
 	unsigned int index;
-	int err, large, spared = 0;
+	int err, large;
 
 	if (!ptr)
 		return 0;
@@ -1026,7 +1033,7 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 		if (ak_lock_try(&ak_allocator.lock)) {
 			err = __ak_queue_push(&ak_allocator.queued, ptr);
 		} else {
-			spared = __ak_free_block(ptr, sleepable, AK_ALLOC_CPU_SLOTS);
+			__ak_free_block(ptr, sleepable, AK_ALLOC_CPU_SLOTS);
 			__ak_drain_queued(__AK_DRAIN_BATCH);
 			ak_lock_release(&ak_allocator.lock);
 		}
@@ -1042,8 +1049,6 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 	}
 	__ak_stat_add(objects, -1ULL);
 	__ak_stat_add(bytes, -bytes);
-	if (spared)
-		__ak_spare_overflow();
 	return 0;
 }
 
@@ -1060,7 +1065,7 @@ static __ak_always_inline int __ak_cache_free(void __arena *ptr, int sleepable)
 	struct __ak_page __arena *page = __ak_page_of(ptr);
 	unsigned long long bytes;
 	unsigned int class, index, cap;
-	int err, large, spared = 0;
+	int err, large;
 
 	if (!cache)
 		return 1;
@@ -1083,11 +1088,9 @@ static __ak_always_inline int __ak_cache_free(void __arena *ptr, int sleepable)
 		cache->objects--;
 		cache->bytes -= bytes;
 		if (cache->count[class] > cap)
-			spared = __ak_cache_flush(cache, class, cap / 2, sleepable, __ak_this_cpu());
+			__ak_cache_flush(cache, class, cap / 2, sleepable, __ak_this_cpu());
 	}
 	ak_lock_release(&cache->lock);
-	if (spared)
-		__ak_spare_overflow();
 	return err;
 }
 
@@ -1122,6 +1125,56 @@ static __ak_always_inline int __ak_caches_flush(void)
 		if (err)
 			return err;
 		ak_cond_break_label(cut);
+	}
+	return 0;
+cut:
+	return -AK_EBUDGET;
+}
+
+/* What __ak_alloc_reclaim does (alloc.h); inline in ak_alloc_trim, whose frame holds it. */
+static __ak_always_inline int __ak_reclaim(void)
+{
+	struct __ak_class __arena *cls;
+	struct __ak_page __arena *page;
+	unsigned int class, per_page;
+	int err;
+
+	err = __ak_caches_flush();
+	if (err)
+		return err;
+	while (ak_read_once(ak_allocator.queued)) {
+		ak_cond_break_label(cut);
+		err = ak_lock_acquire(&ak_allocator.lock);
+		if (err)
+			return err;
+		__ak_drain_queued(__AK_DRAIN_BATCH);
+		ak_lock_release(&ak_allocator.lock);
+	}
+	for (class = (unsigned int)ak_opaque_zero(); class < AK_ALLOC_CLASSES; class++) {
+		cls = __ak_class_of(class);
+		per_page = __ak_blocks_per_page(class);
+		for (;;) {
+			ak_cond_break_label(cut);
+			if (!ak_read_once(cls->empty))
+				break;
+			err = ak_lock_acquire(&ak_allocator.lock);
+			if (err)
+				return err;
+			page = cls->empty;
+			if (!page || cls->free_blocks < cls->reserved + per_page) {
+				ak_lock_release(&ak_allocator.lock);
+				break;	/* none, or the reserve's */
+			}
+			if (!__ak_page_unwatched(page, AK_ALLOC_CPU_SLOTS)) {
+				ak_lock_release(&ak_allocator.lock);
+				return -EBUSY;	/* a free is checking a block on it */
+			}
+			__ak_page_unlink(cls, page);
+			cls->free_blocks -= per_page;
+			__ak_spare_push(page, 1);
+			__ak_stat_add(slab_pages, -1ULL);
+			ak_lock_release(&ak_allocator.lock);
+		}
 	}
 	return 0;
 cut:
@@ -1230,6 +1283,7 @@ __ak_global int ak_free(__arg_arena void __arena *ptr)
 #else
 	int err = __ak_free(ptr, 1);
 #endif
+	__ak_spare_overflow();
 	__ak_drain_deferred();	/* best effort: a later call finishes it */
 	return err;
 }
@@ -1282,51 +1336,7 @@ __ak_global int __ak_alloc_spare_trim(unsigned long long keep)
 
 __ak_global int __ak_alloc_reclaim(void)
 {
-	struct __ak_class __arena *cls;
-	struct __ak_page __arena *page;
-	unsigned int class, per_page;
-	int err;
-
-	err = __ak_caches_flush();
-	if (err)
-		return err;
-	while (ak_read_once(ak_allocator.queued)) {
-		ak_cond_break_label(cut);
-		err = ak_lock_acquire(&ak_allocator.lock);
-		if (err)
-			return err;
-		__ak_drain_queued(__AK_DRAIN_BATCH);
-		ak_lock_release(&ak_allocator.lock);
-	}
-	for (class = (unsigned int)ak_opaque_zero(); class < AK_ALLOC_CLASSES; class++) {
-		cls = __ak_class_of(class);
-		per_page = __ak_blocks_per_page(class);
-		for (;;) {
-			ak_cond_break_label(cut);
-			if (!ak_read_once(cls->empty))
-				break;
-			err = ak_lock_acquire(&ak_allocator.lock);
-			if (err)
-				return err;
-			page = cls->empty;
-			if (!page || cls->free_blocks < cls->reserved + per_page) {
-				ak_lock_release(&ak_allocator.lock);
-				break;	/* none, or the reserve's */
-			}
-			if (!__ak_page_unwatched(page, AK_ALLOC_CPU_SLOTS)) {
-				ak_lock_release(&ak_allocator.lock);
-				return -EBUSY;	/* a free is checking a block on it */
-			}
-			__ak_page_unlink(cls, page);
-			cls->free_blocks -= per_page;
-			__ak_spare_push(page, 1);
-			__ak_stat_add(slab_pages, -1ULL);
-			ak_lock_release(&ak_allocator.lock);
-		}
-	}
-	return 0;
-cut:
-	return -AK_EBUDGET;
+	return __ak_reclaim();
 }
 
 __ak_global int ak_alloc_trim(void)
@@ -1342,7 +1352,7 @@ __ak_global int ak_alloc_trim(void)
 		ak_cond_break_label(cut);
 	}
 	/* Every empty page becomes spare, and every spare page goes back. */
-	return __ak_alloc_reclaim() ?: __ak_alloc_spare_trim(0);
+	return __ak_reclaim() ?: __ak_spare_trim(0);
 cut:
 	return -AK_EBUDGET;
 }
