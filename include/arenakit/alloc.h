@@ -165,7 +165,11 @@ _Static_assert(AK_ALLOC_PAGE_RUN >= 1 && AK_ALLOC_PAGE_RUN <= 1024, "1 to 1024 p
  * slower. The cache path costs a call chain 16 to 32 bytes more stack
  * (include/arenakit/README.md, "Stack"): a program at the 512-byte limit
  * can define AK_ALLOC_CPUS 0 and still share the allocator with objects
- * that use the caches.
+ * that use the caches. Such an object's calls also skip what would need a
+ * frame more: an allocation that finds the arena full does not first bring
+ * back cached blocks and other classes' empty pages, and a free does not
+ * give spare pages back (the next free of an object with caches, a large
+ * allocation that needs the room, or ak_alloc_trim does).
  */
 #ifndef AK_ALLOC_CPU_SLOTS
 #define AK_ALLOC_CPU_SLOTS 64
