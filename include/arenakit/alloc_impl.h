@@ -311,8 +311,8 @@ static __ak_always_inline int __ak_mark_live(char __arena *block)
 	return ak_fetch_or(__ak_map_word(page, index), __ak_map_bit(index), &old);
 }
 
-static __ak_always_inline int __ak_free_block(void __arena *block, int may_spare_page,
-					      unsigned int own_cpu);
+static __ak_always_inline void __ak_free_block(void __arena *block, int may_spare_page,
+					       unsigned int own_cpu);
 
 /*
  * A block of @class from @page (on a list, with a free block), live and
@@ -380,6 +380,18 @@ static __ak_always_inline void __ak_spare_push(struct __ak_page __arena *page, u
 	__ak_stat_add(spare_pages, n);
 }
 
+/*
+ * Under the lock: @page of @cls, empty, unwatched (__ak_page_unwatched)
+ * and on no list, becomes spare.
+ */
+static __ak_always_inline void __ak_slab_to_spare(struct __ak_class __arena *cls,
+						  struct __ak_page __arena *page, unsigned int per_page)
+{
+	cls->free_blocks -= per_page;
+	__ak_spare_push(page, 1);
+	__ak_stat_add(slab_pages, -1ULL);
+}
+
 /* A spare page for a class, or NULL; under the lock. */
 static __ak_always_inline struct __ak_page __arena *__ak_spare_pop(void)
 {
@@ -422,10 +434,10 @@ static __ak_always_inline int __ak_spare_trim(unsigned long long keep)
 		if (err)
 			return err;
 		head = ak_allocator.spare;
-		over = ak_allocator.stats.spare_pages - keep;
 		run = 0;
 		n = 0;
 		if (head && ak_allocator.stats.spare_pages > keep) {
+			over = ak_allocator.stats.spare_pages - keep;
 			if (head->pages > over) {
 				n = over;
 				head->pages -= n;
@@ -668,21 +680,18 @@ static __ak_always_inline unsigned int __ak_cache_refill(struct __ak_cpu_cache _
 
 /*
  * Put the blocks of @class in @cache (held) back on their pages until
- * @keep are left. Returns 1 if a page became spare (see __ak_free_block).
- * Blocks stay cached if the lock stayed busy or the budget ran out.
+ * @keep are left (see __ak_free_block for the pages they empty). Blocks
+ * stay cached if the lock stayed busy or the budget ran out.
  */
-static __ak_always_inline int __ak_cache_flush(struct __ak_cpu_cache __arena *cache,
-					       unsigned int class, unsigned int keep,
-					       int may_spare_page, unsigned int own_cpu)
+static __ak_always_inline void __ak_cache_flush(struct __ak_cpu_cache __arena *cache,
+						unsigned int class, unsigned int keep,
+						int may_spare_page, unsigned int own_cpu)
 {
-	int spared = 0;
-
 	if (ak_lock_acquire(&ak_allocator.lock))
-		return 0;
+		return;
 	while (cache->count[class] > keep && ak_can_loop)
-		spared |= __ak_free_block(__ak_cache_pop(cache, class), may_spare_page, own_cpu);
+		__ak_free_block(__ak_cache_pop(cache, class), may_spare_page, own_cpu);
 	ak_lock_release(&ak_allocator.lock);
-	return spared;
 }
 
 /*
@@ -910,13 +919,13 @@ static __ak_always_inline void __ak_put_large(struct __ak_page __arena *page)
 
 /*
  * Put @block (claimed: its bit clear) back on its page's free list; under
- * the lock. Returns 1 if that emptied the page and it became spare (with
- * @may_spare_page; ak_free sees to __ak_spare_overflow), 0 otherwise: an emptied page stays with its class
- * while the class has fewer than AK_ALLOC_KEEP_EMPTY other empty pages, or
- * its blocks are needed for the reserve.
+ * the lock. A page that this empties becomes spare (with @may_spare_page;
+ * ak_free sees to __ak_spare_overflow), unless its class has fewer than
+ * AK_ALLOC_KEEP_EMPTY other empty pages or its blocks are needed for the
+ * reserve: then it stays with its class.
  */
-static __ak_always_inline int __ak_free_block(void __arena *block, int may_spare_page,
-					      unsigned int own_cpu)
+static __ak_always_inline void __ak_free_block(void __arena *block, int may_spare_page,
+					       unsigned int own_cpu)
 {
 	struct __ak_page __arena *page = __ak_page_of(block);
 	unsigned int offset = (unsigned long long)block & (AK_PAGE_SIZE - 1);
@@ -935,19 +944,15 @@ static __ak_always_inline int __ak_free_block(void __arena *block, int may_spare
 	if (page->list == __AK_ON_NO_LIST)
 		__ak_page_push(cls, page, __AK_ON_PARTIAL);
 	if (--page->live)
-		return 0;
+		return;
 	__ak_page_unlink(cls, page);
 	/* reserved <= AK_ALLOC_MAX_RESERVE: the sum cannot wrap. */
 	if (may_spare_page && cls->empty_pages + 1 > AK_ALLOC_KEEP_EMPTY &&
 	    cls->free_blocks >= cls->reserved + per_page &&
-	    __ak_page_unwatched(page, own_cpu)) {
-		cls->free_blocks -= per_page;
-		__ak_spare_push(page, 1);
-		__ak_stat_add(slab_pages, -1ULL);
-		return 1;
-	}
-	__ak_page_push(cls, page, __AK_ON_EMPTY);
-	return 0;
+	    __ak_page_unwatched(page, own_cpu))
+		__ak_slab_to_spare(cls, page, per_page);
+	else
+		__ak_page_push(cls, page, __AK_ON_EMPTY);
 }
 
 /*
@@ -1170,9 +1175,7 @@ static __ak_always_inline int __ak_reclaim(void)
 				return -EBUSY;	/* a free is checking a block on it */
 			}
 			__ak_page_unlink(cls, page);
-			cls->free_blocks -= per_page;
-			__ak_spare_push(page, 1);
-			__ak_stat_add(slab_pages, -1ULL);
+			__ak_slab_to_spare(cls, page, per_page);
 			ak_lock_release(&ak_allocator.lock);
 		}
 	}
