@@ -127,34 +127,24 @@ __noinline __u64 name(__u32 cpu, __u32 first, __u32 n, __u32 size)	\
 	return failed << 32 | i;					\
 }
 
+/*
+ * The page kfuncs alone: runs of @size pages each, taken by one
+ * bpf_arena_alloc_pages() call a run (slots hold the runs; pages_take),
+ * or given back by one bpf_arena_free_pages() call a run (pages_give).
+ * What a page costs, and whether taking or giving back several at once
+ * costs less a page, decides how the allocator should move pages.
+ */
+#define take_run(pages) bpf_arena_alloc_pages(&arena, NULL, pages, NUMA_NO_NODE, 0)
+
 ALLOC_CHUNK(alloc_ours, ak_alloc)
 ALLOC_CHUNK(alloc_frag, bpf_alloc)
+ALLOC_CHUNK(pages_take, take_run)
 FREE_CHUNK(free_ours, ak_free)
 FREE_CHUNK(free_frag, frag_free)
 STEADY_CHUNK(steady_ours, ak_alloc, ak_free)
 STEADY_CHUNK(steady_frag, bpf_alloc, frag_free)
 
-/*
- * The page kfuncs alone: @n runs of @per_call pages each, taken by one
- * bpf_arena_alloc_pages() call a run (slots hold the runs), or given back
- * by one bpf_arena_free_pages() call a run. What a page costs, and whether
- * taking or giving back several at once costs less a page, decides how the
- * allocator should move pages.
- */
-__noinline __u64 pages_take(__u32 from, __u32 n, __u32 per_call)
-{
-	__u64 failed = 0;
-	void __arena *p;
-	__u32 i;
-
-	for (i = ak_opaque_zero(); i < n && from + i < ALLOC_BENCH_SLOTS && can_loop; i++) {
-		p = bpf_arena_alloc_pages(&arena, NULL, per_call, NUMA_NO_NODE, 0);
-		failed += !p;
-		slots[from + i] = p;
-	}
-	return failed << 32 | i;
-}
-
+/* Give back the @n runs of @per_call pages that pages_take took. */
 __noinline __u64 pages_give(__u32 from, __u32 n, __u32 per_call)
 {
 	__u32 i;
