@@ -1099,91 +1099,6 @@ static __ak_always_inline int __ak_cache_free(void __arena *ptr, int sleepable)
 	return err;
 }
 
-/*
- * Put every block in every CPU's cache back on its page (ak_alloc_trim),
- * each cache held a moment as its own CPU would hold it.
- */
-static __ak_always_inline int __ak_caches_flush(void)
-{
-	struct __ak_cpu_cache __arena *cache;
-	unsigned int cpu, class;
-	int err;
-
-	for (cpu = (unsigned int)ak_opaque_zero(); cpu < AK_ALLOC_CPU_SLOTS; cpu++) {
-		cache = &ak_allocator.cpus[cpu];
-		err = ak_lock_acquire(&cache->lock);
-		if (err)
-			return err;
-		for (class = (unsigned int)ak_opaque_zero(); class < AK_ALLOC_CLASSES; class++) {
-			if (!ak_can_loop) {
-				err = -AK_EBUDGET;
-				break;
-			}
-			if (cache->count[class])
-				__ak_cache_flush(cache, class, 0, 0, AK_ALLOC_CPU_SLOTS);
-			if (cache->count[class]) {
-				err = -EBUSY;	/* the lock stayed busy, or the budget ran out */
-				break;
-			}
-		}
-		ak_lock_release(&cache->lock);
-		if (err)
-			return err;
-		ak_cond_break_label(cut);
-	}
-	return 0;
-cut:
-	return -AK_EBUDGET;
-}
-
-/* What __ak_alloc_reclaim does (alloc.h); inline in ak_alloc_trim, whose frame holds it. */
-static __ak_always_inline int __ak_reclaim(void)
-{
-	struct __ak_class __arena *cls;
-	struct __ak_page __arena *page;
-	unsigned int class, per_page;
-	int err;
-
-	err = __ak_caches_flush();
-	if (err)
-		return err;
-	while (ak_read_once(ak_allocator.queued)) {
-		ak_cond_break_label(cut);
-		err = ak_lock_acquire(&ak_allocator.lock);
-		if (err)
-			return err;
-		__ak_drain_queued(__AK_DRAIN_BATCH);
-		ak_lock_release(&ak_allocator.lock);
-	}
-	for (class = (unsigned int)ak_opaque_zero(); class < AK_ALLOC_CLASSES; class++) {
-		cls = __ak_class_of(class);
-		per_page = __ak_blocks_per_page(class);
-		for (;;) {
-			ak_cond_break_label(cut);
-			if (!ak_read_once(cls->empty))
-				break;
-			err = ak_lock_acquire(&ak_allocator.lock);
-			if (err)
-				return err;
-			page = cls->empty;
-			if (!page || cls->free_blocks < cls->reserved + per_page) {
-				ak_lock_release(&ak_allocator.lock);
-				break;	/* none, or the reserve's */
-			}
-			if (!__ak_page_unwatched(page, AK_ALLOC_CPU_SLOTS)) {
-				ak_lock_release(&ak_allocator.lock);
-				return -EBUSY;	/* a free is checking a block on it */
-			}
-			__ak_page_unlink(cls, page);
-			__ak_slab_to_spare(cls, page, per_page);
-			ak_lock_release(&ak_allocator.lock);
-		}
-	}
-	return 0;
-cut:
-	return -AK_EBUDGET;
-}
-
 #if __AK_ALLOC_DEFINE
 /*
  * In BPF, the CPU-cache path and the shared path of each call are functions
@@ -1210,11 +1125,26 @@ __ak_alloc_path unsigned long long __ak_alloc_cached(unsigned long long size)
 	return (unsigned long long)__ak_cache_alloc(class);
 }
 
-__ak_alloc_path unsigned long long __ak_alloc_shared(unsigned long long size, int sleepable,
-						     int *err)
+/*
+ * The shared path is called twice (again after a reclaim): a global
+ * function for each kind of call, so the verifier checks it once, not once
+ * per call site (a static function is checked again at every call).
+ */
+__ak_global unsigned long long __ak_alloc_shared_sleepable(unsigned long long size,
+							   __ak_nonnull int *err)
 {
-	return (unsigned long long)__ak_alloc(size, sleepable, err);
+	return (unsigned long long)__ak_alloc(size, 1, err);
 }
+
+__ak_global unsigned long long __ak_alloc_shared_nosleep(unsigned long long size,
+							 __ak_nonnull int *err)
+{
+	return (unsigned long long)__ak_alloc(size, 0, err);
+}
+
+#define __ak_alloc_shared(size, sleepable, err)				\
+	((sleepable) ? __ak_alloc_shared_sleepable(size, err) :		\
+		       __ak_alloc_shared_nosleep(size, err))
 
 __ak_alloc_path int __ak_free_cached(void __arena *ptr, int sleepable)
 {
@@ -1331,16 +1261,109 @@ cut:
 	return -AK_EBUDGET;
 }
 
+/*
+ * The reclaim (__ak_alloc_reclaim, alloc.h), in pieces that are global
+ * functions each: the verifier checks each once, for any CPU or class,
+ * instead of once for every value its loop's counter takes.
+ */
+
+/* Every block in @cpu's cache back on its page, the cache held a moment as its own CPU would. */
+__ak_global int __ak_reclaim_cache(unsigned int cpu)
+{
+	struct __ak_cpu_cache __arena *cache;
+	unsigned int class;
+	int err;
+
+	if (cpu >= AK_ALLOC_CPU_SLOTS)
+		return -EINVAL;
+	cache = &ak_allocator.cpus[cpu];
+	err = ak_lock_acquire(&cache->lock);
+	if (err)
+		return err;
+	for (class = (unsigned int)ak_opaque_zero(); class < AK_ALLOC_CLASSES; class++) {
+		if (!ak_can_loop) {
+			err = -AK_EBUDGET;
+			break;
+		}
+		if (cache->count[class])
+			__ak_cache_flush(cache, class, 0, 0, AK_ALLOC_CPU_SLOTS);
+		if (cache->count[class]) {
+			err = -EBUSY;	/* the lock stayed busy, or the budget ran out */
+			break;
+		}
+	}
+	ak_lock_release(&cache->lock);
+	return err;
+}
+
+/* @class's empty pages past its reserve become spare. */
+__ak_global int __ak_reclaim_class(unsigned int class)
+{
+	struct __ak_class __arena *cls;
+	struct __ak_page __arena *page;
+	unsigned int per_page;
+	int err;
+
+	if (class >= AK_ALLOC_CLASSES)
+		return -EINVAL;
+	cls = __ak_class_of(class);
+	per_page = __ak_blocks_per_page(class);
+	for (;;) {
+		ak_cond_break_label(cut);
+		if (!ak_read_once(cls->empty))
+			return 0;
+		err = ak_lock_acquire(&ak_allocator.lock);
+		if (err)
+			return err;
+		page = cls->empty;
+		if (!page || cls->free_blocks < cls->reserved + per_page) {
+			ak_lock_release(&ak_allocator.lock);
+			return 0;	/* none, or the reserve's */
+		}
+		if (!__ak_page_unwatched(page, AK_ALLOC_CPU_SLOTS)) {
+			ak_lock_release(&ak_allocator.lock);
+			return -EBUSY;	/* a free is checking a block on it */
+		}
+		__ak_page_unlink(cls, page);
+		__ak_slab_to_spare(cls, page, per_page);
+		ak_lock_release(&ak_allocator.lock);
+	}
+cut:
+	return -AK_EBUDGET;
+}
+
+__ak_global int __ak_alloc_reclaim(void)
+{
+	unsigned int cpu, class;
+	int err = 0;
+
+	for (cpu = (unsigned int)ak_opaque_zero(); cpu < AK_ALLOC_CPU_SLOTS && !err; cpu++) {
+		ak_cond_break_label(cut);
+		err = __ak_reclaim_cache(cpu);
+	}
+	while (!err && ak_read_once(ak_allocator.queued)) {
+		ak_cond_break_label(cut);
+		err = ak_lock_acquire(&ak_allocator.lock);
+		if (err)
+			return err;
+		__ak_drain_queued(__AK_DRAIN_BATCH);
+		ak_lock_release(&ak_allocator.lock);
+	}
+	for (class = (unsigned int)ak_opaque_zero(); class < AK_ALLOC_CLASSES && !err; class++) {
+		ak_cond_break_label(cut);
+		err = __ak_reclaim_class(class);
+	}
+	return err;
+cut:
+	return -AK_EBUDGET;
+}
+
 /* Out of line: the frees that may call it are verified without its loop. */
 __ak_global int __ak_alloc_spare_trim(unsigned long long keep)
 {
 	return __ak_spare_trim(keep);
 }
 
-__ak_global int __ak_alloc_reclaim(void)
-{
-	return __ak_reclaim();
-}
 
 __ak_global int ak_alloc_trim(void)
 {
@@ -1355,7 +1378,7 @@ __ak_global int ak_alloc_trim(void)
 		ak_cond_break_label(cut);
 	}
 	/* Every empty page becomes spare, and every spare page goes back. */
-	return __ak_reclaim() ?: __ak_spare_trim(0);
+	return __ak_alloc_reclaim() ?: __ak_spare_trim(0);
 cut:
 	return -AK_EBUDGET;
 }
