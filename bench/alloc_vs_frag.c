@@ -104,10 +104,16 @@ static void start_runs(struct cpu_run *runs, int cpus, unsigned int kind, unsign
 				.first = i * per_cpu, .cpu = i } };
 }
 
-/* Allocate @count objects on each of @cpus CPUs at once, then free them; ns per alloc+free. */
+/*
+ * Allocate @count objects on each of @cpus CPUs at once, then free them; ns
+ * per alloc+free, and arenakit's page kfunc calls and pages taken or given
+ * back meanwhile (page_frag's are not counted: 0).
+ */
 static int run_cpus(struct bench *b, struct alloc_vs_frag *skel, int cpus, unsigned int kind,
-		    unsigned int size, unsigned int count, double *ns_per_op)
+		    unsigned int size, unsigned int count, double *ns_per_op,
+		    unsigned long long *calls, unsigned long long *pages_moved)
 {
+	struct ak_alloc_stats *st = &skel->arena->ak_allocator.stats, before = *st;
 	struct cpu_run runs[ALLOC_BENCH_CPUS];
 	unsigned long long alloc_ns[ALLOC_BENCH_CPUS];
 	double total = 0;
@@ -123,18 +129,21 @@ static int run_cpus(struct bench *b, struct alloc_vs_frag *skel, int cpus, unsig
 	for (i = 0; i < cpus; i++)
 		total += (double)(alloc_ns[i] + runs[i].args.ns) / count;
 	*ns_per_op = total / cpus;
+	*calls = kind == ALLOC_OURS ? st->page_calls - before.page_calls : 0;
+	*pages_moved = kind == ALLOC_OURS ? st->pages_taken - before.pages_taken +
+					    st->pages_returned - before.pages_returned : 0;
 	return err;
 }
 
 /*
  * The steady state on @cpus CPUs: fill each working set, run @ops
  * operations a CPU untimed (to reach the steady state), then @ops timed;
- * ns per free+alloc, and the pages arenakit took or gave back in the timed
- * part (0: no page kfunc was called, each call moving at least one page).
+ * ns per free+alloc, and the page kfunc calls arenakit made in the timed
+ * part.
  */
 static int steady_cpus(struct bench *b, struct alloc_vs_frag *skel, int cpus, unsigned int kind,
 		       unsigned int size, unsigned int ops, double *ns_per_op,
-		       unsigned long long *pages_moved)
+		       unsigned long long *calls)
 {
 	struct ak_alloc_stats *st = &skel->arena->ak_allocator.stats, before;
 	struct cpu_run runs[ALLOC_BENCH_CPUS];
@@ -148,8 +157,7 @@ static int steady_cpus(struct bench *b, struct alloc_vs_frag *skel, int cpus, un
 		return err;
 	before = *st;
 	err = phase(runs, cpus, skel->progs.steady, ops);
-	*pages_moved = st->pages_taken - before.pages_taken +
-		       st->pages_returned - before.pages_returned;
+	*calls = st->page_calls - before.page_calls;
 	for (i = 0; !err && i < cpus; i++) {
 		check_failed(b, "steady", kind, size, runs[i].args.failed, ops);
 		total += (double)runs[i].args.ns / ops;
@@ -241,7 +249,7 @@ static int alloc_steady(struct bench *b, struct alloc_vs_frag *skel, int cpus)
 	static const unsigned int sizes[] = { 16, 64, 256 };
 	struct bench_row *rows[3][ALLOC_KINDS][ALLOC_BENCH_CPUS] = {};
 	unsigned int ops = b->quick ? 4096 : 65536;
-	unsigned long long moved, most_moved = 0;
+	unsigned long long calls, most_calls = 0;
 	char what[96];
 	int s, k, c, r, err;
 	double v;
@@ -256,14 +264,14 @@ static int alloc_steady(struct bench *b, struct alloc_vs_frag *skel, int cpus)
 		for (s = 0; s < 3; s++)
 			for (k = 0; k < ALLOC_KINDS; k++)
 				for (c = 0; c < cpus; c++) {
-					err = steady_cpus(b, skel, c + 1, k, sizes[s], ops, &v, &moved);
+					err = steady_cpus(b, skel, c + 1, k, sizes[s], ops, &v, &calls);
 					if (err)
 						return err;
 					if (r < 0)
 						continue;
 					bench_sample(rows[s][k][c], v);
-					if (k == ALLOC_OURS && moved > most_moved)
-						most_moved = moved;
+					if (k == ALLOC_OURS && calls > most_calls)
+						most_calls = calls;
 				}
 	for (s = 0; s < 3; s++)
 		for (c = 0; c < cpus; c++) {
@@ -272,8 +280,8 @@ static int alloc_steady(struct bench *b, struct alloc_vs_frag *skel, int cpus)
 			bench_ratio(b, what, rows[s][ALLOC_PAGE_FRAG][c], rows[s][ALLOC_OURS][c],
 				    BENCH_AT_LEAST, 3);
 		}
-	bench_figure(b, "steady state: pages arenakit took or gave back in a timed run, most",
-		     most_moved, BENCH_AT_MOST, 0);
+	bench_figure(b, "steady state: page kfunc calls arenakit made in a timed run, most",
+		     most_calls, BENCH_AT_MOST, 0);
 	return 0;
 }
 
@@ -323,10 +331,15 @@ static int alloc_kfuncs(struct bench *b, struct alloc_vs_frag *skel)
 	return 0;
 }
 
+/* What the alloc-calls rows count, a case of the alloc section each. */
+#define PAGE_CALLS_SOURCE "the allocator's stats over one allocate-N-then-free-N case"
+
 int bench_alloc(struct bench *b)
 {
 	static const unsigned int sizes[] = { 16, 64, 256, 4096 };
 	struct bench_row *rows[4][ALLOC_KINDS][ALLOC_BENCH_CPUS] = {};
+	struct bench_row *calls[4][ALLOC_BENCH_CPUS] = {}, *moved[4][ALLOC_BENCH_CPUS] = {};
+	unsigned long long n_calls, n_moved;
 	int cpus = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
 	struct alloc_vs_frag *skel;
 	char what[96];
@@ -347,6 +360,16 @@ int bench_alloc(struct bench *b)
 					continue;
 				rows[s][k][c] = cpus_row(b, "alloc", k, sizes[s], c + 1,
 							 "ns/alloc+free");
+				if (k == ALLOC_OURS) {
+					snprintf(what, sizeof(what), "%d CPU%s at once", c + 1,
+						 c ? "s" : "");
+					calls[s][c] = bench_row(b, "alloc-calls", "arenakit",
+								sizes[s], what, "kfunc calls",
+								PAGE_CALLS_SOURCE);
+					moved[s][c] = bench_row(b, "alloc-calls", "arenakit",
+								sizes[s], what, "pages moved",
+								PAGE_CALLS_SOURCE);
+				}
 			}
 	for (r = BENCH_WARMUP; r < b->runs; r++)
 		for (s = 0; s < 4; s++) {
@@ -356,11 +379,17 @@ int bench_alloc(struct bench *b)
 				for (c = 0; c < cpus; c++) {
 					if (!rows[s][k][c])
 						continue;
-					err = run_cpus(b, skel, c + 1, k, sizes[s], count, &v);
+					err = run_cpus(b, skel, c + 1, k, sizes[s], count, &v,
+						       &n_calls, &n_moved);
 					if (err)
 						goto out;
-					if (r >= 0)
-						bench_sample(rows[s][k][c], v);
+					if (r < 0)
+						continue;
+					bench_sample(rows[s][k][c], v);
+					if (k == ALLOC_OURS) {
+						bench_sample(calls[s][c], n_calls);
+						bench_sample(moved[s][c], n_moved);
+					}
 				}
 		}
 	err = alloc_kfuncs(b, skel) ?: alloc_steady(b, skel, cpus) ?: alloc_pages(b, skel);

@@ -198,6 +198,7 @@ struct ak_alloc_stats {
 	unsigned long long bad_frees;		/* foreign or interior pointers */
 	unsigned long long pages_returned;	/* given back to the kernel */
 	unsigned long long pages_taken;		/* taken from the kernel, ever */
+	unsigned long long page_calls;		/* page kfunc calls (take or give back), ever */
 };
 
 struct __ak_page;
@@ -324,6 +325,7 @@ static __ak_always_inline int ak_alloc_stats_read(const struct ak_allocator __ar
 	out->bad_frees = ak_read_once(s->bad_frees);
 	out->pages_returned = ak_read_once(s->pages_returned);
 	out->pages_taken = ak_read_once(s->pages_taken);
+	out->page_calls = ak_read_once(s->page_calls);
 	return ak_alloc_live(a, &out->objects, &out->bytes);
 }
 

@@ -96,22 +96,34 @@ _Static_assert(sizeof(struct __ak_cpu_cache) == 512, "a CPU's cache is 512 bytes
 #define __AK_CACHE_ALLOC 1U
 #define __AK_CACHE_FREE 2U
 
+#define __ak_stat_add(field, n) ak_atomic_add(&ak_allocator.stats.field, (n))
+
+/* The page kfuncs (user space: the host's stand-ins), each call counted. */
 #ifdef __BPF__
 static __ak_always_inline void __arena *__ak_pages_get(unsigned int pages)
 {
+	__ak_stat_add(page_calls, 1);
 	return bpf_arena_alloc_pages(&AK_ALLOC_MAP, 0, pages, -1 /* NUMA_NO_NODE */, 0);
 }
 
 static __ak_always_inline void __ak_pages_put(void __arena *ptr, unsigned int pages)
 {
+	__ak_stat_add(page_calls, 1);
 	bpf_arena_free_pages(&AK_ALLOC_MAP, ptr, pages);
 }
 #else
-#define __ak_pages_get(pages) ak_user_pages_get(pages)
-#define __ak_pages_put(ptr, pages) ak_user_pages_put(ptr, pages)
-#endif
+static inline void __arena *__ak_pages_get(unsigned int pages)
+{
+	__ak_stat_add(page_calls, 1);
+	return ak_user_pages_get(pages);
+}
 
-#define __ak_stat_add(field, n) ak_atomic_add(&ak_allocator.stats.field, (n))
+static inline void __ak_pages_put(void __arena *ptr, unsigned int pages)
+{
+	__ak_stat_add(page_calls, 1);
+	ak_user_pages_put(ptr, pages);
+}
+#endif
 
 /*
  * For host tests that watch objects' lives (tests/explore/ poisons a freed
