@@ -289,6 +289,13 @@ __noinline long long walk_lib_find(void)
 	return err ?: found ? -EEXIST : 0;
 }
 
+__noinline long long walk_lib_check(void)
+{
+	struct ak_list_node __arena *bad = 0;
+
+	return ak_list_check(&walk_list, &walk_cursor, &bad);
+}
+
 __noinline long long walk_lib_for_each(void)
 {
 	struct walk_item __arena *item;
@@ -358,6 +365,10 @@ int walk(void *ctx)
 	case WALK_LIB_FIND:
 		/* Not found, having passed every node. */
 		got = LIB_FRAMES(walk_lib_find) ?: (long long)walk_list.len;
+		break;
+	case WALK_LIB_CHECK:
+		/* Sound, having passed every node. */
+		got = LIB_FRAMES(walk_lib_check) ?: (long long)walk_list.len;
 		break;
 	case WALK_LIB_FOR_EACH:
 		got = LIB_FRAMES(walk_lib_for_each) ?: result_count;

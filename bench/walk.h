@@ -44,6 +44,7 @@ enum walk_case {
 	WALK_LIB_FIND,		/* ak_list_find of a key no entry has */
 	WALK_LIB_FOR_EACH,	/* ak_list_for_each_entry_resume */
 	WALK_BARE_FIND,		/* the bare walk comparing each key, as find does */
+	WALK_LIB_CHECK,		/* ak_list_check */
 	WALK_CASES
 };
 

@@ -102,6 +102,17 @@
 #define ESTALE 116
 #endif
 
+/*
+ * A test's own budget: define AK_TEST_CUT() before including arenakit, as
+ * an expression that is true when a budget check should cut (say, after a
+ * count the test sets), and every ak_cond_break_label cuts there as if the
+ * budget had run out. A cut can then be placed at every position, on any
+ * kernel, and in user space, where the budget never runs out. 0 otherwise.
+ */
+#ifndef AK_TEST_CUT
+#define AK_TEST_CUT() 0
+#endif
+
 #ifdef __BPF__
 
 #ifdef __BPF_FEATURE_MAY_GOTO
@@ -144,7 +155,12 @@
 	___ak_done:;							\
 	})
 
-#define ak_cond_break_label(label) __ak_may_goto(label)
+#define ak_cond_break_label(label)					\
+	do {								\
+		__ak_may_goto(label);					\
+		if (AK_TEST_CUT())					\
+			goto label;					\
+	} while (0)
 
 /*
  * A zero the verifier cannot see through (a .bss value may have changed).
@@ -161,10 +177,10 @@ static volatile unsigned long long __ak_opaque_zero __attribute__((unused));
 
 #define ak_can_loop 1
 #define ak_cond_break ((void)0)
-/* Never taken, but keeps the label "used" for -Wunused-label. */
+/* Taken only when a test cuts (AK_TEST_CUT); keeps the label "used". */
 #define ak_cond_break_label(label)					\
 	do {								\
-		if (0)							\
+		if (AK_TEST_CUT())					\
 			goto label;					\
 	} while (0)
 #define ak_opaque_zero() 0ULL
