@@ -134,6 +134,16 @@ void bpf_arena_free_pages(void *map, void __arena *ptr, __u32 page_cnt) __ksym _
 #define __ak_always_inline inline __attribute__((always_inline))
 
 /*
+ * Unroll the loop that follows, whose count is a constant (a group of list
+ * nodes or string bytes between two budget checks): clang or gcc.
+ */
+#ifdef __clang__
+#define __ak_unroll _Pragma("clang loop unroll(full)")
+#else
+#define __ak_unroll _Pragma("GCC unroll 16")
+#endif
+
+/*
  * Before a loop over the words of a key or value on the stack: unrolled,
  * every stack access has a constant offset, and the verifier refuses a
  * variable-offset read of the stack.

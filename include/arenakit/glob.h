@@ -79,6 +79,34 @@ cut:
 #define __AK_GLOB_END 256
 
 /*
+ * A skip ahead after a '*' (in the matcher below) tests 8 bytes between
+ * two budget checks, written out (a loop clang may not unroll inside the
+ * matcher would be one the verifier walks a byte at a time): while 8 bytes
+ * are left, a load and a compare a byte; then, within the 8 that hold the
+ * byte or the string's end, a byte at a time.
+ */
+#define __AK_GLOB_NONE_OF_8(byte_at)					\
+	(byte_at(at) != lit && byte_at(at + 1) != lit &&		\
+	 byte_at(at + 2) != lit && byte_at(at + 3) != lit &&		\
+	 byte_at(at + 4) != lit && byte_at(at + 5) != lit &&		\
+	 byte_at(at + 6) != lit && byte_at(at + 7) != lit)
+#define __AK_GLOB_SKIP_1(byte_at)					\
+	do {								\
+		if (at >= stop)						\
+			return 0;					\
+		if (byte_at(at) == lit)					\
+			goto resume;					\
+		at++;							\
+	} while (0)
+#define __AK_GLOB_SKIP_4(byte_at)					\
+	do {								\
+		__AK_GLOB_SKIP_1(byte_at);				\
+		__AK_GLOB_SKIP_1(byte_at);				\
+		__AK_GLOB_SKIP_1(byte_at);				\
+		__AK_GLOB_SKIP_1(byte_at);				\
+	} while (0)
+
+/*
  * The matcher's body, for a string in the arena (positions are pointers)
  * or in a subject buffer (indexes): from @start to @end, @byte_at(at)
  * reads the byte at position at. The rest is the same code for both.
@@ -95,7 +123,7 @@ cut:
 	pos_type star_at = at;						\
 	pos_type stop = (end);						\
 	int c, in_class;						\
-	char p;								\
+	char p, lit;							\
 									\
 	for (;;) {							\
 		ak_cond_break_label(cut);				\
@@ -143,6 +171,27 @@ mismatch:								\
 			return 0;					\
 		pat = star_pat;						\
 		at = ++star_at;						\
+		/*							\
+		 * Skip ahead: when a literal follows the '*', the '*'	\
+		 * can only stop where the string has that byte. Going	\
+		 * there a step a byte, a budget check a group of them,	\
+		 * instead of a whole matcher step and a mismatch a byte.	\
+		 */							\
+		lit = *star_pat;					\
+		if (!lit || lit == '?' || lit == '*' || lit == '[' || lit == '\\') \
+			continue;					\
+		for (;;) {						\
+			ak_cond_break_label(cut);			\
+			if (stop - at >= 8 && __AK_GLOB_NONE_OF_8(byte_at)) { \
+				at += 8;				\
+				continue;				\
+			}						\
+			/* The byte or the end is among the next 8. */	\
+			__AK_GLOB_SKIP_4(byte_at);			\
+			__AK_GLOB_SKIP_4(byte_at);			\
+		}							\
+resume:									\
+		star_at = at;						\
 	}								\
 cut:									\
 	return -AK_EBUDGET

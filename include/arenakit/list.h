@@ -377,13 +377,6 @@ static inline long long __ak_list_walk_end(struct ak_list_cursor *cursor,
 #define AK_LIST_GROUP 8
 #endif
 
-/* Unroll the constant loop over a group's nodes (clang or gcc). */
-#ifdef __clang__
-#define __ak_unroll _Pragma("clang loop unroll(full)")
-#else
-#define __ak_unroll _Pragma("GCC unroll 16")
-#endif
-
 /**
  * ak_list_count - count the nodes of @list by walking it
  * @list: the list
