@@ -96,7 +96,7 @@ int bench_glob(struct bench *b)
 		for (i = 0; i < 3 && r >= 0; i++)
 			bench_sample(rows[i], ns[i]);
 	}
-	bench_ratio(b, "glob: BPF / the same header native", rows[0], rows[1], BENCH_AT_MOST, 1.5);
+	bench_ratio(b, "glob: BPF / the same header native", rows[0], rows[1], BENCH_AT_MOST, 1.15);
 	bench_ratio(b, "glob: BPF / fnmatch(3)", rows[0], rows[2], BENCH_NO_GOAL, 0);
 	return 0;
 }
