@@ -107,6 +107,35 @@ cut:
 	} while (0)
 
 /*
+ * The skip ahead, at a mismatch after a '*' (the matcher's position reset
+ * to the byte after the star's): when a literal follows the '*', the '*'
+ * can only stop where the string has that byte, so go there, a load and a
+ * compare a byte, instead of a matcher step and a mismatch a byte. Only
+ * ak_glob_match_call() has it: a global function, verified once. Inlined
+ * (ak_glob_match() in a walk, say), the skip's branches would multiply the
+ * verifier's states at every call site.
+ */
+#define __AK_GLOB_SKIP_AHEAD(byte_at)					\
+	do {								\
+		char lit = *star_pat;					\
+		if (!lit || lit == '?' || lit == '*' || lit == '[' || lit == '\\') \
+			continue;					\
+		for (;;) {						\
+			ak_cond_break_label(cut);			\
+			if (stop - at >= 8 && __AK_GLOB_NONE_OF_8(byte_at)) { \
+				at += 8;				\
+				continue;				\
+			}						\
+			/* The byte or the end is among the next 8. */	\
+			__AK_GLOB_SKIP_4(byte_at);			\
+			__AK_GLOB_SKIP_4(byte_at);			\
+		}							\
+resume:									\
+		star_at = at;						\
+	} while (0)
+#define __AK_GLOB_NO_SKIP(byte_at)
+
+/*
  * The matcher's body, for a string in the arena (positions are pointers)
  * or in a subject buffer (indexes): from @start to @end, @byte_at(at)
  * reads the byte at position at. The rest is the same code for both.
@@ -117,13 +146,13 @@ cut:
  * unsigned char: the conversion would give the verifier a range to track
  * for each, and more states to visit.
  */
-#define __AK_GLOB_MATCH_BODY(pos_type, start, end, byte_at)		\
+#define __AK_GLOB_MATCH_BODY(pos_type, start, end, byte_at, skip_ahead) \
 	const char __arena *star_pat = 0, *next;			\
 	pos_type at = (start);						\
 	pos_type star_at = at;						\
 	pos_type stop = (end);						\
 	int c, in_class;						\
-	char p, lit;							\
+	char p;								\
 									\
 	for (;;) {							\
 		ak_cond_break_label(cut);				\
@@ -171,27 +200,7 @@ mismatch:								\
 			return 0;					\
 		pat = star_pat;						\
 		at = ++star_at;						\
-		/*							\
-		 * Skip ahead: when a literal follows the '*', the '*'	\
-		 * can only stop where the string has that byte. Going	\
-		 * there a step a byte, a budget check a group of them,	\
-		 * instead of a whole matcher step and a mismatch a byte.	\
-		 */							\
-		lit = *star_pat;					\
-		if (!lit || lit == '?' || lit == '*' || lit == '[' || lit == '\\') \
-			continue;					\
-		for (;;) {						\
-			ak_cond_break_label(cut);			\
-			if (stop - at >= 8 && __AK_GLOB_NONE_OF_8(byte_at)) { \
-				at += 8;				\
-				continue;				\
-			}						\
-			/* The byte or the end is among the next 8. */	\
-			__AK_GLOB_SKIP_4(byte_at);			\
-			__AK_GLOB_SKIP_4(byte_at);			\
-		}							\
-resume:									\
-		star_at = at;						\
+		skip_ahead(byte_at);					\
 	}								\
 cut:									\
 	return -AK_EBUDGET
@@ -207,7 +216,15 @@ static inline int __ak_glob_match(const char __arena *pat, const char __arena *s
 				  unsigned long long len)
 {
 	__AK_GLOB_MATCH_BODY(const char __arena *, str, str + len + ak_opaque_zero(),
-			     __ak_glob_arena_byte);
+			     __ak_glob_arena_byte, __AK_GLOB_NO_SKIP);
+}
+
+/* The same, skipping ahead after a '*': for ak_glob_match_call() only. */
+static inline int __ak_glob_match_skipping(const char __arena *pat, const char __arena *str,
+					   unsigned long long len)
+{
+	__AK_GLOB_MATCH_BODY(const char __arena *, str, str + len + ak_opaque_zero(),
+			     __ak_glob_arena_byte, __AK_GLOB_SKIP_AHEAD);
 }
 
 /*
@@ -242,8 +259,20 @@ cut:
  *
  * Return: 1 on a match, 0 on none, -AK_EBUDGET if the budget ran out.
  */
-static inline int ak_glob_match_len(const char __arena *pat, const char __arena *str,
-				    unsigned long long len)
+#ifdef __BPF__
+#define __ak_glob_out_of_line static __attribute__((noinline))
+#else
+#define __ak_glob_out_of_line static inline
+#endif
+
+/*
+ * Out of line in BPF (a static function, verified at each call site, but
+ * entered with only its arguments live): inlined into a caller's loop, the
+ * matcher is verified with the caller's states as well, 176k instructions
+ * instead of 19k in tests/guest/mistakes.bpf.c's walk.
+ */
+__ak_glob_out_of_line int ak_glob_match_len(const char __arena *pat, const char __arena *str,
+					    unsigned long long len)
 {
 	long long n;
 
@@ -288,7 +317,8 @@ static inline int __ak_glob_match_subject(const char __arena *pat,
 {
 	/* Both ends opaque: a bounded index would give each step its own state. */
 	__AK_GLOB_MATCH_BODY(unsigned long long, ak_opaque_zero(),
-			     subj->len + ak_opaque_zero(), __ak_glob_subject_byte);
+			     subj->len + ak_opaque_zero(), __ak_glob_subject_byte,
+			     __AK_GLOB_NO_SKIP);
 }
 
 /**
@@ -323,14 +353,27 @@ __ak_global int ak_glob_match_subject(__arg_arena const char __arena *pat,
  * The call to make in a loop over patterns or strings, as
  * ak_glob_match_batch() makes it: the verifier checks it once, on its own
  * (inlined into such a loop, the matcher's states multiply past the
- * verifier's limit), and each call gets a fresh loop budget.
+ * verifier's limit), and each call gets a fresh loop budget. It is also
+ * the fast form: after a '*' followed by a literal byte it skips ahead to
+ * where the string has that byte, 8 bytes a budget check, where the
+ * inline forms go a matcher step a byte (the skip's branches would
+ * multiply the verifier's work at every inline call site). The same
+ * answers either way.
  *
  * Return: as ak_glob_match_len().
  */
 __ak_global int ak_glob_match_call(__arg_arena const char __arena *pat,
 				   __arg_arena const char __arena *str, unsigned long long len)
 {
-	return ak_glob_match_len(pat, str, len);
+	long long n;
+
+	if (len == AK_GLOB_NUL_TERMINATED) {
+		n = __ak_glob_strlen(str);
+		if (n < 0)
+			return -AK_EBUDGET;
+		len = n;
+	}
+	return __ak_glob_match_skipping(pat, str, len);
 }
 
 /**
