@@ -259,6 +259,13 @@ cut:
  *
  * Return: 1 on a match, 0 on none, -AK_EBUDGET if the budget ran out.
  */
+/* @len, or @str's strlen() for AK_GLOB_NUL_TERMINATED; -AK_EBUDGET if cut. */
+static __ak_always_inline long long __ak_glob_length(const char __arena *str,
+						     unsigned long long len)
+{
+	return len == AK_GLOB_NUL_TERMINATED ? __ak_glob_strlen(str) : (long long)len;
+}
+
 #ifdef __BPF__
 #define __ak_glob_out_of_line static __attribute__((noinline))
 #else
@@ -274,15 +281,9 @@ cut:
 __ak_glob_out_of_line int ak_glob_match_len(const char __arena *pat, const char __arena *str,
 					    unsigned long long len)
 {
-	long long n;
+	long long n = __ak_glob_length(str, len);
 
-	if (len == AK_GLOB_NUL_TERMINATED) {
-		n = __ak_glob_strlen(str);
-		if (n < 0)
-			return -AK_EBUDGET;
-		len = n;
-	}
-	return __ak_glob_match(pat, str, len);
+	return n < 0 ? -AK_EBUDGET : __ak_glob_match(pat, str, n);
 }
 
 /**
@@ -365,15 +366,9 @@ __ak_global int ak_glob_match_subject(__arg_arena const char __arena *pat,
 __ak_global int ak_glob_match_call(__arg_arena const char __arena *pat,
 				   __arg_arena const char __arena *str, unsigned long long len)
 {
-	long long n;
+	long long n = __ak_glob_length(str, len);
 
-	if (len == AK_GLOB_NUL_TERMINATED) {
-		n = __ak_glob_strlen(str);
-		if (n < 0)
-			return -AK_EBUDGET;
-		len = n;
-	}
-	return __ak_glob_match_skipping(pat, str, len);
+	return n < 0 ? -AK_EBUDGET : __ak_glob_match_skipping(pat, str, n);
 }
 
 /**
