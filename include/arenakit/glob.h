@@ -246,6 +246,25 @@ cut:
 	return -AK_EBUDGET;
 }
 
+/* @len, or @str's strlen() for AK_GLOB_NUL_TERMINATED; -AK_EBUDGET if cut. */
+static __ak_always_inline long long __ak_glob_length(const char __arena *str,
+						     unsigned long long len)
+{
+	return len == AK_GLOB_NUL_TERMINATED ? __ak_glob_strlen(str) : (long long)len;
+}
+
+/*
+ * ak_glob_match_len() is out of line in BPF (a static function, verified at each call site, but
+ * entered with only its arguments live): inlined into a caller's loop, the
+ * matcher is verified with the caller's states as well, 176k instructions
+ * instead of 19k in tests/guest/mistakes.bpf.c's walk.
+ */
+#ifdef __BPF__
+#define __ak_glob_out_of_line static __attribute__((noinline))
+#else
+#define __ak_glob_out_of_line static inline
+#endif
+
 /**
  * ak_glob_match_len - match exactly @len bytes of @str against @pat
  * @pat: NUL-terminated pattern
@@ -258,25 +277,6 @@ cut:
  * match sees the whole line.
  *
  * Return: 1 on a match, 0 on none, -AK_EBUDGET if the budget ran out.
- */
-/* @len, or @str's strlen() for AK_GLOB_NUL_TERMINATED; -AK_EBUDGET if cut. */
-static __ak_always_inline long long __ak_glob_length(const char __arena *str,
-						     unsigned long long len)
-{
-	return len == AK_GLOB_NUL_TERMINATED ? __ak_glob_strlen(str) : (long long)len;
-}
-
-#ifdef __BPF__
-#define __ak_glob_out_of_line static __attribute__((noinline))
-#else
-#define __ak_glob_out_of_line static inline
-#endif
-
-/*
- * Out of line in BPF (a static function, verified at each call site, but
- * entered with only its arguments live): inlined into a caller's loop, the
- * matcher is verified with the caller's states as well, 176k instructions
- * instead of 19k in tests/guest/mistakes.bpf.c's walk.
  */
 __ak_glob_out_of_line int ak_glob_match_len(const char __arena *pat, const char __arena *str,
 					    unsigned long long len)
