@@ -376,7 +376,8 @@ static inline long long __ak_list_walk_end(struct ak_list_cursor *cursor,
 #ifndef AK_LIST_GROUP
 #define AK_LIST_GROUP 8
 #endif
-_Static_assert(AK_LIST_GROUP >= 1 && AK_LIST_GROUP <= 16, "AK_LIST_GROUP: 1 to 16 nodes a budget check");
+_Static_assert(AK_LIST_GROUP >= 1 && AK_LIST_GROUP <= 16,
+	       "AK_LIST_GROUP: 1 to 16 nodes a budget check");
 
 /**
  * ak_list_count - count the nodes of @list by walking it
