@@ -199,24 +199,34 @@ out:
  * fault) leave the loop and never come back, so the shortest way round is
  * the trip every group of nodes takes. 0 if there is no such loop.
  */
+static int bounds_the_loop(const struct bpf_insn *insn, int kfunc)
+{
+	if (!kfunc)	/* the may_goto's expansion */
+		return insn->dst_reg == MAX_BPF_REG || insn->src_reg == MAX_BPF_REG;
+	return insn->code == (BPF_JMP | BPF_CALL) && insn->src_reg != BPF_PSEUDO_CALL;
+}
+
 static unsigned int loop_trip(const struct bpf_insn *insns, long from, long to)
 {
 	unsigned int trip = 0, t;
-	int pass;
+	int kfunc;
 	long at;
 
-	for (pass = 0; pass < 2 && !trip; pass++)
+	for (kfunc = 0; kfunc < 2 && !trip; kfunc++)
 		for (at = from; at < to; at++) {
-			if (pass == 0 ? insns[at].dst_reg != MAX_BPF_REG &&
-					insns[at].src_reg != MAX_BPF_REG :
-					insns[at].code != (BPF_JMP | BPF_CALL) ||
-					insns[at].src_reg == BPF_PSEUDO_CALL)
+			if (!bounds_the_loop(&insns[at], kfunc))
 				continue;
 			t = cycle_through(insns, from, to, at);
 			if (t && (!trip || t < trip))
 				trip = t;
 		}
 	return trip;
+}
+
+/* Where function @i of @funcs ends: the next one's start, or the program's end. */
+static long func_end(const struct bpf_func_info *funcs, __u32 nr_funcs, __u32 i, long end)
+{
+	return i + 1 < nr_funcs ? (long)funcs[i + 1].insn_off : end;
 }
 
 /*
@@ -263,7 +273,7 @@ static int report_walk_insns(struct bench *b, const struct bpf_program *prog)
 	}
 	for (c = 0; c < WALK_CASES; c++) {
 		const char *func = walk_funcs[c].func;
-		long from = -1, to = xlated / sizeof(*insns), at;
+		long from = -1, to = 0, end = xlated / sizeof(*insns), at;
 		unsigned int trip;
 
 		if (!func)
@@ -273,7 +283,7 @@ static int report_walk_insns(struct bench *b, const struct bpf_program *prog)
 
 			if (t && !strcmp(btf__name_by_offset(btf, t->name_off), func)) {
 				from = funcs[i].insn_off;
-				to = i + 1 < nr_funcs ? funcs[i + 1].insn_off : to;
+				to = func_end(funcs, nr_funcs, i, end);
 				break;
 			}
 		}
@@ -291,9 +301,8 @@ static int report_walk_insns(struct bench *b, const struct bpf_program *prog)
 				continue;
 			for (i = 0; i < nr_funcs && !trip; i++)
 				if (i == (__u32)insns[at].imm || funcs[i].insn_off == at + 1 + insns[at].imm)
-					trip = loop_trip(insns, funcs[i].insn_off, i + 1 < nr_funcs ?
-							 funcs[i + 1].insn_off :
-							 (long)(xlated / sizeof(*insns)));
+					trip = loop_trip(insns, funcs[i].insn_off,
+							 func_end(funcs, nr_funcs, i, end));
 		}
 		if (!trip) {
 			bench_wrong(b, "walk insns: no loop found in %s", func);

@@ -1279,7 +1279,10 @@ cut:
  * instead of once for every value its loop's counter takes.
  */
 
-/* Every block in @cpu's cache back on its page, the cache held a moment as its own CPU would. */
+/*
+ * Every block in @cpu's cache back on its page, the cache held a moment as
+ * its own CPU would hold it.
+ */
 __ak_global int __ak_reclaim_cache(unsigned int cpu)
 {
 	struct __ak_cpu_cache __arena *cache;
@@ -1375,7 +1378,6 @@ __ak_global int __ak_alloc_spare_trim(unsigned long long keep)
 {
 	return __ak_spare_trim(keep);
 }
-
 
 __ak_global int ak_alloc_trim(void)
 {

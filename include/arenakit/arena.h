@@ -134,8 +134,8 @@ void bpf_arena_free_pages(void *map, void __arena *ptr, __u32 page_cnt) __ksym _
 #define __ak_always_inline inline __attribute__((always_inline))
 
 /*
- * Unroll the loop that follows, whose count is a constant (a group of list
- * nodes or string bytes between two budget checks): clang or gcc.
+ * Unroll the loop that follows, whose count is a constant (list.h: a group
+ * of nodes between two budget checks): clang or gcc.
  */
 #ifdef __clang__
 #define __ak_unroll _Pragma("clang loop unroll(full)")

@@ -118,8 +118,9 @@ cut:
 #define __AK_GLOB_SKIP_AHEAD(byte_at)					\
 	do {								\
 		char lit = *star_pat;					\
+									\
 		if (!lit || lit == '?' || lit == '*' || lit == '[' || lit == '\\') \
-			continue;					\
+			break;		/* no literal: no skip */	\
 		for (;;) {						\
 			ak_cond_break_label(cut);			\
 			if (stop - at >= 8 && __AK_GLOB_NONE_OF_8(byte_at)) { \
@@ -254,10 +255,11 @@ static __ak_always_inline long long __ak_glob_length(const char __arena *str,
 }
 
 /*
- * ak_glob_match_len() is out of line in BPF (a static function, verified at each call site, but
- * entered with only its arguments live): inlined into a caller's loop, the
- * matcher is verified with the caller's states as well, 176k instructions
- * instead of 19k in tests/guest/mistakes.bpf.c's walk.
+ * ak_glob_match_len() is out of line in BPF (a static function, verified
+ * at each call site, but entered with only its arguments live): inlined
+ * into a caller's loop, the matcher is verified with the caller's states
+ * as well, 176k instructions instead of 19k in tests/guest/mistakes.bpf.c's
+ * walk.
  */
 #ifdef __BPF__
 #define __ak_glob_out_of_line static __attribute__((noinline))

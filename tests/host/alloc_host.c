@@ -35,6 +35,13 @@ static void shared_path_done(void)
 	ak_allocator.cpus[0].lock.locked = 0;
 }
 
+/* ak_alloc_trim gives every page back (the teardown checks the accounting). */
+static void expect_trim_returns_every_page(void)
+{
+	cr_expect_eq(ak_alloc_trim(), 0);
+	cr_expect_eq(STATS.pages, 0);
+}
+
 Test(alloc_host, freed_block_is_reused)
 {
 	void *p = ak_alloc(40), *q;
@@ -119,8 +126,7 @@ Test(alloc_host, accounting_returns_to_baseline)
 	cr_expect_eq(STATS.slab_pages, 2, "the emptied slab pages are kept (AK_ALLOC_KEEP_EMPTY)");
 	cr_expect_eq(STATS.large_pages, 0);
 	cr_expect_eq(STATS.pages, 2 + STATS.spare_pages);
-	cr_expect_eq(ak_alloc_trim(), 0);
-	cr_expect_eq(STATS.pages, 0);
+	expect_trim_returns_every_page();
 	/* One run for the small objects' two pages, and the large objects' own. */
 	cr_expect_eq(STATS.pages_taken, AK_ALLOC_PAGE_RUN + 5 * 4);
 	cr_expect_eq(STATS.pages_returned, STATS.pages_taken);
@@ -153,8 +159,7 @@ Test(alloc_host, emptied_pages_go_back)
 	cr_expect_eq(STATS.slab_pages, N / 100);
 	expect_pages_accounted();
 	shared_path_done();
-	cr_expect_eq(ak_alloc_trim(), 0);
-	cr_expect_eq(STATS.pages, 0);
+	expect_trim_returns_every_page();
 }
 
 Test(alloc_host, exhaustion_is_enomem_and_recovers)
@@ -201,8 +206,7 @@ Test(alloc_host, pool_serves_nosleep_allocations)
 	cr_expect_eq(ak_alloc_reserve(5000, 1), -E2BIG);
 	cr_expect_eq(ak_alloc_reserve(~0ULL, 1), -E2BIG, "size + header wrapped to a class");
 	cr_expect_eq(ak_alloc_reserve(0, 1), -EINVAL);
-	cr_expect_eq(ak_alloc_trim(), 0);
-	cr_expect_eq(STATS.pages, 0);
+	expect_trim_returns_every_page();
 }
 
 Test(alloc_host, large_nosleep_free_is_deferred)
@@ -248,8 +252,7 @@ Test(alloc_host, double_free_is_detected_and_harmless)
 	ak_free(b);
 	ak_free(c);
 	ak_free(d);
-	cr_expect_eq(ak_alloc_trim(), 0);
-	cr_expect_eq(STATS.pages, 0);
+	expect_trim_returns_every_page();
 }
 
 Test(alloc_host, foreign_and_interior_pointers_are_refused)
@@ -271,8 +274,7 @@ Test(alloc_host, foreign_and_interior_pointers_are_refused)
 	cr_expect_eq(alloc_stats().objects, 2);
 	cr_expect_eq(ak_free(obj), 0);
 	cr_expect_eq(ak_free(big), 0);
-	cr_expect_eq(ak_alloc_trim(), 0);
-	cr_expect_eq(STATS.pages, 0);
+	expect_trim_returns_every_page();
 	free(foreign);
 }
 
@@ -302,8 +304,7 @@ Test(alloc_host, busy_lock_fails_fast_and_loses_nothing)
 	cr_expect_eq(ak_allocator.queued, 0);
 	cr_expect_eq(ak_free(obj), 0);
 	shared_path_done();
-	cr_expect_eq(ak_alloc_trim(), 0);
-	cr_expect_eq(STATS.pages, 0);
+	expect_trim_returns_every_page();
 }
 
 Test(alloc_host, frees_queued_while_busy_are_all_put_back)
@@ -395,8 +396,7 @@ Test(alloc_host, a_full_page_of_the_smallest_blocks)
 		cr_expect_eq(ak_free(obj[i]), 0, "block %d", i);
 	cr_expect_eq(alloc_stats().objects, 0);
 	cr_expect_eq(STATS.slab_pages, 1, "one emptied page kept");
-	cr_expect_eq(ak_alloc_trim(), 0);
-	cr_expect_eq(STATS.pages, 0);
+	expect_trim_returns_every_page();
 }
 
 /*
@@ -459,9 +459,7 @@ Test(alloc_host, pages_are_taken_and_given_back_in_runs)
 	cr_expect_eq(STATS.pages_returned, test_put_calls * AK_ALLOC_PAGE_RUN);
 	expect_pages_accounted();
 	shared_path_done();
-	cr_expect_eq(ak_alloc_trim(), 0);
-	cr_expect_eq(STATS.pages, 0);
-	expect_pages_accounted();
+	expect_trim_returns_every_page();
 }
 
 /* Every spare page, of every run, is used before a page kfunc call is made. */
@@ -492,9 +490,7 @@ Test(alloc_host, spare_pages_of_several_runs_are_all_reused_first)
 		cr_assert_eq(ak_free(obj[i]), 0);
 	expect_pages_accounted();
 	shared_path_done();
-	cr_expect_eq(ak_alloc_trim(), 0);
-	cr_expect_eq(STATS.pages, 0);
-	expect_pages_accounted();
+	expect_trim_returns_every_page();
 }
 
 /*
@@ -523,8 +519,7 @@ Test(alloc_host, a_full_arena_with_memory_free_elsewhere_does_not_fail_an_alloca
 	cr_expect_eq(STATS.fail_nomem, 1, "the allocations that filled the arena, only");
 	cr_expect_eq(ak_free(small), 0);
 	expect_pages_accounted();
-	cr_expect_eq(ak_alloc_trim(), 0);
-	cr_expect_eq(STATS.pages, 0);
+	expect_trim_returns_every_page();
 }
 
 /* A spare page serves any class, and a non-sleepable allocation too. */
@@ -545,8 +540,7 @@ Test(alloc_host, a_spare_page_serves_another_class_without_a_page_kfunc)
 	cr_expect_eq((char *)__ak_page_of(other) - (char *)__ak_page_of(small), AK_PAGE_SIZE);
 	cr_expect_eq(ak_free(small), 0);
 	cr_expect_eq(ak_free(other), 0);
-	cr_expect_eq(ak_alloc_trim(), 0);
-	cr_expect_eq(STATS.pages, 0);
+	expect_trim_returns_every_page();
 }
 
 /* A large object the arena has no room for but in spare pages gets them back first. */
@@ -565,8 +559,7 @@ Test(alloc_host, a_large_object_gets_the_room_spare_pages_held)
 	expect_pages_accounted();
 	cr_expect_eq(ak_free(large), 0);
 	cr_expect_eq(ak_free(small), 0);
-	cr_expect_eq(ak_alloc_trim(), 0);
-	cr_expect_eq(STATS.pages, 0);
+	expect_trim_returns_every_page();
 }
 
 Test(alloc_host, a_cpu_cache_serves_a_free_and_an_allocation_without_the_shared_lock)
@@ -587,8 +580,7 @@ Test(alloc_host, a_cpu_cache_serves_a_free_and_an_allocation_without_the_shared_
 	cr_expect_eq(cache->lock.locked, 0, "the cache was left held");
 	ak_allocator.lock.locked = 0;
 	cr_expect_eq(ak_free(b), 0);
-	cr_expect_eq(ak_alloc_trim(), 0);
-	cr_expect_eq(STATS.pages, 0);
+	expect_trim_returns_every_page();
 }
 
 Test(alloc_host, a_refill_hands_out_rising_addresses_and_its_other_blocks_are_free)
@@ -607,8 +599,7 @@ Test(alloc_host, a_refill_hands_out_rising_addresses_and_its_other_blocks_are_fr
 	cr_expect_eq(STATS.bad_frees, 1);
 	cr_expect_eq(ak_free(a), 0);
 	cr_expect_eq(ak_free(b), 0);
-	cr_expect_eq(ak_alloc_trim(), 0);
-	cr_expect_eq(STATS.pages, 0);
+	expect_trim_returns_every_page();
 }
 
 Test(alloc_host, a_cpu_cache_gives_half_back_past_its_cap_and_trim_empties_it)
@@ -651,8 +642,7 @@ Test(alloc_host, the_pool_of_a_reserve_is_not_parked_in_a_cpu_cache)
 		     "a refill took pool blocks into one CPU's cache");
 	cr_expect_eq(ak_allocator.classes[class].free_blocks, per_page - 1);
 	cr_expect_eq(ak_free_nosleep(a), 0);
-	cr_expect_eq(ak_alloc_trim(), 0);
-	cr_expect_eq(STATS.pages, 0);
+	expect_trim_returns_every_page();
 }
 
 /* The reciprocal in the page header gives every offset's block, as a division would. */
