@@ -345,6 +345,7 @@ __ak_alloc_entry unsigned long long __ak_alloc_sleepable(unsigned long long size
 							 __ak_nonnull int *err);
 __ak_alloc_entry unsigned long long __ak_alloc_nosleep(unsigned long long size,
 						       __ak_nonnull int *err);
+__ak_alloc_entry unsigned long long __ak_alloc_cache_only(unsigned long long size);
 
 /**
  * ak_free - free an object from ak_alloc or ak_alloc_nosleep (sleepable)
@@ -467,6 +468,18 @@ static __ak_always_inline void __arena *ak_alloc_nosleep_err(unsigned long long 
 static __ak_always_inline void __arena *ak_alloc_nosleep(unsigned long long size)
 {
 	return ak_alloc_nosleep_err(size, 0);
+}
+
+/*
+ * An object of @size from this CPU's cache only, or NULL (nothing said or
+ * counted: the caller goes on to ak_alloc or ak_alloc_nosleep). It never
+ * sleeps, reclaims or calls the page kfuncs, and waits only for the
+ * cache's lock and, to refill the cache, the shared lock (both bounded):
+ * for a caller that holds a lock of its own (htab.h, a bucket's).
+ */
+static __ak_always_inline void __arena *__ak_alloc_from_cache(unsigned long long size)
+{
+	return (void __arena *)__ak_alloc_cache_only(size);
 }
 
 #include <arenakit/alloc_impl.h>

@@ -1217,6 +1217,15 @@ __ak_global unsigned long long __ak_alloc_nosleep(unsigned long long size,
 	return __ak_alloc_either(size, 0, err);
 }
 
+__ak_global unsigned long long __ak_alloc_cache_only(unsigned long long size)
+{
+#if AK_ALLOC_CPUS
+	return __ak_alloc_cached(size);
+#else
+	return (void)size, 0;
+#endif
+}
+
 /* ak_free: documented in alloc.h. */
 __ak_global int ak_free(__arg_arena void __arena *ptr)
 {

@@ -260,13 +260,15 @@ static inline int ak_htab_init(struct ak_htab __arena *h, unsigned int key_size,
 	({								\
 		struct ak_htab __arena *___ak_h = (h);			\
 		typeof(key) ___ak_key = (key);				\
-		struct __ak_htab_key ___ak_k;				\
+		unsigned long long ___ak_k[__AK_HTAB_WORDS(sizeof(*___ak_key))]; \
 		void __arena *___ak_v = 0;				\
 		int *___ak_e = (err), ___ak_err = -EINVAL;		\
 									\
 		if (sizeof(*___ak_key) == ___ak_h->key_size) {		\
-			__ak_htab_key_load(&___ak_k, ___ak_key, sizeof(*___ak_key)); \
-			___ak_v = (void __arena *)__ak_htab_lookup(___ak_h, &___ak_k, &___ak_err); \
+			__ak_htab_key_load(___ak_k, ___ak_key, sizeof(*___ak_key)); \
+			___ak_v = (void __arena *)__AK_HTAB_BY_WIDTH(__ak_htab_lookup, \
+				__AK_HTAB_WORDS(sizeof(*___ak_key)),	\
+				___ak_h, (const void *)___ak_k, &___ak_err); \
 		}							\
 		if (!___ak_v && ___ak_e)				\
 			*___ak_e = ___ak_err;				\
@@ -330,14 +332,16 @@ static inline int ak_htab_init(struct ak_htab __arena *h, unsigned int key_size,
 		struct ak_htab __arena *___ak_h = (h);			\
 		typeof(key) ___ak_key = (key);				\
 		typeof(value) ___ak_val = (value);			\
-		struct __ak_htab_key ___ak_k;				\
+		unsigned long long ___ak_k[__AK_HTAB_WORDS(sizeof(*___ak_key))]; \
 		unsigned long long ___ak_n = 0;				\
 		int ___ak_err = -EINVAL;				\
 									\
 		if (sizeof(*___ak_key) == ___ak_h->key_size &&		\
 		    sizeof(*___ak_val) == ___ak_h->value_size) {	\
-			__ak_htab_key_load(&___ak_k, ___ak_key, sizeof(*___ak_key)); \
-			___ak_err = __ak_htab_unlink_nosleep(___ak_h, &___ak_k, &___ak_n); \
+			__ak_htab_key_load(___ak_k, ___ak_key, sizeof(*___ak_key)); \
+			___ak_err = __AK_HTAB_BY_WIDTH(__ak_htab_unlink_nosleep, \
+				__AK_HTAB_WORDS(sizeof(*___ak_key)),	\
+				___ak_h, (const void *)___ak_k, &___ak_n); \
 			if (!___ak_err) {				\
 				__ak_htab_value_fetch(___ak_val,	\
 					__ak_htab_value(___ak_h, (struct ak_htab_node __arena *)___ak_n), \
@@ -371,14 +375,16 @@ static inline int ak_htab_init(struct ak_htab __arena *h, unsigned int key_size,
 		struct ak_htab __arena *___ak_h = (h);			\
 		typeof(key) ___ak_key = (key);				\
 		typeof(value) ___ak_val = (value);			\
-		struct __ak_htab_key ___ak_k;				\
+		unsigned long long ___ak_k[__AK_HTAB_WORDS(sizeof(*___ak_key))]; \
 		struct __ak_htab_locked ___ak_l = { .err = -EINVAL };	\
 		void __arena *___ak_v;					\
 									\
 		if (sizeof(*___ak_key) == ___ak_h->key_size &&		\
 		    sizeof(*___ak_val) == ___ak_h->value_size) {	\
-			__ak_htab_key_load(&___ak_k, ___ak_key, sizeof(*___ak_key)); \
-			___ak_v = (void __arena *)__ak_htab_lookup_lock(___ak_h, &___ak_k, &___ak_l); \
+			__ak_htab_key_load(___ak_k, ___ak_key, sizeof(*___ak_key)); \
+			___ak_v = (void __arena *)__AK_HTAB_BY_WIDTH(__ak_htab_lookup_lock, \
+				__AK_HTAB_WORDS(sizeof(*___ak_key)),	\
+				___ak_h, (const void *)___ak_k, &___ak_l); \
 			if (___ak_v) {					\
 				__ak_htab_value_fetch(___ak_val, ___ak_v, sizeof(*___ak_val)); \
 				__ak_htab_unlock(___ak_h, &___ak_l);	\

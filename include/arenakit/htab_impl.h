@@ -393,31 +393,45 @@ static inline void __ak_htab_grow(struct ak_htab __arena *h)
  * hash, chain walks, and the global functions the calls' macros call.
  */
 
-/* A key as the table handles it: whole words, zero-padded. */
-struct __ak_htab_key {
-	unsigned long long w[AK_HTAB_MAX_KEY / 8];
-};
+/*
+ * A key as the calls hand it to the table's functions: its n =
+ * __AK_HTAB_WORDS(size) words, zero past its size. The macros know the
+ * key's size at compile time, and the out-of-line functions come in one
+ * version per word count (__AK_HTAB_BY_WIDTH), so the hash, the copies and
+ * the compares run over exactly those words, unrolled; and each version
+ * takes exactly n words: the verifier checks a global function's pointer
+ * argument against its type's size, so the caller writes one stack word
+ * for a 4-byte key, not eight. The hash is computed there, out of line,
+ * not in the caller: inline, its rounds would be verified again at every
+ * call site and every pass of a caller's loop (five times the instructions
+ * for a program that inserts, updates, looks up and deletes in one loop).
+ */
+#define __AK_HTAB_WORDS(size) (((size) + 7) / 8)
 
-_Static_assert(AK_HTAB_MAX_KEY == 8 * __AK_SIPHASH_WORDS, "a key is the words SipHash reads");
+_Static_assert(AK_HTAB_MAX_KEY == 8 * __AK_SIPHASH_WORDS, "a key is at most the words SipHash reads");
 
+/* The hash of a key of @words words @w (zero past the table's key size). */
 static __ak_always_inline unsigned long long __ak_htab_hash(const struct ak_htab __arena *h,
-							    const struct __ak_htab_key *key)
+							    const unsigned long long *w,
+							    unsigned int words)
 {
+	unsigned int size = h->key_size;	/* the caller checked it is @words' */
+
 #ifdef AK_HTAB_TEST_HASH
 	/* Tests force collisions with their own hash. */
-	return AK_HTAB_TEST_HASH(h, key);
+	return AK_HTAB_TEST_HASH(h, w, words, size);
 #else
-	return __ak_siphash(key->w, h->key_size, h->seed[0], h->seed[1], 1, 3);
+	return __ak_siphash(w, words, size, h->seed[0], h->seed[1], 1, 3);
 #endif
 }
 
 /*
- * Load a caller's key of constant @size into a zero-padded key, a word at a
- * time through one 8-byte local. One memcpy from a key of byte alignment
- * (a struct of chars) is lowered by clang to all the byte loads first, then
- * the stores: for a 64-byte key, dozens of spill slots, over a hundred
- * bytes of the caller's 512-byte stack. The volatile store keeps clang from
- * merging the words back into that memcpy.
+ * Fill @k (__AK_HTAB_WORDS(@size) words) with a caller's key of constant
+ * @size, a word at a time through one 8-byte local. One memcpy from a key of byte alignment (a struct of chars) is
+ * lowered by clang to all the byte loads first, then the stores: for a
+ * 64-byte key, dozens of spill slots, over a hundred bytes of the caller's
+ * 512-byte stack. The volatile store keeps clang from merging the words
+ * back into that memcpy.
  */
 #define __ak_htab_key_load(k, src, size)				\
 	do {								\
@@ -425,31 +439,43 @@ static __ak_always_inline unsigned long long __ak_htab_hash(const struct ak_htab
 		unsigned long long ___ak_kx;				\
 		unsigned int ___ak_ki;					\
 									\
+		_Static_assert((size) >= 1 && (size) <= AK_HTAB_MAX_KEY, \
+			       "an arena hash table key is 1 to AK_HTAB_MAX_KEY bytes"); \
 		__AK_UNROLL						\
-		for (___ak_ki = 0; ___ak_ki < AK_HTAB_MAX_KEY / 8; ___ak_ki++) { \
+		for (___ak_ki = 0; ___ak_ki < __AK_HTAB_WORDS(size); ___ak_ki++) { \
 			___ak_kx = 0;					\
 			if (___ak_ki * 8 + 8 <= (size))			\
 				__builtin_memcpy(&___ak_kx,		\
 						 (const char *)___ak_ks + ___ak_ki * 8, 8); \
-			else if (___ak_ki * 8 < (size))			\
+			else						\
 				__builtin_memcpy(&___ak_kx,		\
 						 (const char *)___ak_ks + ___ak_ki * 8, \
 						 (size) % 8);		\
-			((volatile unsigned long long *)(k)->w)[___ak_ki] = ___ak_kx; \
+			((volatile unsigned long long *)(k))[___ak_ki] = ___ak_kx; \
 		}							\
 	} while (0)
 
-static __ak_always_inline int __ak_htab_key_equal(const struct ak_htab __arena *h,
-						  const struct ak_htab_node __arena *node,
-						  const struct __ak_htab_key *key)
+/*
+ * Call the version of table function @fn for keys of @words words (a
+ * compile-time constant: the others are folded away, and a program links
+ * only the versions it calls).
+ */
+#define __AK_HTAB_BY_WIDTH(fn, words, ...)				\
+	((words) == 1 ? fn##1(__VA_ARGS__) : (words) == 2 ? fn##2(__VA_ARGS__) : \
+	 (words) == 3 ? fn##3(__VA_ARGS__) : (words) == 4 ? fn##4(__VA_ARGS__) : \
+	 (words) == 5 ? fn##5(__VA_ARGS__) : (words) == 6 ? fn##6(__VA_ARGS__) : \
+	 (words) == 7 ? fn##7(__VA_ARGS__) : fn##8(__VA_ARGS__))
+
+static __ak_always_inline int __ak_htab_key_equal(const struct ak_htab_node __arena *node,
+						  const unsigned long long *w, unsigned int words)
 {
 	unsigned int i;
 
 	__AK_UNROLL
 	for (i = 0; i < AK_HTAB_MAX_KEY / 8; i++) {
-		if (i == h->key_words)
+		if (i == words)
 			return 1;
-		if (node->data[i] != key->w[i])
+		if (node->data[i] != w[i])
 			return 0;
 	}
 	return 1;
@@ -461,15 +487,22 @@ static inline void __arena *__ak_htab_value(const struct ak_htab __arena *h,
 	return (void __arena *)&node->data[h->key_words];
 }
 
+/* The same, for a key of @words words known at compile time: no load. */
+static __ak_always_inline void __arena *__ak_htab_value_at(struct ak_htab_node __arena *node,
+							   unsigned int words)
+{
+	return (void __arena *)&node->data[words];
+}
+
 /*
- * Find @key in the chain starting at @word. Returns 0 with *@found set (or
- * NULL), or -AK_EBUDGET. *@link gets the word that points at the node
- * found (for unlinking), when @link is given.
+ * Find the key @w of @words words and hash @hash in the chain of @bucket.
+ * Returns 0 with *@found set (or NULL), or -AK_EBUDGET. *@link gets the
+ * word that points at the node found (for unlinking), when @link is given.
  */
-static __ak_always_inline int __ak_htab_chain_find(const struct ak_htab __arena *h,
-						   unsigned long long __arena *bucket,
+static __ak_always_inline int __ak_htab_chain_find(unsigned long long __arena *bucket,
 						   unsigned long long hash,
-						   const struct __ak_htab_key *key,
+						   const unsigned long long *w,
+						   unsigned int words,
 						   struct ak_htab_node __arena **found,
 						   unsigned long long __arena **link)
 {
@@ -479,7 +512,7 @@ static __ak_always_inline int __ak_htab_chain_find(const struct ak_htab __arena 
 	*found = 0;
 	while (node) {
 		ak_cond_break_label(cut);
-		if (node->hash == hash && __ak_htab_key_equal(h, node, key)) {
+		if (node->hash == hash && __ak_htab_key_equal(node, w, words)) {
 			*found = node;
 			break;
 		}
@@ -500,7 +533,8 @@ cut:
  */
 static __ak_always_inline int __ak_htab_lock_find(struct ak_htab __arena *h,
 						  unsigned long long hash,
-						  const struct __ak_htab_key *key,
+						  const unsigned long long *w,
+						  unsigned int words,
 						  unsigned long long __arena **bucketp,
 						  struct ak_htab_node __arena **nodep)
 {
@@ -520,7 +554,7 @@ static __ak_always_inline int __ak_htab_lock_find(struct ak_htab __arena *h,
 			err = -EBUSY;
 			continue;
 		}
-		err = __ak_htab_chain_find(h, bucket, hash, key, nodep, 0);
+		err = __ak_htab_chain_find(bucket, hash, w, words, nodep, 0);
 		if (!err && !*nodep)
 			err = -ENOENT;
 		if (err) {
@@ -533,11 +567,12 @@ static __ak_always_inline int __ak_htab_lock_find(struct ak_htab __arena *h,
 	return err;
 }
 
-/* Look @key up; the caller has loaded it. */
-static inline void __arena *__ak_htab_lookup_impl(struct ak_htab __arena *h,
-						  const struct __ak_htab_key *key, int *errp)
+/* Look the key @w of @words words up. */
+static __ak_always_inline void __arena *__ak_htab_lookup_impl(struct ak_htab __arena *h,
+							      const unsigned long long *w,
+							      unsigned int words, int *errp)
 {
-	unsigned long long hash = __ak_htab_hash(h, key), gen, head;
+	unsigned long long hash = __ak_htab_hash(h, w, words), gen, head;
 	unsigned long long __arena *bucket;
 	/* Its own variable: a may_goto exit must not store an unset bucket. */
 	unsigned long long __arena *locked = 0;
@@ -561,11 +596,11 @@ static inline void __arena *__ak_htab_lookup_impl(struct ak_htab __arena *h,
 		gen = ak_read_once(h->gen);
 		bucket = __ak_htab_bucket(h, hash);
 		head = ak_read_once(*bucket);
-		err = __ak_htab_chain_find(h, bucket, hash, key, &node, 0);
+		err = __ak_htab_chain_find(bucket, hash, w, words, &node, 0);
 		if (err)
 			goto fail;
 		if (node)
-			return __ak_htab_value(h, node);
+			return __ak_htab_value_at(node, words);
 		if (!(head & (__AK_HTAB_LOCKED | __AK_HTAB_MOVED)) &&
 		    ak_read_once(*bucket) == head && ak_read_once(h->gen) == gen)
 			goto fail_noent;
@@ -575,27 +610,19 @@ static inline void __arena *__ak_htab_lookup_impl(struct ak_htab __arena *h,
 	 * an old array is not freed while its bucket is locked.
 	 */
 	__ak_htab_hold(h);
-	err = __ak_htab_lock_find(h, hash, key, &locked, &node);
+	err = __ak_htab_lock_find(h, hash, w, words, &locked, &node);
 	if (!err)
 		ak_bit_lock_release(locked);
 	__ak_htab_unhold(h);
 	if (err)
 		goto fail;
-	return __ak_htab_value(h, node);
+	return __ak_htab_value_at(node, words);
 fail_noent:
 	err = -ENOENT;
 fail:
 	if (errp)
 		*errp = err;
 	return 0;
-}
-
-/* The value's address, or 0 with *@err set. */
-__ak_global unsigned long long __ak_htab_lookup(__arg_arena struct ak_htab __arena *h,
-						    __ak_nonnull const struct __ak_htab_key *key,
-						    __ak_nonnull int *err)
-{
-	return (unsigned long long)__ak_htab_lookup_impl(h, key, err);
 }
 
 /*
@@ -648,8 +675,9 @@ struct __ak_htab_update {
  * with nothing held.
  */
 static __ak_always_inline int __ak_htab_lock_find_for(struct ak_htab __arena *h,
-						      const struct __ak_htab_key *key,
 						      unsigned long long hash,
+						      const unsigned long long *w,
+						      unsigned int words,
 						      unsigned long long flags,
 						      enum __ak_htab_caller caller,
 						      unsigned long long __arena **bucket,
@@ -659,7 +687,7 @@ static __ak_always_inline int __ak_htab_lock_find_for(struct ak_htab __arena *h,
 
 	if (err)
 		return err;
-	err = __ak_htab_chain_find(h, *bucket, hash, key, node, 0);
+	err = __ak_htab_chain_find(*bucket, hash, w, words, node, 0);
 	if (!err && *node && flags == AK_HTAB_NOEXIST)
 		err = -EEXIST;
 	if (!err && !*node && flags == AK_HTAB_EXIST)
@@ -674,19 +702,20 @@ static __ak_always_inline int __ak_htab_lock_find_for(struct ak_htab __arena *h,
  * value to write (the caller writes it before __ak_htab_update_end links a
  * fresh node), or NULL with @u->err set.
  *
- * A new node is allocated with no lock held, then the bucket is looked at
- * again: no bucket lock is held across a call that may sleep (lock.h). A
- * sleepable allocation may sleep in the page kfunc, and a holder that
- * sleeps leaves every writer of the bucket spinning, on CPUs the sleeper
- * may need: with no preemption in the kernel, until the soft-lockup
- * detector fires.
+ * A new node comes from this CPU's allocator cache with the bucket held,
+ * so an insert locks and walks its chain once. When the cache has none, it
+ * is allocated with no lock held, then the bucket is looked at again: no
+ * bucket lock is held across a call that may sleep (lock.h). A sleepable
+ * allocation may sleep in the page kfunc, and a holder that sleeps leaves
+ * every writer of the bucket spinning, on CPUs the sleeper may need: with
+ * no preemption in the kernel, until the soft-lockup detector fires.
  */
 static __ak_always_inline void __arena *
-__ak_htab_update_begin(struct ak_htab __arena *h, const struct __ak_htab_key *key,
+__ak_htab_update_begin(struct ak_htab __arena *h, const unsigned long long *w, unsigned int words,
 		       unsigned long long flags, enum __ak_htab_caller caller,
 		       struct __ak_htab_update *u)
 {
-	unsigned long long hash = __ak_htab_hash(h, key);
+	unsigned long long hash = __ak_htab_hash(h, w, words);
 	struct ak_htab_node __arena *node, *spare;
 	unsigned long long __arena *bucket;
 	unsigned int i;
@@ -699,54 +728,42 @@ __ak_htab_update_begin(struct ak_htab __arena *h, const struct __ak_htab_key *ke
 	}
 	if (caller == __AK_HTAB_SLEEPABLE)
 		__ak_htab_grow(h);	/* may not find memory: this entry needs a node only */
-	err = __ak_htab_lock_find_for(h, key, hash, flags, caller, &bucket, &node);
+	err = __ak_htab_lock_find_for(h, hash, w, words, flags, caller, &bucket, &node);
 	if (err)
 		goto fail;
 	if (!node) {
-		ak_bit_lock_release(bucket);
-		spare = caller == __AK_HTAB_SLEEPABLE ? ak_alloc_err(h->node_size, &err) :
-							ak_alloc_nosleep_err(h->node_size, &err);
-		if (!spare)
-			goto fail;
-		spare->hash = hash;
-		__AK_UNROLL
-		for (i = 0; i < AK_HTAB_MAX_KEY / 8; i++)
-			if (i < h->key_words)
-				spare->data[i] = key->w[i];
-		err = __ak_htab_lock_find_for(h, key, hash, flags, caller, &bucket, &node);
-		if (err || node) {
-			/* Added by someone else meanwhile; this free never waits. */
-			ak_free_nosleep(spare);
-			if (err)
+		spare = __ak_alloc_from_cache(h->node_size);
+		if (!spare) {
+			ak_bit_lock_release(bucket);
+			spare = caller == __AK_HTAB_SLEEPABLE ?
+				ak_alloc_err(h->node_size, &err) :
+				ak_alloc_nosleep_err(h->node_size, &err);
+			if (!spare)
 				goto fail;
-		} else {
+			err = __ak_htab_lock_find_for(h, hash, w, words, flags, caller, &bucket,
+						      &node);
+			if (err || node) {
+				/* Added by someone else meanwhile; this free never waits. */
+				ak_free_nosleep(spare);
+				if (err)
+					goto fail;
+			}
+		}
+		if (!node) {
+			spare->hash = hash;
+			__AK_UNROLL
+			for (i = 0; i < words; i++)
+				spare->data[i] = w[i];
 			node = spare;
 			u->fresh = 1;
 		}
 	}
 	u->node = node;
 	u->bucket = bucket;
-	return __ak_htab_value(h, node);
+	return __ak_htab_value_at(node, words);
 fail:
 	u->err = err;
 	return 0;
-}
-
-/* Two globals: a non-sleepable program must not see the page kfuncs. */
-__ak_global unsigned long long __ak_htab_begin_sleepable(__arg_arena struct ak_htab __arena *h,
-							     __ak_nonnull const struct __ak_htab_key *key,
-							     unsigned long long flags,
-							     __ak_nonnull struct __ak_htab_update *u)
-{
-	return (unsigned long long)__ak_htab_update_begin(h, key, flags, __AK_HTAB_SLEEPABLE, u);
-}
-
-__ak_global unsigned long long __ak_htab_begin_nosleep(__arg_arena struct ak_htab __arena *h,
-							   __ak_nonnull const struct __ak_htab_key *key,
-							   unsigned long long flags,
-							   __ak_nonnull struct __ak_htab_update *u)
-{
-	return (unsigned long long)__ak_htab_update_begin(h, key, flags, __AK_HTAB_NOSLEEP, u);
 }
 
 /*
@@ -772,7 +789,7 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
 		typeof(key) ___ak_key = (key);				\
 		typeof(value) ___ak_val = (value);			\
 		unsigned long long ___ak_flags = (flags);		\
-		struct __ak_htab_key ___ak_k;				\
+		unsigned long long ___ak_k[__AK_HTAB_WORDS(sizeof(*___ak_key))]; \
 		struct __ak_htab_update ___ak_u = { .err = 0 };	\
 		void __arena *___ak_v;					\
 									\
@@ -780,10 +797,16 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
 		    sizeof(*___ak_val) != ___ak_h->value_size) {	\
 			___ak_u.err = -EINVAL;				\
 		} else {						\
-			__ak_htab_key_load(&___ak_k, ___ak_key, sizeof(*___ak_key)); \
+			__ak_htab_key_load(___ak_k, ___ak_key, sizeof(*___ak_key)); \
 			___ak_v = (void __arena *)((caller) == __AK_HTAB_SLEEPABLE ? \
-				__ak_htab_begin_sleepable(___ak_h, &___ak_k, ___ak_flags, &___ak_u) : \
-				__ak_htab_begin_nosleep(___ak_h, &___ak_k, ___ak_flags, &___ak_u)); \
+				__AK_HTAB_BY_WIDTH(__ak_htab_begin_sleepable, \
+						   __AK_HTAB_WORDS(sizeof(*___ak_key)), \
+						   ___ak_h, (const void *)___ak_k, \
+						   ___ak_flags, &___ak_u) : \
+				__AK_HTAB_BY_WIDTH(__ak_htab_begin_nosleep, \
+						   __AK_HTAB_WORDS(sizeof(*___ak_key)), \
+						   ___ak_h, (const void *)___ak_k, \
+						   ___ak_flags, &___ak_u)); \
 			if (___ak_v) {					\
 				__ak_htab_value_store(___ak_v, ___ak_val, sizeof(*___ak_val)); \
 				__ak_htab_update_end(___ak_h, &___ak_u); \
@@ -816,11 +839,11 @@ static __ak_always_inline unsigned long long __ak_htab_unlink_at(struct ak_htab 
  * (reads its value, frees it). 0 with *@nodep set, or an error.
  */
 static __ak_always_inline int __ak_htab_unlink(struct ak_htab __arena *h,
-					       const struct __ak_htab_key *key,
+					       const unsigned long long *w, unsigned int words,
 					       enum __ak_htab_caller caller,
 					       struct ak_htab_node __arena **nodep)
 {
-	unsigned long long hash = __ak_htab_hash(h, key);
+	unsigned long long hash = __ak_htab_hash(h, w, words);
 	unsigned long long __arena *bucket;
 	unsigned long long __arena *link;
 	struct ak_htab_node __arena *node;
@@ -831,7 +854,7 @@ static __ak_always_inline int __ak_htab_unlink(struct ak_htab __arena *h,
 	err = __ak_htab_lock_home(h, hash, caller, &bucket);
 	if (err)
 		return err;
-	err = __ak_htab_chain_find(h, bucket, hash, key, &node, &link);
+	err = __ak_htab_chain_find(bucket, hash, w, words, &node, &link);
 	if (!err && !node)
 		err = -ENOENT;
 	if (!err) {
@@ -842,34 +865,17 @@ static __ak_always_inline int __ak_htab_unlink(struct ak_htab __arena *h,
 	return err;
 }
 
-__ak_global int __ak_htab_delete_sleepable(__arg_arena struct ak_htab __arena *h,
-						__ak_nonnull const struct __ak_htab_key *key)
+/* Unlink the key @w of @words words and free its node as @caller may. */
+static __ak_always_inline int __ak_htab_delete_impl(struct ak_htab __arena *h,
+						    const unsigned long long *w, unsigned int words,
+						    enum __ak_htab_caller caller)
 {
 	struct ak_htab_node __arena *node;
-	int err = __ak_htab_unlink(h, key, __AK_HTAB_SLEEPABLE, &node);
+	int err = __ak_htab_unlink(h, w, words, caller, &node);
 
-	return err ? err : ak_free(node);
-}
-
-__ak_global int __ak_htab_delete_nosleep(__arg_arena struct ak_htab __arena *h,
-					      __ak_nonnull const struct __ak_htab_key *key)
-{
-	struct ak_htab_node __arena *node;
-	int err = __ak_htab_unlink(h, key, __AK_HTAB_NOSLEEP, &node);
-
-	return err ? err : ak_free_nosleep(node);
-}
-
-/* Unlink only: *@node gets the node's address, which the caller frees. */
-__ak_global int __ak_htab_unlink_nosleep(__arg_arena struct ak_htab __arena *h,
-					      __ak_nonnull const struct __ak_htab_key *key,
-					      __ak_nonnull unsigned long long *node)
-{
-	struct ak_htab_node __arena *found;
-	int err = __ak_htab_unlink(h, key, __AK_HTAB_NOSLEEP, &found);
-
-	*node = err ? 0 : (unsigned long long)found;
-	return err;
+	if (err)
+		return err;
+	return caller == __AK_HTAB_SLEEPABLE ? ak_free(node) : ak_free_nosleep(node);
 }
 
 __ak_global int __ak_htab_free_nosleep(__arg_arena void __arena *node)
@@ -881,14 +887,18 @@ __ak_global int __ak_htab_free_nosleep(__arg_arena void __arena *node)
 	({								\
 		struct ak_htab __arena *___ak_h = (h);			\
 		typeof(key) ___ak_key = (key);				\
-		struct __ak_htab_key ___ak_k;				\
+		unsigned long long ___ak_k[__AK_HTAB_WORDS(sizeof(*___ak_key))]; \
 		int ___ak_err = -EINVAL;				\
 									\
 		if (sizeof(*___ak_key) == ___ak_h->key_size) {		\
-			__ak_htab_key_load(&___ak_k, ___ak_key, sizeof(*___ak_key)); \
+			__ak_htab_key_load(___ak_k, ___ak_key, sizeof(*___ak_key)); \
 			___ak_err = (caller) == __AK_HTAB_SLEEPABLE ?	\
-				__ak_htab_delete_sleepable(___ak_h, &___ak_k) : \
-				__ak_htab_delete_nosleep(___ak_h, &___ak_k); \
+				__AK_HTAB_BY_WIDTH(__ak_htab_delete_sleepable, \
+						   __AK_HTAB_WORDS(sizeof(*___ak_key)), \
+						   ___ak_h, (const void *)___ak_k) :	\
+				__AK_HTAB_BY_WIDTH(__ak_htab_delete_nosleep, \
+						   __AK_HTAB_WORDS(sizeof(*___ak_key)), \
+						   ___ak_h, (const void *)___ak_k);	\
 		}							\
 		___ak_err;						\
 	})
@@ -935,9 +945,9 @@ struct __ak_htab_locked {
  * The value's address with its bucket locked and the caller counted in as
  * a mover (__ak_htab_unlock ends both), or 0 with @l->err set.
  */
-__ak_global unsigned long long __ak_htab_lookup_lock(__arg_arena struct ak_htab __arena *h,
-							__ak_nonnull const struct __ak_htab_key *key,
-							__ak_nonnull struct __ak_htab_locked *l)
+static __ak_always_inline void __arena *
+__ak_htab_lookup_lock_impl(struct ak_htab __arena *h, const unsigned long long *w,
+			   unsigned int words, struct __ak_htab_locked *l)
 {
 	/* Set by __ak_htab_lock_find on success; gcc -Og cannot tell. */
 	struct ak_htab_node __arena *node = 0;
@@ -949,15 +959,91 @@ __ak_global unsigned long long __ak_htab_lookup_lock(__arg_arena struct ak_htab 
 		return 0;
 	}
 	__ak_htab_hold(h);
-	err = __ak_htab_lock_find(h, __ak_htab_hash(h, key), key, &bucket, &node);
+	err = __ak_htab_lock_find(h, __ak_htab_hash(h, w, words), w, words, &bucket, &node);
 	if (err) {
 		__ak_htab_unhold(h);
 		l->err = err;
 		return 0;
 	}
 	l->bucket = bucket;
-	return (unsigned long long)__ak_htab_value(h, node);
+	return __ak_htab_value_at(node, words);
 }
+
+/*
+ * The out-of-line functions the calls' macros reach, one version per key
+ * width n (__AK_HTAB_BY_WIDTH picks it), each taking the key as n words
+ * (__ak_htab_key_load): struct __ak_htab_key##n tells the verifier how
+ * many. Where a sleepable program and any other differ, two versions
+ * (__AK_HTAB_WRITERS): a non-sleepable program must not see the page kfuncs.
+ *  - lookup: the value's address, or 0 with *@err set;
+ *  - begin_sleepable, begin_nosleep: __ak_htab_update_begin;
+ *  - delete_sleepable, delete_nosleep: unlink and free the node;
+ *  - unlink_nosleep: unlink only, *@node the node, which the caller frees;
+ *  - lookup_lock: __ak_htab_lookup_lock_impl.
+ */
+#define __AK_HTAB_WRITERS(n, kind, caller)				\
+__ak_global unsigned long long							\
+__ak_htab_begin_##kind##n(__arg_arena struct ak_htab __arena *h,		\
+			  __ak_nonnull const struct __ak_htab_key##n *key,	\
+			  unsigned long long flags,				\
+			  __ak_nonnull struct __ak_htab_update *u)		\
+{									\
+	return (unsigned long long)__ak_htab_update_begin(h, (const unsigned long long *)key, \
+							  n, flags, caller, u);	\
+}									\
+									\
+__ak_global int __ak_htab_delete_##kind##n(__arg_arena struct ak_htab __arena *h, \
+					   __ak_nonnull const struct __ak_htab_key##n *key) \
+{									\
+	return __ak_htab_delete_impl(h, (const unsigned long long *)key, n, caller); \
+}
+
+#define __AK_HTAB_WIDTH(n)						\
+struct __ak_htab_key##n {						\
+	unsigned long long w[n];					\
+};									\
+									\
+__ak_global unsigned long long							\
+__ak_htab_lookup##n(__arg_arena struct ak_htab __arena *h,			\
+		    __ak_nonnull const struct __ak_htab_key##n *key,		\
+		    __ak_nonnull int *err)					\
+{									\
+	return (unsigned long long)__ak_htab_lookup_impl(h, (const unsigned long long *)key, \
+							 n, err);		\
+}									\
+									\
+__AK_HTAB_WRITERS(n, sleepable, __AK_HTAB_SLEEPABLE)			\
+__AK_HTAB_WRITERS(n, nosleep, __AK_HTAB_NOSLEEP)				\
+									\
+__ak_global int __ak_htab_unlink_nosleep##n(__arg_arena struct ak_htab __arena *h, \
+					    __ak_nonnull const struct __ak_htab_key##n *key, \
+					    __ak_nonnull unsigned long long *node) \
+{									\
+	struct ak_htab_node __arena *found;				\
+	int err = __ak_htab_unlink(h, (const unsigned long long *)key, n, \
+				   __AK_HTAB_NOSLEEP, &found);		\
+									\
+	*node = err ? 0 : (unsigned long long)found;			\
+	return err;							\
+}									\
+									\
+__ak_global unsigned long long							\
+__ak_htab_lookup_lock##n(__arg_arena struct ak_htab __arena *h,		\
+			 __ak_nonnull const struct __ak_htab_key##n *key,	\
+			 __ak_nonnull struct __ak_htab_locked *l)		\
+{									\
+	return (unsigned long long)__ak_htab_lookup_lock_impl(h,	\
+			(const unsigned long long *)key, n, l);		\
+}
+
+__AK_HTAB_WIDTH(1)
+__AK_HTAB_WIDTH(2)
+__AK_HTAB_WIDTH(3)
+__AK_HTAB_WIDTH(4)
+__AK_HTAB_WIDTH(5)
+__AK_HTAB_WIDTH(6)
+__AK_HTAB_WIDTH(7)
+__AK_HTAB_WIDTH(8)
 
 static inline void __ak_htab_unlock(struct ak_htab __arena *h, struct __ak_htab_locked *l)
 {

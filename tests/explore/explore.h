@@ -62,7 +62,7 @@ int explore_cpu(void);
 #define AK_ALLOC_CPU_SLOTS EXPLORE_MAX_THREADS
 #define AK_ALLOC_CPU() explore_cpu()
 /* Scenarios choose which keys share a bucket: the key's first word. */
-#define AK_HTAB_TEST_HASH(h, key) ((void)(h), (key)->w[0])
+#define AK_HTAB_TEST_HASH(h, w, words, size) ((void)(h), (void)(words), (void)(size), (w)[0])
 
 #include <arenakit/htab.h>
 #include <arenakit/list.h>

@@ -7,9 +7,8 @@
  */
 int one_chain;	/* force every key into one chain (the lost-update case) */
 
-#define AK_HTAB_TEST_HASH(h, key)					\
-	(one_chain ? 0x5eedULL : __ak_siphash((key)->w, (h)->key_size, (h)->seed[0], \
-					      (h)->seed[1], 1, 3))
+#define AK_HTAB_TEST_HASH(h, w, words, size)				\
+	(one_chain ? 0x5eedULL : __ak_siphash(w, words, size, (h)->seed[0], (h)->seed[1], 1, 3))
 #define AK_ARENA_PAGES 262144	/* 1 GiB of address space, taken as used */
 #include <arenakit/htab.h>
 #include "guest/bpf_test.h"

@@ -10,9 +10,8 @@
 
 static int one_chain;	/* force every key into one chain */
 
-#define AK_HTAB_TEST_HASH(h, key)					\
-	(one_chain ? 0x5eedULL : __ak_siphash((key)->w, (h)->key_size, (h)->seed[0], \
-					      (h)->seed[1], 1, 3))
+#define AK_HTAB_TEST_HASH(h, w, words, size)				\
+	(one_chain ? 0x5eedULL : __ak_siphash(w, words, size, (h)->seed[0], (h)->seed[1], 1, 3))
 #include "host/alloc_pages.h"
 #include <arenakit/htab.h>
 
@@ -29,14 +28,68 @@ static void teardown(void)
 
 TestSuite(htab_host, .fini = teardown);
 
-/* SipHash-2-4 reference vectors (key 00..0f; messages "", "\x00"). */
+/*
+ * SipHash-c-d of @len bytes as the paper states it, a byte at a time:
+ * independent of siphash.h's word-wise form, to check it at every length.
+ */
+static uint64_t siphash_bytes(const uint8_t *msg, unsigned int len, uint64_t k0, uint64_t k1,
+			      int c, int d)
+{
+	uint64_t v0 = k0 ^ 0x736f6d6570736575ULL, v1 = k1 ^ 0x646f72616e646f6dULL;
+	uint64_t v2 = k0 ^ 0x6c7967656e657261ULL, v3 = k1 ^ 0x7465646279746573ULL;
+	uint64_t m;
+	unsigned int at, i;
+	int r;
+
+	for (at = 0; at <= len; at += 8) {
+		/* The last block: the bytes left, and the length in its top byte. */
+		m = at + 8 > len ? (uint64_t)len << 56 : 0;
+		for (i = 0; i < 8 && at + i < len; i++)
+			m |= (uint64_t)msg[at + i] << (8 * i);
+		v3 ^= m;
+		for (r = 0; r < c; r++)
+			__AK_SIPROUND(v0, v1, v2, v3);
+		v0 ^= m;
+		if (at + 8 > len)
+			break;
+	}
+	v2 ^= 0xff;
+	for (r = 0; r < d; r++)
+		__AK_SIPROUND(v0, v1, v2, v3);
+	return v0 ^ v1 ^ v2 ^ v3;
+}
+
+/*
+ * SipHash-2-4 reference vectors (key 00..0f; messages "", "\x00", and
+ * 00..0e, the paper's example), then
+ * siphash.h against the byte-wise form at every length 0..64, with words
+ * exactly as many as the length needs, as htab.h gives them.
+ */
 Test(htab_host, siphash_matches_the_reference)
 {
 	const uint64_t k0 = 0x0706050403020100ULL, k1 = 0x0f0e0d0c0b0a0908ULL;
 	unsigned long long words[AK_HTAB_MAX_KEY / 8] = { 0 };
+	uint8_t msg[AK_HTAB_MAX_KEY];
+	unsigned int len, n;
 
-	cr_expect_eq(__ak_siphash(words, 0, k0, k1, 2, 4), 0x726fdb47dd0e0e31ULL);
-	cr_expect_eq(__ak_siphash(words, 1, k0, k1, 2, 4), 0x74f839c593dc67fdULL);
+	cr_expect_eq(__ak_siphash(words, 0, 0, k0, k1, 2, 4), 0x726fdb47dd0e0e31ULL);
+	cr_expect_eq(__ak_siphash(words, 1, 1, k0, k1, 2, 4), 0x74f839c593dc67fdULL);
+	cr_expect_eq(siphash_bytes((uint8_t[]){ 0 }, 1, k0, k1, 2, 4), 0x74f839c593dc67fdULL);
+	/* The paper's worked example: the 15 bytes 00..0e. */
+	for (n = 0; n < 15; n++)
+		msg[n] = (uint8_t)n;
+	cr_expect_eq(siphash_bytes(msg, 15, k0, k1, 2, 4), 0xa129ca6149be45e5ULL);
+	for (len = 0; len <= AK_HTAB_MAX_KEY; len++) {
+		memset(words, 0, sizeof(words));
+		for (n = 0; n < len; n++)
+			msg[n] = (uint8_t)(n * 37 + len);
+		memcpy(words, msg, len);
+		n = (len + 7) / 8;
+		cr_expect_eq(__ak_siphash(words, n, len, k0, k1, 1, 3),
+			     siphash_bytes(msg, len, k0, k1, 1, 3), "SipHash-1-3 of %u bytes", len);
+		cr_expect_eq(__ak_siphash(words, n, len, k0, k1, 2, 4),
+			     siphash_bytes(msg, len, k0, k1, 2, 4), "SipHash-2-4 of %u bytes", len);
+	}
 }
 
 Test(htab_host, init_refuses_bad_sizes)
@@ -105,7 +158,7 @@ Test(htab_host, lookup_copy_copies_under_the_lock_and_lets_go)
 	cr_expect_eq(ak_htab_lookup_copy(&table, &k, &small), -EINVAL, "a value of the wrong size");
 	/* Every lock it took is free again, and it left no mover counted. */
 	bucket = (unsigned long long *)&table.cur->buckets[__ak_htab_hash(&table,
-		&(struct __ak_htab_key){ .w = { k } }) & (table.cur->nbuckets - 1)];
+		(unsigned long long[]){ k }, 1) & (table.cur->nbuckets - 1)];
 	cr_expect_not(*bucket & AK_BIT_LOCK);
 	cr_expect_eq(table.movers, 0);
 	/* A bucket someone holds: -EBUSY after the bounded wait, nothing copied. */
