@@ -158,7 +158,7 @@ help:
 	@echo "make run        boot the VM: arenakit info, then glob over the kernel's file list"
 	@echo "                  ARGS='glob PATTERN FILE'  run any arenakit command instead"
 	@echo "make vm CMD='...'  boot the VM and run a shell command in it"
-	@echo '                  SMP=2 MEM=2G ACCEL=auto|tcg|kvm VM_TIMEOUT=900'
+	@echo '                  SMP=2 MEM=2G ACCEL=auto|tcg|kvm VM_TIMEOUT=900 ICOUNT=0|1'
 	@echo 'make bench      measure everything in the VM, side by side: a table, then'
 	@echo '                  build/bench/results.json and plots; BENCH_RUNS=5 BENCH_ARGS=walk,'
 	@echo '                  BENCH_ARGS=--quick BENCH_RUNS=1: small sizes only, a check that'

@@ -107,12 +107,15 @@ static int bench_size(struct bench *b, struct htab_vs_map *skel, unsigned int en
 				bench_sample(no_pool[op], res->ps[op][0] / 1e3);
 	}
 	for (op = 0; op < HTAB_OPS; op++) {
-		int goal = op == HTAB_HIT && entries == 1 << 16 && !wide;
+		/* Issue 23's targets, at 64k entries: lookups 2x the map, inserts 1.5x. */
+		double goal = entries != 1 << 16 ? 0 :
+			      op == HTAB_HIT || op == HTAB_MISS ? 2.0 :
+			      op == HTAB_INSERT ? 1.5 : 0;
 
 		snprintf(what, sizeof(what), "htab, %u entries, %s, %s: hash map / arena htab",
 			 entries, variant, op_names[op]);
 		bench_ratio(b, what, rows[op][1], rows[op][0],
-			    goal ? BENCH_AT_LEAST : BENCH_NO_GOAL, 1.5);
+			    goal ? BENCH_AT_LEAST : BENCH_NO_GOAL, goal);
 		if (!no_pool[op])
 			continue;
 		snprintf(what, sizeof(what), "htab, %u entries, %s, %s: hash map / arena, no pool",
