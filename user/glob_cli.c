@@ -103,33 +103,10 @@ static int usage_error(const char *fmt, const char *what)
 	return -EINVAL;
 }
 
-/* Does @pat have a '[' that lib/glob.c takes literally (no well-formed class)? */
-static bool unclosed_class(const char *pat)
-{
-	const char *p, *c;
-
-	for (p = pat; *p; p++) {
-		if (*p == '\\' && p[1]) {
-			p++;
-			continue;
-		}
-		if (*p != '[')
-			continue;
-		c = p + 1 + (p[1] == '!');
-		if (*c == ']')
-			c++;	/* a leading ']' is a member */
-		while (*c && *c != ']')
-			c++;
-		if (!*c)
-			return true;
-		p = c;
-	}
-	return false;
-}
-
 /* Keep one pattern of @len bytes; @where names it in messages. */
 static int add_pattern(struct glob_opts *o, const char *s, size_t len, const char *where)
 {
+	unsigned long long at;
 	char **v;
 
 	if (len > GLOB_CLI_PATTERN_MAX) {
@@ -150,9 +127,10 @@ static int add_pattern(struct glob_opts *o, const char *s, size_t len, const cha
 		glob_error("out of memory for patterns");
 		return -ENOMEM;
 	}
-	if (unclosed_class(v[o->npatterns]))
-		glob_error("note: pattern '%s' has a '[' that opens no class; it matches a "
-			   "literal '[' (as lib/glob.c does)", v[o->npatterns]);
+	/* lib/glob.c gives such a '[' a meaning, so this is a note, not a refusal. */
+	if (ak_glob_valid(v[o->npatterns], GLOB_CLI_PATTERN_MAX, &at) == AK_GLOB_UNCLOSED_CLASS)
+		glob_error("note: pattern '%s' has a '[' that opens no class at byte %llu; it "
+			   "matches a literal '[' (as lib/glob.c does)", v[o->npatterns], at);
 	o->npatterns++;
 	return 0;
 }

@@ -300,18 +300,173 @@ static inline int ak_glob_match(const char __arena *pat, const char __arena *str
 	return ak_glob_match_len(pat, str, AK_GLOB_NUL_TERMINATED);
 }
 
+/* Why ak_glob_valid() refuses a pattern (0: it does not). */
+enum ak_glob_invalid {
+	AK_GLOB_EMPTY = 1,		/* "": matches only the empty string */
+	AK_GLOB_TOO_LONG,		/* longer than the caller's limit */
+	AK_GLOB_UNCLOSED_CLASS,		/* a '[' with no class after it */
+};
+
+/**
+ * ak_glob_valid - whether @pat is a pattern worth storing, and if not why
+ * @pat: NUL-terminated pattern (in the arena in BPF; any string in user
+ *	space, where a loader checks a rule before writing it)
+ * @max_len: the longest pattern the caller keeps, in bytes without its NUL
+ * @at: if not NULL, set to the offset of what is wrong (the '[', or
+ *	@max_len for a pattern too long)
+ *
+ * Every pattern has a meaning in lib/glob.c, so this is about what a user
+ * meant: an empty pattern matches only the empty string; one longer than
+ * where it is kept would be cut; and a '[' with no well-formed class after
+ * it is matched as a literal '[' (write "\[" for that), which a rule such
+ * as "/tmp/[ab" almost never means. A loader refuses such a pattern with
+ * the reason; ak_glob_invalid_reason() words it in user space.
+ *
+ * Return: 0 if valid; enum ak_glob_invalid; -AK_EBUDGET if the loop budget
+ * ran out (BPF).
+ */
+static inline int ak_glob_valid(const char __arena *pat, unsigned long long max_len,
+				unsigned long long *at)
+{
+	const char __arena *after;
+	unsigned long long i = ak_opaque_zero();
+	int err = 0;
+
+	if (!pat[0]) {
+		err = AK_GLOB_EMPTY;
+		goto out;
+	}
+	for (; pat[i]; i++) {
+		ak_cond_break_label(cut);
+		if (i >= max_len)
+			break;
+		if (pat[i] == '\\' && pat[i + 1]) {
+			i++;
+		} else if (pat[i] == '[') {
+			err = __ak_glob_class(pat + i + 1, 0, &after);
+			if (err == -AK_EBUDGET)
+				return err;
+			if (err < 0) {
+				err = AK_GLOB_UNCLOSED_CLASS;
+				break;
+			}
+			err = 0;
+			i = after - pat - 1;	/* on the ']' */
+		}
+	}
+	if (!err && (i > max_len || pat[i])) {	/* bytes left past the limit */
+		err = AK_GLOB_TOO_LONG;
+		i = max_len;
+	}
+out:
+	if (at)
+		*at = err ? i : 0;
+	return err;
+cut:
+	return -AK_EBUDGET;
+}
+
+#ifndef __BPF__
+/* The words for an ak_glob_valid() answer, for a loader's message. */
+static inline const char *ak_glob_invalid_reason(int err)
+{
+	switch (err) {
+	case 0:
+		return "a valid pattern";
+	case AK_GLOB_EMPTY:
+		return "an empty pattern (it matches only the empty string)";
+	case AK_GLOB_TOO_LONG:
+		return "a pattern longer than its limit";
+	case AK_GLOB_UNCLOSED_CLASS:
+		return "a '[' that opens no class (no ']' closes it; write \\[ for a literal '[')";
+	case -AK_EBUDGET:
+		return "the loop budget ran out";
+	default:
+		return "an unknown reason";
+	}
+}
+#endif
+
 /*
  * A string outside the arena: what a program matches without storing it
- * there first, such as a file name bpf_probe_read_kernel_str() copied into
- * a map value (or onto the stack: 260 bytes of its 512). Its bytes are read
- * at a masked index, which the verifier bounds whatever len says.
+ * there first, such as a file name copied into a map value (or onto the
+ * stack: 260 bytes of its 512) by ak_glob_subject_read_kernel() or _user().
+ * Its bytes are read at a masked index, which the verifier bounds whatever
+ * len says. A string longer than AK_GLOB_SUBJECT_MAX - 1 bytes does not
+ * fit (a path can be 4096): the readers say so (-E2BIG) and mark the
+ * subject, and ak_glob_match_subject() answers -E2BIG for it, never a
+ * match or a miss of the string's first bytes alone.
  */
 #define AK_GLOB_SUBJECT_MAX 256	/* bytes; a power of two */
 
 struct ak_glob_subject {
-	unsigned int len;		/* bytes of s in the string, NULs included */
+	/* bytes of s in the string, NULs included; over AK_GLOB_SUBJECT_MAX: cut */
+	unsigned int len;
 	char s[AK_GLOB_SUBJECT_MAX];
 };
+
+#ifdef __BPF__
+/*
+ * After bpf_probe_read_{kernel,user}_str() of @src into @subj->s returned
+ * @n: the subject's length, or -E2BIG with the subject marked cut when the
+ * helper filled all of s and the string goes on past it (the byte the
+ * helper replaced with its NUL is not one).
+ */
+#define __ak_glob_subject_fill(subj, n, read_byte, src)			\
+	({								\
+		long ___ak_n = (n);					\
+		char ___ak_next = 0;					\
+		int ___ak_err = 0;					\
+									\
+		if (___ak_n == AK_GLOB_SUBJECT_MAX &&			\
+		    (read_byte(&___ak_next, 1, (const char *)(src) + AK_GLOB_SUBJECT_MAX - 1) || \
+		     ___ak_next)) {					\
+			(subj)->len = AK_GLOB_SUBJECT_MAX + 1;		\
+			___ak_err = -E2BIG;				\
+		} else if (___ak_n <= 0) {				\
+			(subj)->len = 0;				\
+			___ak_err = ___ak_n < 0 ? (int)___ak_n : -EFAULT; \
+		} else {						\
+			(subj)->len = ___ak_n - 1;	/* without the NUL */ \
+		}							\
+		___ak_err;						\
+	})
+
+/**
+ * ak_glob_subject_read_kernel - copy the kernel string at @src into @subj
+ * (tracing programs: bpf_probe_read_kernel_str())
+ * @subj: the subject, outside the arena (a map value, the stack)
+ * @src: the NUL-terminated string, such as a file name in a kernel struct
+ *
+ * Return: 0; -E2BIG if the string is longer than AK_GLOB_SUBJECT_MAX - 1
+ * bytes (@subj keeps its first bytes for a message, marked so that
+ * ak_glob_match_subject() answers -E2BIG); or the helper's error (@subj
+ * then has length 0).
+ */
+static __always_inline int ak_glob_subject_read_kernel(struct ak_glob_subject *subj,
+						       const void *src)
+{
+	long n = bpf_probe_read_kernel_str(subj->s, sizeof(subj->s), src);
+
+	return __ak_glob_subject_fill(subj, n, bpf_probe_read_kernel, src);
+}
+
+/**
+ * ak_glob_subject_read_user - copy the user-space string at @src into @subj
+ * (bpf_probe_read_user_str(): a path a system call was given)
+ * @subj: the subject, outside the arena
+ * @src: the NUL-terminated string, in the current task's memory
+ *
+ * Return: as ak_glob_subject_read_kernel().
+ */
+static __always_inline int ak_glob_subject_read_user(struct ak_glob_subject *subj,
+						     const void *src)
+{
+	long n = bpf_probe_read_user_str(subj->s, sizeof(subj->s), src);
+
+	return __ak_glob_subject_fill(subj, n, bpf_probe_read_user, src);
+}
+#endif /* __BPF__ */
 
 #define __ak_glob_subject_byte(at) (subj->s[(at) & (AK_GLOB_SUBJECT_MAX - 1)])
 
@@ -335,13 +490,15 @@ static inline int __ak_glob_match_subject(const char __arena *pat,
  * patterns; any program type.
  *
  * Return: 1 on a match, 0 on none, -AK_EBUDGET if the budget ran out,
- * -EINVAL if @subj->len is over AK_GLOB_SUBJECT_MAX.
+ * -E2BIG if @subj->len is over AK_GLOB_SUBJECT_MAX: the string did not fit
+ * (ak_glob_subject_read_kernel() and _user() mark it so), and its first
+ * bytes alone are no answer.
  */
 __ak_global int ak_glob_match_subject(__arg_arena const char __arena *pat,
 				      __ak_nonnull const struct ak_glob_subject *subj)
 {
 	if (subj->len > AK_GLOB_SUBJECT_MAX)
-		return -EINVAL;
+		return -E2BIG;
 	return __ak_glob_match_subject(pat, subj);
 }
 

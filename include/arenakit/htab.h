@@ -86,7 +86,7 @@
  * of loop.h: -AK_ESTALE if the table changed since the cursor was saved.
  *
  * The calls, in this order below: ak_htab_init; ak_htab_lookup,
- * ak_htab_update[_nosleep], ak_htab_delete[_nosleep],
+ * ak_htab_update[_nosleep], ak_htab_lookup_or_init, ak_htab_delete[_nosleep],
  * ak_htab_lookup_and_delete, ak_htab_lookup_copy; ak_htab_count,
  * ak_htab_reserve, ak_htab_maintain; ak_htab_next, ak_htab_delete_current;
  * ak_htab_clear, ak_htab_destroy; the whole-table walks ak_htab_check_all
@@ -305,6 +305,49 @@ static inline int ak_htab_init(struct ak_htab __arena *h, unsigned int key_size,
  */
 #define ak_htab_update_nosleep(h, key, value, flags)		\
 	__ak_htab_update(h, key, value, flags, __AK_HTAB_NOSLEEP)
+
+/**
+ * ak_htab_lookup_or_init - the value stored under *@key, or a new entry's
+ * holding *@init (any program)
+ * @h: the table
+ * @key: a pointer to the key (its type's size must be the table's key size)
+ * @init: a pointer to the value a new entry starts with (the table's size)
+ * @err: on NULL, set to -EINVAL (sizes), -ENOMEM (the pool is empty: see
+ *	ak_htab_reserve), -EBUSY or -AK_EBUDGET (may be NULL)
+ *
+ * The counting call: look @key up, and if it is absent insert it with
+ * *@init, in one step under its bucket's lock, so that of several CPUs
+ * racing on a new key exactly one inserts and all get the same entry
+ * (BPF_MAP_TYPE_HASH needs lookup, insert with BPF_NOEXIST, and on -EEXIST
+ * lookup again for that). An entry already there keeps its value. The
+ * value pointer is as ak_htab_lookup's: update it with atomics, as
+ *
+ *	count = ak_htab_lookup_or_init(&counts, &key, &zero, &err);
+ *	if (count)
+ *		__sync_fetch_and_add(count, 1);
+ *
+ * A present key costs a lock-free lookup; an absent one, a node from the
+ * allocator's pool (ak_alloc_nosleep), as ak_htab_update_nosleep.
+ */
+#define ak_htab_lookup_or_init(h, key, init, err)			\
+	({								\
+		struct ak_htab __arena *___ak_oh = (h);			\
+		typeof(key) ___ak_okey = (key);				\
+		typeof(init) ___ak_oinit = (init);			\
+		int *___ak_oe = (err), ___ak_oerr = -EINVAL;		\
+		void __arena *___ak_ov = 0;				\
+									\
+		if (sizeof(*___ak_oinit) == ___ak_oh->value_size) {	\
+			___ak_ov = ak_htab_lookup(___ak_oh, ___ak_okey, &___ak_oerr); \
+			if (!___ak_ov && ___ak_oerr == -ENOENT)		\
+				___ak_ov = __ak_htab_update_value(___ak_oh, ___ak_okey, \
+					___ak_oinit, __AK_HTAB_INIT,	\
+					__AK_HTAB_NOSLEEP, &___ak_oerr); \
+		}							\
+		if (!___ak_ov && ___ak_oe)				\
+			*___ak_oe = ___ak_oerr;				\
+		___ak_ov;						\
+	})
 
 /**
  * ak_htab_delete - remove *@key (sleepable programs: the node's memory may

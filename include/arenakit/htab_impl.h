@@ -661,6 +661,9 @@ fail:
 		}							\
 	} while (0)
 
+/* An update's flags past the public ones: ak_htab_lookup_or_init's insert. */
+#define __AK_HTAB_INIT 3
+
 /* An update in progress: the bucket it holds locked and the node it fills. */
 struct __ak_htab_update {
 	unsigned long long __arena *bucket;
@@ -722,7 +725,7 @@ __ak_htab_update_begin(struct ak_htab __arena *h, const unsigned long long *w, u
 	int err;
 
 	u->fresh = 0;
-	if (flags > AK_HTAB_EXIST || !ak_read_once(h->cur)) {
+	if (flags > __AK_HTAB_INIT || !ak_read_once(h->cur)) {
 		err = -EINVAL;
 		goto fail;
 	}
@@ -783,20 +786,24 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
 	ak_bit_lock_release(u->bucket);
 }
 
-#define __ak_htab_update(h, key, value, flags, caller)			\
+/*
+ * Store *@value under *@key as @flags say, allocating as @caller may: the
+ * value's address, or NULL with *@errp set. With __AK_HTAB_INIT (internal:
+ * ak_htab_lookup_or_init), an entry already there keeps its value and its
+ * address is returned; only a new one gets *@value.
+ */
+#define __ak_htab_update_value(h, key, value, flags, caller, errp)	\
 	({								\
 		struct ak_htab __arena *___ak_h = (h);			\
 		typeof(key) ___ak_key = (key);				\
 		typeof(value) ___ak_val = (value);			\
 		unsigned long long ___ak_flags = (flags);		\
 		unsigned long long ___ak_k[__AK_HTAB_WORDS(sizeof(*___ak_key))]; \
-		struct __ak_htab_update ___ak_u = { .err = 0 };	\
-		void __arena *___ak_v;					\
+		struct __ak_htab_update ___ak_u = { .err = -EINVAL };	\
+		void __arena *___ak_v = 0;				\
 									\
-		if (sizeof(*___ak_key) != ___ak_h->key_size ||		\
-		    sizeof(*___ak_val) != ___ak_h->value_size) {	\
-			___ak_u.err = -EINVAL;				\
-		} else {						\
+		if (sizeof(*___ak_key) == ___ak_h->key_size &&		\
+		    sizeof(*___ak_val) == ___ak_h->value_size) {	\
 			__ak_htab_key_load(___ak_k, ___ak_key, sizeof(*___ak_key)); \
 			___ak_v = (void __arena *)((caller) == __AK_HTAB_SLEEPABLE ? \
 				__AK_HTAB_BY_WIDTH(__ak_htab_begin_sleepable, \
@@ -808,11 +815,31 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
 						   ___ak_h, (const void *)___ak_k, \
 						   ___ak_flags, &___ak_u)); \
 			if (___ak_v) {					\
-				__ak_htab_value_store(___ak_v, ___ak_val, sizeof(*___ak_val)); \
+				if (___ak_flags != __AK_HTAB_INIT || ___ak_u.fresh) \
+					__ak_htab_value_store(___ak_v, ___ak_val, \
+							      sizeof(*___ak_val)); \
 				__ak_htab_update_end(___ak_h, &___ak_u); \
 			}						\
 		}							\
-		___ak_u.err;						\
+		if (!___ak_v)						\
+			*(errp) = ___ak_u.err;				\
+		___ak_v;						\
+	})
+
+/* ak_htab_update[_nosleep]: the flags a caller may give, then the store. */
+#define __ak_htab_update(h, key, value, flags, caller)			\
+	({								\
+		struct ak_htab __arena *___ak_uh = (h);			\
+		typeof(key) ___ak_ukey = (key);				\
+		typeof(value) ___ak_uval = (value);			\
+		unsigned long long ___ak_uflags = (flags);		\
+		int ___ak_uerr = -EINVAL;				\
+									\
+		if (___ak_uflags <= AK_HTAB_EXIST &&			\
+		    __ak_htab_update_value(___ak_uh, ___ak_ukey, ___ak_uval, ___ak_uflags, \
+					   caller, &___ak_uerr))		\
+			___ak_uerr = 0;					\
+		___ak_uerr;						\
 	})
 
 /*

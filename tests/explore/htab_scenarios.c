@@ -394,3 +394,50 @@ Test(explore_htab, delete_current_beside_a_delete_in_its_chain)
 
 	explore_test(&s);
 }
+
+/* ---- ak_htab_lookup_or_init: one insert of a new key, however they race ---- */
+
+static void setup_counting(void)
+{
+	if (ak_htab_init(&table, 8, 8, 16) || ak_htab_reserve(&table, 4))
+		explore_fail("setup: init and reserve");
+	insert(5);	/* bucket 5, where key 21 will go too */
+}
+
+/*
+ * Two CPUs count into key 21, absent at the start, and one into key 5,
+ * present, in the same bucket: whichever CPU inserts 21, the other must
+ * find that entry, not make a second one, and no count is lost.
+ */
+static void counting_threads(int id)
+{
+	unsigned long long key = id == 2 ? 5 : 21, zero = 0, *count;
+	int err = 0;
+
+	count = ak_htab_lookup_or_init(&table, &key, &zero, &err);
+	if (!count) {
+		explore_fail("T%d: lookup_or_init %llu: %d", id, key, err);
+		return;
+	}
+	__atomic_fetch_add(count, 1, __ATOMIC_RELAXED);
+}
+
+static void check_counting(void)
+{
+	expect_value(21, 2);
+	expect_value(5, 51);
+	expect_sound_then_destroy(2);
+}
+
+Test(explore_htab, lookup_or_init_inserts_a_racing_key_once)
+{
+	static const struct explore_scenario s = {
+		.name = "two ak_htab_lookup_or_init of one new key, one of a key beside it",
+		.threads = 3,
+		.setup = setup_counting,
+		.thread = counting_threads,
+		.check = check_counting,
+	};
+
+	explore_test(&s);
+}

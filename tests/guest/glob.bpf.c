@@ -52,4 +52,27 @@ cut:
 	return -AK_EBUDGET;
 }
 
+/*
+ * A user-space string read into a subject (ak_glob_subject_read_user) and
+ * matched against the pattern at glob_text[0]: user space passes the
+ * string's address, and reads back what the read and the match said.
+ */
+struct subject_args {
+	__u64 str;		/* a user-space address */
+	int read_err;
+	int match;
+	unsigned int len;
+};
+
+SEC("syscall")
+int match_user_string(struct subject_args *args)
+{
+	struct ak_glob_subject subj;
+
+	args->read_err = ak_glob_subject_read_user(&subj, (const void *)args->str);
+	args->len = subj.len;
+	args->match = ak_glob_match_subject(glob_text, &subj);
+	return 0;
+}
+
 char _license[] SEC("license") = "GPL";

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/bpf.h>
+
 #include "guest/guest.h"
 #include "glob_pairs.h"
 #include <arenakit/glob.h>
@@ -193,5 +195,56 @@ Test(glob, worst_case_reports_the_cut, .timeout = 300)
 	cr_expect_eq(b.skel->arena->glob_result[1], -AK_EBUDGET,
 		     "the worst case gave %d, not the budget error", b.skel->arena->glob_result[1]);
 	cr_expect_eq(b.skel->arena->glob_result[2], 1);
+	glob__destroy(b.skel);
+}
+
+struct subject_args {
+	__u64 str;
+	int read_err;
+	int match;
+	unsigned int len;
+};
+
+/* ak_glob_subject_read_user of a string of @len bytes, matched against "*.c". */
+static struct subject_args read_and_match(struct glob *skel, size_t len)
+{
+	static char str[AK_GLOB_SUBJECT_MAX + 64];
+	struct subject_args args = { .str = (__u64)(unsigned long)str };
+	/* A syscall program's run writes its context back over ctx_in. */
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &args, .ctx_size_in = sizeof(args));
+
+	memset(str, 'a', len);
+	memcpy(str + len - 2, ".c", 3);	/* the name ends ".c", then its NUL */
+	cr_assert_eq(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.match_user_string),
+					    &opts), 0);
+	return args;
+}
+
+/*
+ * A path longer than a subject holds is not matched on its first bytes
+ * (a wrong answer, with no error): the read says -E2BIG and so does the
+ * match. The longest that fits, AK_GLOB_SUBJECT_MAX - 1 bytes, matches.
+ */
+Test(glob, a_subject_too_long_is_an_error_not_an_answer, .timeout = 120)
+{
+	struct batch b;
+	struct subject_args a;
+
+	load(&b);
+	put_text(&b, "*.c");
+	a = read_and_match(b.skel, AK_GLOB_SUBJECT_MAX - 1);
+	cr_expect_eq(a.read_err, 0);
+	cr_expect_eq(a.len, AK_GLOB_SUBJECT_MAX - 1);
+	cr_expect_eq(a.match, 1, "the longest string that fits: %d", a.match);
+	a = read_and_match(b.skel, AK_GLOB_SUBJECT_MAX);
+	cr_expect_eq(a.read_err, -E2BIG, "one byte too long: %d", a.read_err);
+	cr_expect_eq(a.match, -E2BIG, "matched anyway: %d", a.match);
+	a = read_and_match(b.skel, AK_GLOB_SUBJECT_MAX + 40);
+	cr_expect_eq(a.read_err, -E2BIG);
+	cr_expect_eq(a.match, -E2BIG);
+	a = read_and_match(b.skel, 10);
+	cr_expect_eq(a.read_err, 0);
+	cr_expect_eq(a.len, 10);
+	cr_expect_eq(a.match, 1);
 	glob__destroy(b.skel);
 }

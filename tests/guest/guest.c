@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,42 @@ int guest_run_on_cpu_until_done(const struct bpf_program *prog, int cpu, void *c
 	if (!err)
 		err = arenakit_run_ctx_until_done(prog, ctx, ctx_size, UINT_MAX, &retval, NULL);
 	return err && err != -AK_EBUDGET ? err : retval;
+}
+
+struct cpu_run {
+	const struct bpf_program *prog;
+	int cpu;
+	void *ctx;
+	size_t ctx_size;
+	int err;
+};
+
+static void *cpu_run_thread(void *arg)
+{
+	struct cpu_run *r = arg;
+
+	r->err = guest_run_on_cpu_until_done(r->prog, r->cpu, r->ctx, r->ctx_size);
+	return NULL;
+}
+
+void guest_run_on_cpus(const struct bpf_program *prog, int cpus, void *ctxs, size_t ctx_size,
+		       int *errs)
+{
+	struct cpu_run *runs = calloc(cpus, sizeof(*runs));
+	pthread_t *threads = calloc(cpus, sizeof(*threads));
+	int i;
+
+	cr_assert(runs && threads);
+	for (i = 0; i < cpus; i++) {
+		runs[i] = (struct cpu_run){ prog, i, (char *)ctxs + i * ctx_size, ctx_size, 0 };
+		cr_assert_eq(pthread_create(&threads[i], NULL, cpu_run_thread, &runs[i]), 0);
+	}
+	for (i = 0; i < cpus; i++) {
+		pthread_join(threads[i], NULL);
+		errs[i] = runs[i].err;
+	}
+	free(runs);
+	free(threads);
 }
 
 struct bpf_program *guest_load_one(const void *elf, size_t size, const char *object,

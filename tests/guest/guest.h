@@ -46,6 +46,14 @@ int guest_run_on_cpu_until_done(const struct bpf_program *prog, int cpu, void *c
 				size_t ctx_size);
 
 /*
+ * guest_run_on_cpu_until_done() of @prog on CPUs 0..@cpus-1 at once, one
+ * thread each, CPU i with the context at @ctxs + i * @ctx_size; each run's
+ * result in @errs[i]. Returns when every thread has ended.
+ */
+void guest_run_on_cpus(const struct bpf_program *prog, int cpus, void *ctxs, size_t ctx_size,
+		       int *errs);
+
+/*
  * Skip the calling test, naming the feature and @patch, unless the running
  * kernel has @feature (enum arenakit_feature, kernel_features.h).
  */

@@ -391,17 +391,55 @@ SEC("tc")
 int tc_count(struct __sk_buff *skb)
 {
 	__u32 k = skb->len;
-	__u64 one = 1;
+	__u64 zero = 0;
 	__u64 __arena *count;
 	int err = 0;
 
-	count = ak_htab_lookup(&table, &k, &err);
-	if (count) {
+	count = ak_htab_lookup_or_init(&table, &k, &zero, &err);
+	if (!count)
+		return -err;
+	__sync_fetch_and_add(count, 1);
+	return 0;
+}
+
+/* Counting on every CPU at once into the same keys (count_keys). */
+struct ak_htab __arena_global count_table;
+
+SEC("syscall")
+int count_init(void *ctx)
+{
+	int err = ak_htab_init(&count_table, sizeof(__u32), sizeof(__u64), COUNT_KEYS);
+
+	return err ?: ak_htab_reserve(&count_table, COUNT_KEYS);
+}
+
+/* -AK_EBUDGET to be run again (busy, or cut), 0 when all is done. */
+SEC("syscall")
+int count_keys(struct htab_count_args *args)
+{
+	__u32 step, stop = args->done + RUN_STEPS, k;
+	__u64 zero = 0;
+	__u64 __arena *count;
+	int err;
+
+	for (step = args->done + (__u32)ak_opaque_zero(); step < args->steps && step < stop &&
+	     can_loop; step++) {
+		k = step % COUNT_KEYS;
+		err = 0;
+		count = ak_htab_lookup_or_init(&count_table, &k, &zero, &err);
+		if (!count) {
+			if (err == -EBUSY) {
+				args->busy++;
+				break;	/* this step again, next run */
+			}
+			args->errors++;
+			args->last_error = err;
+			continue;
+		}
 		__sync_fetch_and_add(count, 1);
-		return 0;
 	}
-	err = ak_htab_update_nosleep(&table, &k, &one, AK_HTAB_NOEXIST);
-	return err == -EEXIST ? 0 : -err;
+	args->done = step;
+	return step < args->steps ? -AK_EBUDGET : 0;
 }
 
 /*

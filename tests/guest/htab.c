@@ -150,46 +150,25 @@ Test(htab, million_entries_agree_with_a_model, .timeout = 600)
 	htab__destroy(skel);
 }
 
-struct churner {
-	struct htab *skel;
-	int cpu;
-	struct htab_churn_args args;
-	int err;
-};
-
-static void *churn(void *arg)
-{
-	struct churner *c = arg;
-
-	c->err = guest_run_on_cpu_until_done(c->skel->progs.cpu_churn, c->cpu, &c->args,
-					     sizeof(c->args));
-	return NULL;
-}
-
 /* Writers on every CPU, one table that grows under them. */
 Test(htab, cpus_insert_and_delete_at_once, .timeout = 300)
 {
 	enum { PER_CPU = 20000 };
 	struct htab *skel = load(0);
 	struct ak_htab *table = &skel->arena->table;
-	int cpus = sysconf(_SC_NPROCESSORS_ONLN), i, retval, err;
-	struct churner c[8];
-	pthread_t t[8];
+	int cpus = sysconf(_SC_NPROCESSORS_ONLN), i, retval, err, errs[8];
+	struct htab_churn_args c[8];
 	unsigned int k;
 
 	cr_assert_geq(cpus, 2);
 	if (cpus > 8)
 		cpus = 8;
-	for (i = 0; i < cpus; i++) {
-		c[i] = (struct churner){ .skel = skel, .cpu = i,
-					 .args = { .first = i * PER_CPU, .count = PER_CPU } };
-		cr_assert_eq(pthread_create(&t[i], NULL, churn, &c[i]), 0);
-	}
 	for (i = 0; i < cpus; i++)
-		pthread_join(t[i], NULL);
+		c[i] = (struct htab_churn_args){ .first = i * PER_CPU, .count = PER_CPU };
+	guest_run_on_cpus(skel->progs.cpu_churn, cpus, c, sizeof(c[0]), errs);
 	for (i = 0; i < cpus; i++)
-		cr_expect(!c[i].err && !c[i].args.errors, "CPU %d: %d, %u errors (last %d)", i,
-			  c[i].err, c[i].args.errors, c[i].args.last_error);
+		cr_expect(!errs[i] && !c[i].errors, "CPU %d: %d, %u errors (last %d)", i,
+			  errs[i], c[i].errors, c[i].last_error);
 	cr_assert_eq(arenakit_run_until_done(skel->progs.maintain, MAX_RUNS, &retval, NULL), 0);
 	cr_expect_eq(retval, 0);
 	cr_expect_eq(ak_htab_count(table), (unsigned long long)cpus * PER_CPU / 2);
@@ -198,10 +177,52 @@ Test(htab, cpus_insert_and_delete_at_once, .timeout = 300)
 	/* Nothing leaked: the entries and the one bucket array. */
 	cr_expect_eq(guest_live_objects(skel), ak_htab_count(table) + 1);
 	for (i = 0, k = 0; i < cpus; i++)
-		k += c[i].args.busy;
+		k += c[i].busy;
 	printf("htab: %d CPUs x %d inserts and %d deletes, %llu buckets at the end, %u -EBUSY "
 	       "answers tried again (%llu of them the allocator's)\n", cpus, PER_CPU, PER_CPU / 2,
 	       table->cur->nbuckets, k, skel->arena->ak_allocator.stats.fail_busy);
+	htab__destroy(skel);
+}
+
+/*
+ * Every CPU counts into the same 64 keys at once, each key new at the
+ * start: ak_htab_lookup_or_init makes one entry per key whichever CPU gets
+ * there first, and no count is lost (the old way, lookup, then insert with
+ * AK_HTAB_NOEXIST, drops the count of each CPU that loses the insert).
+ */
+Test(htab, cpus_count_into_the_same_keys_and_lose_nothing, .timeout = 300)
+{
+	enum { STEPS = COUNT_KEYS * 312 };	/* each key as often */
+	struct htab *skel = load(0);
+	struct ak_htab *table = &skel->arena->count_table;
+	int cpus = sysconf(_SC_NPROCESSORS_ONLN), i, retval, err, errs[8];
+	unsigned long long total = 0, busy = 0, *count;
+	struct htab_count_args c[8];
+	unsigned int k;
+
+	cr_assert_geq(cpus, 2);
+	if (cpus > 8)
+		cpus = 8;
+	cr_assert_eq(arenakit_run(skel->progs.count_init, &retval), 0);
+	cr_assert_eq(retval, 0);
+	for (i = 0; i < cpus; i++)
+		c[i] = (struct htab_count_args){ .steps = STEPS };
+	guest_run_on_cpus(skel->progs.count_keys, cpus, c, sizeof(c[0]), errs);
+	for (i = 0; i < cpus; i++) {
+		cr_expect(!errs[i] && !c[i].errors, "CPU %d: %d, %u errors (last %d)", i,
+			  errs[i], c[i].errors, c[i].last_error);
+		busy += c[i].busy;
+	}
+	cr_expect_eq(ak_htab_count(table), COUNT_KEYS, "one entry per key");
+	for (k = 0; k < COUNT_KEYS; k++) {
+		count = ak_htab_lookup(table, &k, &err);
+		cr_assert(count, "key %u: %d", k, err);
+		cr_expect_eq(*count, (unsigned long long)cpus * STEPS / COUNT_KEYS, "key %u", k);
+		total += *count;
+	}
+	cr_expect_eq(total, (unsigned long long)cpus * STEPS);
+	printf("htab: %d CPUs counted %llu into %d keys with lookup_or_init, "
+	       "%llu -EBUSY tried again\n", cpus, total, COUNT_KEYS, busy);
 	htab__destroy(skel);
 }
 

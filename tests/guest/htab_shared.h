@@ -13,6 +13,20 @@ struct htab_op {
 	unsigned long long value;
 };
 
+/*
+ * The context of one count_keys run: CPUs count into keys 0..COUNT_KEYS-1
+ * of count_table, one key a step, round and round, with
+ * ak_htab_lookup_or_init and an atomic add.
+ */
+#define COUNT_KEYS 64
+struct htab_count_args {
+	unsigned int steps;	/* to take in all */
+	unsigned int done;	/* taken: the next run resumes here */
+	unsigned int busy;	/* -EBUSY answers, each tried again */
+	unsigned int errors;	/* other failures */
+	int last_error;
+};
+
 /* The context of one cpu_churn run (BPF_PROG_TEST_RUN ctx_in/ctx_out). */
 struct htab_churn_args {
 	unsigned int first, count;

@@ -3,7 +3,6 @@
  * lock.h's two locks on every CPU of the VM at once: no update made under
  * them is lost, and the same updates made without them are.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -12,48 +11,27 @@
 #include "guest/lock_shared.h"
 #include "lock.skel.h"
 
-struct counter_thread {
-	struct lock *skel;
-	int cpu;
-	struct lock_args args;
-	int err;
-};
-
-static void *count(void *arg)
-{
-	struct counter_thread *t = arg;
-
-	t->err = guest_run_on_cpu_until_done(t->skel->progs.lock_count, t->cpu, &t->args,
-					     sizeof(t->args));
-	return NULL;
-}
-
 Test(lock, no_update_is_lost_on_every_cpu, .timeout = 300)
 {
 	enum { ROUNDS = 100000 };
 	struct lock *skel = lock__open();
-	int cpus = sysconf(_SC_NPROCESSORS_ONLN), i;
+	int cpus = sysconf(_SC_NPROCESSORS_ONLN), i, errs[8];
 	unsigned long long total, busy = 0, runs = 0;
-	struct counter_thread t[8];
-	pthread_t tid[8];
+	struct lock_args t[8];
 
 	cr_assert(skel);
 	cr_assert_eq(arenakit_load_skeleton(skel->skeleton), 0);
 	cr_assert_geq(cpus, 2);
 	if (cpus > 8)
 		cpus = 8;
-	for (i = 0; i < cpus; i++) {
-		t[i] = (struct counter_thread){ .skel = skel, .cpu = i, .args.rounds = ROUNDS };
-		cr_assert_eq(pthread_create(&tid[i], NULL, count, &t[i]), 0);
-	}
 	for (i = 0; i < cpus; i++)
-		pthread_join(tid[i], NULL);
+		t[i] = (struct lock_args){ .rounds = ROUNDS };
+	guest_run_on_cpus(skel->progs.lock_count, cpus, t, sizeof(t[0]), errs);
 	for (i = 0; i < cpus; i++) {
-		cr_expect(!t[i].err && !t[i].args.err, "CPU %d: %d, lock: %d", i, t[i].err,
-			  t[i].args.err);
-		cr_expect_eq(t[i].args.done, ROUNDS, "CPU %d: %u rounds", i, t[i].args.done);
-		busy += t[i].args.busy;
-		runs += t[i].args.runs;
+		cr_expect(!errs[i] && !t[i].err, "CPU %d: %d, lock: %d", i, errs[i], t[i].err);
+		cr_expect_eq(t[i].done, ROUNDS, "CPU %d: %u rounds", i, t[i].done);
+		busy += t[i].busy;
+		runs += t[i].runs;
 	}
 	total = (unsigned long long)cpus * ROUNDS;
 	cr_expect_eq(skel->arena->counter, total, "ak_lock: %llu of %llu",

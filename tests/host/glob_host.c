@@ -105,7 +105,7 @@ Test(glob_host, subject_outside_the_arena_matches_as_arena_strings_do)
 	memset(subj.s, 'x', sizeof(subj.s));
 	cr_expect_eq(ak_glob_match_subject("x*x", &subj), 1, "a full buffer");
 	subj.len = AK_GLOB_SUBJECT_MAX + 1;
-	cr_expect_eq(ak_glob_match_subject("*", &subj), -EINVAL);
+	cr_expect_eq(ak_glob_match_subject("*", &subj), -E2BIG, "a string cut to fit is no answer");
 }
 
 Test(glob_host, agrees_with_fnmatch)
@@ -212,4 +212,43 @@ Test(glob_host, nul_bytes_agree_with_fnmatch_on_a_stand_in)
 	}
 	cr_expect_eq(disagree, 0, "%d of %d pairs disagree", disagree, compared);
 	cr_expect_gt(with_nul, 30000, "only %d strings had a NUL", with_nul);
+}
+
+/* ak_glob_valid: the three reasons, where each is, and what stays valid. */
+Test(glob_host, valid_says_why_a_pattern_is_unusable)
+{
+	static const struct {
+		const char *pat;
+		unsigned long long max_len;
+		int want;
+		unsigned long long at;
+	} cases[] = {
+		{ "", 64, AK_GLOB_EMPTY, 0 },
+		{ "*.c", 64, 0, 0 },
+		{ "/tmp/[ab", 64, AK_GLOB_UNCLOSED_CLASS, 5 },
+		{ "[a-", 64, AK_GLOB_UNCLOSED_CLASS, 0 },
+		{ "x[!", 64, AK_GLOB_UNCLOSED_CLASS, 1 },
+		{ "[]]", 64, 0, 0 },		/* a leading ']' is a member */
+		{ "[!]x]*", 64, 0, 0 },
+		{ "\\[ab", 64, 0, 0 },		/* an escaped '[' opens nothing */
+		{ "[ab]c[", 64, AK_GLOB_UNCLOSED_CLASS, 5 },
+		{ "ab\\", 64, 0, 0 },		/* a trailing '\' is a pattern lib/glob.c reads */
+		{ "abc", 3, 0, 0 },
+		{ "abcd", 3, AK_GLOB_TOO_LONG, 3 },
+		{ "ab[cd]", 3, AK_GLOB_TOO_LONG, 3 },	/* the limit falls inside a class */
+		{ "[abcd]", 3, AK_GLOB_TOO_LONG, 3 },
+	};
+	unsigned long long at;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		at = 99;
+		cr_expect_eq(ak_glob_valid(cases[i].pat, cases[i].max_len, &at), cases[i].want,
+			     "\"%s\" (limit %llu): %s", cases[i].pat, cases[i].max_len,
+			     ak_glob_invalid_reason(ak_glob_valid(cases[i].pat, cases[i].max_len, 0)));
+		cr_expect_eq(at, cases[i].at, "\"%s\": at %llu", cases[i].pat, at);
+	}
+	/* A pattern it calls unclosed is one the matcher takes literally. */
+	cr_expect_eq(ak_glob_match("/tmp/[ab", "/tmp/[ab"), 1);
+	cr_expect(strstr(ak_glob_invalid_reason(AK_GLOB_UNCLOSED_CLASS), "'['"));
 }

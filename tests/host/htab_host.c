@@ -334,6 +334,70 @@ Test(htab_host, agrees_with_a_model)
 	cr_expect_eq(alloc_stats().objects, 0);
 }
 
+/*
+ * ak_htab_lookup_or_init: an absent key goes in with the initial value, a
+ * present one keeps its own, both give the entry's value; and it says why
+ * it cannot (sizes, an empty pool) rather than answering NULL alone.
+ */
+Test(htab_host, lookup_or_init_inserts_once_and_keeps_what_is_there)
+{
+	uint32_t k = 7, other = 8;
+	uint64_t zero = 0, v = 70, *p, *again;
+	uint32_t small_value = 0;
+	uint16_t short_key = 7;
+	int err = 0;
+
+	cr_assert_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 16), 0);
+	cr_assert_eq(ak_htab_reserve(&table, 2), 0);
+	p = ak_htab_lookup_or_init(&table, &k, &zero, &err);
+	cr_assert(p, "absent key: %d", err);
+	cr_expect_eq(*p, 0);
+	cr_expect_eq(ak_htab_count(&table), 1);
+	*p += 5;
+	again = ak_htab_lookup_or_init(&table, &k, &v, &err);
+	cr_expect_eq(again, p, "a second call finds the same entry");
+	cr_expect_eq(*again, 5, "the value there is kept, not reset to the initial one");
+	cr_expect_eq(ak_htab_count(&table), 1);
+	cr_expect_eq(ak_htab_update(&table, &other, &v, AK_HTAB_NOEXIST), 0);
+	p = ak_htab_lookup_or_init(&table, &other, &zero, &err);
+	cr_assert(p);
+	cr_expect_eq(*p, 70);
+	err = 0;
+	cr_expect_null(ak_htab_lookup_or_init(&table, &short_key, &zero, &err));
+	cr_expect_eq(err, -EINVAL, "a key of the wrong size");
+	err = 0;
+	cr_expect_null(ak_htab_lookup_or_init(&table, &k, &small_value, &err));
+	cr_expect_eq(err, -EINVAL, "an initial value of the wrong size");
+	cr_expect_eq(ak_htab_count(&table), 2);
+	cr_expect_eq(ak_htab_destroy(&table), 0);
+	cr_expect_eq(alloc_stats().objects, 0);
+}
+
+/* With no node to be had (no pool, no page left), -ENOMEM and nothing changed. */
+Test(htab_host, lookup_or_init_says_enomem_when_the_pool_is_empty)
+{
+	uint32_t k;
+	uint64_t zero = 0;
+	int i, err = 0;
+
+	cr_assert_eq(ak_htab_init(&table, sizeof(k), sizeof(zero), 4096), 0);
+	cr_assert_eq(ak_htab_reserve(&table, 100), 0);
+	test_pages_left = 0;
+	for (i = 0; i < 100000; i++) {
+		k = i;
+		if (!ak_htab_lookup_or_init(&table, &k, &zero, &err))
+			break;
+	}
+	cr_expect_eq(err, -ENOMEM);
+	cr_expect_geq(i, 100, "the reserved nodes: %d", i);
+	cr_expect_eq(ak_htab_count(&table), (unsigned long long)i);
+	k = 0;
+	cr_expect(ak_htab_lookup_or_init(&table, &k, &zero, &err), "a present key needs no node");
+	test_pages_left = ~0ULL;
+	cr_expect_eq(ak_htab_destroy(&table), 0);
+	cr_expect_eq(alloc_stats().objects, 0);
+}
+
 Test(htab_host, full_arena_is_enomem_and_the_table_stays_usable)
 {
 	uint32_t k, v = 1;

@@ -126,6 +126,12 @@ Test(misuse, table_macros_evaluate_each_argument_once)
 	ti = ki = 0;
 	cr_expect_eq(ak_htab_delete_nosleep(&t[ti++], &keys[ki++]), -ENOENT);
 	cr_expect(ti == 1 && ki == 1, "delete_nosleep: %d %d", ti, ki);
+	ti = ki = vi = ei = 0;
+	cr_expect(ak_htab_lookup_or_init(&t[ti++], &keys[ki++], &values[vi++], &errs[ei++]));
+	cr_expect(ti == 1 && ki == 1 && vi == 1 && ei == 1, "lookup_or_init: %d %d %d %d",
+		  ti, ki, vi, ei);
+	cr_expect_eq(ak_htab_count(&t[0]), 1);
+	cr_expect_eq(ak_htab_count(&t[1]), 0, "inserted into the wrong table");
 	for (i = 0; i < 4; i++)
 		cr_expect_eq(ak_htab_destroy(&t[i]), 0);
 	cr_expect_eq(alloc_stats().objects, 0);

@@ -110,16 +110,16 @@ int BPF_PROG(on_exec, struct task_struct *task, pid_t old_pid, struct linux_binp
 	__u32 key = 0;
 	struct scratch *s = bpf_map_lookup_elem(&scratch, &key);
 	unsigned int rules = eg.nrules, i;
-	long n;
-	int match;
+	int match, err;
 
 	if (!s)
 		return 0;
-	n = bpf_probe_read_kernel_str(s->name.s, sizeof(s->name.s), bprm->filename);
-	if (n <= 0)
-		return 0;
-	s->name.len = n - 1;	/* without the NUL */
+	err = ak_glob_subject_read_kernel(&s->name, bprm->filename);
 	__sync_fetch_and_add(&eg.execs, 1);
+	if (err == -E2BIG)
+		__sync_fetch_and_add(&eg.too_long, 1);	/* no rule is told it matched */
+	if (err)
+		return 0;
 	for (i = ak_opaque_zero(); i < rules && i < EXEC_GLOB_RULES && can_loop; i++) {
 		match = ak_glob_match_subject(eg.pattern[i], &s->name);
 		if (match < 0)

@@ -20,6 +20,7 @@
 #include <bpf/bpf.h>
 
 /* The types of the program's arena globals, before the skeleton that names them. */
+#include <arenakit/glob.h>
 #include <arenakit/htab.h>
 #include "exec_glob.h"
 #include "exec_glob.skel.h"
@@ -88,10 +89,11 @@ static void report(struct exec_glob_bpf *skel)
 			n = 0;
 		printf("exe %-24s rule %u %llu\n", key.exe, key.rule, n);
 	}
-	if (eg->nkeys > EXEC_GLOB_KEYS || eg->dropped || eg->cut)
+	if (eg->nkeys > EXEC_GLOB_KEYS || eg->dropped || eg->cut || eg->too_long)
 		printf("not counted: %u keys over %d, %llu hits the table refused, "
-		       "%llu matches the budget cut\n", eg->nkeys > EXEC_GLOB_KEYS ?
-		       eg->nkeys - EXEC_GLOB_KEYS : 0, EXEC_GLOB_KEYS, eg->dropped, eg->cut);
+		       "%llu matches the budget cut, %llu file names over %d bytes\n",
+		       eg->nkeys > EXEC_GLOB_KEYS ? eg->nkeys - EXEC_GLOB_KEYS : 0, EXEC_GLOB_KEYS,
+		       eg->dropped, eg->cut, eg->too_long, AK_GLOB_SUBJECT_MAX - 1);
 }
 
 int main(int argc, char **argv)

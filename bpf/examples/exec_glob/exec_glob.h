@@ -27,6 +27,7 @@ struct exec_glob {
 	unsigned long long execs;			/* execs seen */
 	unsigned long long cut;				/* matches the loop budget cut */
 	unsigned long long dropped;			/* hits the table could not count */
+	unsigned long long too_long;			/* file names a subject cannot hold */
 	struct exec_key keys[EXEC_GLOB_KEYS];		/* every key inserted, for user space */
 };
 
