@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 #include <bpf/bpf.h>
 
+#include <arenakit/user.h>
 #include "loader.h"
 
 #define LOG_TAIL_LINES 25
@@ -194,17 +195,7 @@ int arenakit_run(const struct bpf_program *prog, int *retval)
 
 int arenakit_run_ctx(const struct bpf_program *prog, void *ctx, size_t ctx_size, int *retval)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = ctx, .ctx_size_in = ctx_size);
-	int fd = bpf_program__fd(prog);
-	int err;
-
-	if (fd < 0)
-		return -EBADF;	/* not loaded: nothing to run */
-	err = bpf_prog_test_run_opts(fd, &opts);
-	if (err)
-		return -errno;
-	*retval = (int)opts.retval;
-	return 0;
+	return ak_run(prog, ctx, ctx_size, retval);
 }
 
 int arenakit_pin_to_cpu(int cpu)
@@ -218,7 +209,7 @@ int arenakit_pin_to_cpu(int cpu)
 
 int arenakit_run_retval(const struct bpf_program *prog)
 {
-	int retval, err = arenakit_run(prog, &retval);
+	int retval = 0, err = arenakit_run(prog, &retval);
 
 	return err ? err : retval;
 }
@@ -232,21 +223,5 @@ int arenakit_run_until_done(const struct bpf_program *prog, unsigned int max_run
 int arenakit_run_ctx_until_done(const struct bpf_program *prog, void *ctx, size_t ctx_size,
 				unsigned int max_runs, int *retval, unsigned int *runs)
 {
-	unsigned int done = 0;
-	int err = 0;
-
-	*retval = -AK_EBUDGET;
-	while (*retval == -AK_EBUDGET && done < max_runs) {
-		if (done)
-			sched_yield();
-		err = arenakit_run_ctx(prog, ctx, ctx_size, retval);
-		if (err)
-			break;
-		done++;
-	}
-	if (runs)
-		*runs = done;
-	if (err)
-		return err;
-	return *retval == -AK_EBUDGET ? -AK_EBUDGET : 0;
+	return ak_run_until_done(prog, ctx, ctx_size, max_runs, retval, runs);
 }

@@ -60,6 +60,8 @@ int arenakit_run(const struct bpf_program *prog, int *retval);
 /*
  * Run @prog once with @ctx (@ctx_size bytes) as its context; a syscall
  * program's changes to it are copied back. @retval as arenakit_run().
+ * (ak_run of the installed <arenakit/user.h>, as are the _until_done
+ * calls below: the tool uses what it ships.)
  */
 int arenakit_run_ctx(const struct bpf_program *prog, void *ctx, size_t ctx_size, int *retval);
 

@@ -482,6 +482,31 @@ static __ak_always_inline void __arena *__ak_alloc_from_cache(unsigned long long
 	return (void __arena *)__ak_alloc_cache_only(size);
 }
 
+#ifdef __BPF__
+/**
+ * AK_ALLOC_PROGRAM - define a program through which user space allocates
+ * @name: the program's name (its skeleton's progs.@name)
+ *
+ * A sleepable SEC("syscall") program that allocates struct
+ * ak_alloc_request's size bytes with ak_alloc and answers with the
+ * object's address, for ak_arena_alloc(), ak_arena_memdup() and
+ * ak_arena_strdup() (user.h): the way a loader gets a string or a buffer of
+ * its own into the arena, as a pattern a program then matches. The object
+ * is the program's like any other: ak_free it in BPF when done.
+ */
+#define AK_ALLOC_PROGRAM(name)						\
+	SEC("syscall")							\
+	int name(struct ak_alloc_request *req)				\
+	{								\
+		int err = 0;						\
+		void __arena *obj = ak_alloc_err(req->size, &err);	\
+									\
+		req->addr = (unsigned long long)obj;			\
+		req->err = obj ? 0 : err;				\
+		return req->err;					\
+	}
+#endif
+
 #include <arenakit/alloc_impl.h>
 
 #endif /* __ARENAKIT_ALLOC_H */

@@ -102,6 +102,18 @@ void bpf_arena_free_pages(void *map, void __arena *ptr, __u32 page_cnt) __ksym _
 #endif /* __BPF__ */
 
 /*
+ * What user space asks of AK_ALLOC_PROGRAM (alloc.h) through
+ * ak_arena_alloc() (user.h): @size bytes; the program answers with the
+ * object's address as user space sees it in the arena's mmap, or @err.
+ */
+struct ak_alloc_request {
+	unsigned long long size;
+	unsigned long long addr;
+	int err;
+	int unused;
+};
+
+/*
  * Between stores of zero to neighbouring arena fields: clang-19 merges such
  * stores into a memset that it lowers without the arena address cast, and
  * the verifier refuses the program ("invalid mem access 'scalar'").

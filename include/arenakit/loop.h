@@ -39,7 +39,7 @@
  *     fails with -EBUSY: a busy lock never eats the frame's budget.
  *  4. A BPF program whose work was cut returns the library's code as it
  *     got it (return -AK_EBUDGET; 0 when done). User space runs it again
- *     until it returns anything else (user/loader.h: arenakit_run_until_done).
+ *     until it returns anything else (user.h: ak_run_until_done).
  *
  * In user space the loop macros are no-ops (ak_can_loop is always true):
  * the headers compile there so a loader can read arena structures through

@@ -19,6 +19,7 @@ struct counts {
 	unsigned long long rule[8];
 	unsigned long long true_bin_t, true_true, env_env;
 	int status;
+	int said_why;	/* a line said what ak_glob_valid found */
 };
 
 static struct counts run(const char *args)
@@ -34,6 +35,9 @@ static struct counts run(const char *args)
 	cr_assert(p, "cannot run %s", command);
 	while (fgets(line, sizeof(line), p)) {
 		fputs(line, stdout);
+		if (strstr(line, "opens no class") || strstr(line, "empty pattern") ||
+		    strstr(line, "longer than its limit"))
+			c.said_why = 1;
 		if (sscanf(line, "rule %u %*s %llu", &rule, &n) == 2 && rule < 8)
 			c.rule[rule] = n;
 		if (sscanf(line, "exe %63s rule %u %llu", exe, &rule, &n) == 3) {
@@ -76,6 +80,12 @@ Test(exec_glob, example_refuses_bad_arguments, .timeout = 60)
 	c = run("a b c d e f g h i j k l m n o p q -- /bin/true");
 	cr_expect(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 2, "17 patterns: %#x",
 		  c.status);
+	c = run("'/tmp/[ab' -- /bin/true");
+	cr_expect(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 2 && c.said_why,
+		  "an unclosed '[': %#x", c.status);
+	c = run("'' -- /bin/true");
+	cr_expect(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 2 && c.said_why,
+		  "an empty pattern: %#x", c.status);
 	c = run("--help");
 	cr_expect(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0, "--help: %#x", c.status);
 }

@@ -22,6 +22,7 @@
 /* The types of the program's arena globals, before the skeleton that names them. */
 #include <arenakit/glob.h>
 #include <arenakit/htab.h>
+#include <arenakit/user.h>
 #include "exec_glob.h"
 #include "exec_glob.skel.h"
 
@@ -48,12 +49,12 @@ static int kernel_is_ours(void)
 	return !uname(&u) && strstr(u.release, "-arenakit");
 }
 
+/* The setup program, run again while its budget cuts it (user.h). */
 static int run_setup(struct exec_glob_bpf *skel)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, opts);
-	int err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.setup), &opts);
+	int retval, err = ak_run_until_done(skel->progs.setup, NULL, 0, 64, &retval, NULL);
 
-	return err ? -errno : (int)opts.retval;
+	return err ? err : retval;
 }
 
 static int run_command(char **argv)
@@ -115,12 +116,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "exec_glob: %d patterns; at most %d\n", npatterns, EXEC_GLOB_RULES);
 		return 2;
 	}
-	for (i = 1; i <= npatterns; i++)
-		if (!*argv[i] || strlen(argv[i]) >= EXEC_GLOB_PATTERN_MAX) {
-			fprintf(stderr, "exec_glob: pattern '%s': 1 to %d bytes\n", argv[i],
+	for (i = 1; i <= npatterns; i++) {
+		unsigned long long at;
+		int bad = ak_glob_valid(argv[i], EXEC_GLOB_PATTERN_MAX - 1, &at);
+
+		if (bad) {
+			fprintf(stderr, "exec_glob: pattern '%s': %s (byte %llu; patterns are 1 "
+				"to %d bytes)\n", argv[i], ak_glob_invalid_reason(bad), at,
 				EXEC_GLOB_PATTERN_MAX - 1);
 			return 2;
 		}
+	}
 	if (!kernel_is_ours()) {
 		fprintf(stderr, "exec_glob: refusing to load BPF: this is not the arenakit "
 			"test kernel (run it in the VM: make vm CMD=...)\n");

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * arenakit/user.h - the user-space side of arenakit, for a loader built on
+ * libbpf: running a program under the budget contract (loop.h), and getting
+ * a buffer or a string of the loader's into the arena.
+ *
+ *	int retval;
+ *	err = ak_run_until_done(skel->progs.setup, NULL, 0, 100, &retval, NULL);
+ *	char *pat = ak_arena_strdup(skel->progs.arena_alloc, "*.c", &err);
+ *	(pat points into the arena's mmap; a BPF program reads the same bytes)
+ *
+ * The arena's memory is mapped into the loader (skel->arena, or
+ * bpf_map__initial_value()), so the loader writes objects there directly;
+ * what it cannot do is allocate them, as ak_alloc is BPF. The BPF object
+ * defines a program for that with AK_ALLOC_PROGRAM(name) (alloc.h), and
+ * ak_arena_alloc() runs it. Header-only; link with libbpf. User space only.
+ *
+ * Every function returns 0 or a negative errno (or NULL with *err set).
+ */
+#ifndef __ARENAKIT_USER_H
+#define __ARENAKIT_USER_H
+
+#ifdef __BPF__
+#error "<arenakit/user.h> is for user space; a BPF object defines AK_ALLOC_PROGRAM (alloc.h)"
+#else
+
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <arenakit/arena.h>
+#include <arenakit/loop.h>
+
+/**
+ * ak_run - run @prog once with BPF_PROG_TEST_RUN (SEC("syscall") programs)
+ * @prog: a loaded program
+ * @ctx: its context, or NULL (a syscall program's changes to it are copied
+ *	back here)
+ * @ctx_size: @ctx's bytes
+ * @retval: the program's return value (0 if the run could not be made)
+ *
+ * Return: 0, or a negative errno if the run could not be made (-EBADF: not
+ * loaded).
+ */
+static inline int ak_run(const struct bpf_program *prog, void *ctx, size_t ctx_size, int *retval)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = ctx, .ctx_size_in = ctx_size);
+	int fd = bpf_program__fd(prog);
+
+	*retval = 0;
+	if (fd < 0)
+		return -EBADF;
+	if (bpf_prog_test_run_opts(fd, &opts))
+		return -errno;
+	*retval = (int)opts.retval;
+	return 0;
+}
+
+/**
+ * ak_run_until_done - the budget contract's user side: run @prog again
+ * while it returns -AK_EBUDGET
+ * @prog: a loaded program that resumes cut work (a cursor it keeps, in its
+ *	globals or in @ctx)
+ * @ctx: its context, or NULL: each run starts from what the last one left
+ * @ctx_size: @ctx's bytes
+ * @max_runs: the most runs to make
+ * @retval: the last run's return value
+ * @runs: how many runs were made (may be NULL)
+ *
+ * The CPU is yielded between runs, so that a thread on the same CPU that
+ * the program waits for (a lock holder) can go on.
+ *
+ * Return: 0 once the program returned anything but -AK_EBUDGET (which is
+ * in *@retval); -AK_EBUDGET if it still did after @max_runs runs; a
+ * negative errno if a run could not be made.
+ */
+static inline int ak_run_until_done(const struct bpf_program *prog, void *ctx, size_t ctx_size,
+				    unsigned int max_runs, int *retval, unsigned int *runs)
+{
+	unsigned int done = 0;
+	int err = 0;
+
+	*retval = -AK_EBUDGET;
+	while (*retval == -AK_EBUDGET && done < max_runs) {
+		if (done)
+			sched_yield();
+		err = ak_run(prog, ctx, ctx_size, retval);
+		if (err)
+			break;
+		done++;
+	}
+	if (runs)
+		*runs = done;
+	if (err)
+		return err;
+	return *retval == -AK_EBUDGET ? -AK_EBUDGET : 0;
+}
+
+/**
+ * ak_arena_alloc - allocate @size bytes of arena memory from user space
+ * @alloc_prog: the object's AK_ALLOC_PROGRAM
+ * @size: bytes, 1..AK_ALLOC_MAX
+ * @err: set on NULL: the allocator's answer (-ENOMEM, -E2BIG, ...) or why
+ *	the program could not run (may be NULL)
+ *
+ * Return: the object, at its address in the arena's mmap, or NULL.
+ */
+static inline void *ak_arena_alloc(const struct bpf_program *alloc_prog, size_t size, int *err)
+{
+	struct ak_alloc_request req = { .size = size };
+	int retval, e = ak_run(alloc_prog, &req, sizeof(req), &retval);
+
+	if (!e)
+		e = retval ? retval : req.addr ? 0 : -ENOMEM;
+	if (e) {
+		if (err)
+			*err = e;
+		return NULL;
+	}
+	return (void *)(unsigned long)req.addr;
+}
+
+/**
+ * ak_arena_memdup - a copy of @len bytes of @buf in the arena
+ * @alloc_prog: the object's AK_ALLOC_PROGRAM
+ * @buf: the bytes
+ * @len: how many, 1..AK_ALLOC_MAX
+ * @err: as ak_arena_alloc()
+ *
+ * Return: the copy, in the arena's mmap, or NULL.
+ */
+static inline void *ak_arena_memdup(const struct bpf_program *alloc_prog, const void *buf,
+				    size_t len, int *err)
+{
+	void *copy = ak_arena_alloc(alloc_prog, len, err);
+
+	if (copy)
+		memcpy(copy, buf, len);
+	return copy;
+}
+
+/**
+ * ak_arena_strdup - a copy of the string @s, its NUL included, in the arena
+ * @alloc_prog: the object's AK_ALLOC_PROGRAM
+ * @s: the string
+ * @err: as ak_arena_alloc()
+ *
+ * Return: the copy, in the arena's mmap, or NULL.
+ */
+static inline char *ak_arena_strdup(const struct bpf_program *alloc_prog, const char *s,
+				    int *err)
+{
+	return ak_arena_memdup(alloc_prog, s, strlen(s) + 1, err);
+}
+
+#endif /* __BPF__ */
+#endif /* __ARENAKIT_USER_H */
