@@ -148,6 +148,8 @@ TEST_ARGS := --color=never $(if $(FILTER),--filter='$(FILTER)') $(CRITERION_ARGS
 
 help:
 	@echo 'make            build everything (the kernel, libbpf and bpftool once, in the cache)'
+	@echo 'make tool       only the kernel and build/arenakit, no test or benchmark (make run'
+	@echo '                  and make stress build only these); make install needs nothing built'
 	@echo 'make test       ... and run the host tests and, in the VM, the guest tests'
 	@echo '                  FILTER=suite/test  run only matching Criterion tests'
 	@echo '                  KERNEL=stock       use the unpatched 6.12 kernel'
@@ -308,11 +310,12 @@ $(KERNEL_FILES):
 	$(Q)tar -tJf /usr/src/linux-source-6.12.tar.xz | sed -n 's|^linux-source-6.12/||; /[^/]$$/p' > $@.tmp
 	$(Q)mv $@.tmp $@
 
+# The tool alone: make run and make stress build no test or benchmark.
 ifeq ($(ARGS),)
-run: all $(KERNEL_FILES)
+run: kernel tool $(KERNEL_FILES)
 	$(Q)kernel/vm '$(TOOL) info && $(TOOL) glob --stats --check $(GLOB_DEMO_PATTERNS) $(KERNEL_FILES)'
 else
-run: all
+run: kernel tool
 	$(Q)kernel/vm "$(TOOL) $$ARGS"
 endif
 
@@ -325,7 +328,7 @@ bench: all $(KERNEL_FILES)
 
 # 100M items of 24 bytes: 2.4 GB of arena, so the VM gets 6 GiB.
 STRESS_ARGS ?= --size 100000000 all
-stress: all
+stress: kernel tool
 	$(Q)SMP=4 MEM=6G kernel/vm "$(TOOL) stress $(STRESS_ARGS)"
 
 vm: all
