@@ -65,4 +65,69 @@ int zero_neighbours(void *ctx)
 	return 0;
 }
 
+/*
+ * A counter that starts from the constant 0 in a walk and decides a
+ * branch: the verifier knows its value, so each pass is a state it has not
+ * seen (1, 2, 3... matches), none is pruned, and the branches it has yet to
+ * follow pile up until "The sequence of 8193 jumps is too complex". From
+ * ak_opaque_zero() the count is a number it does not know, the same in
+ * every pass, and the walk verifies in a few passes.
+ */
+#define COUNT_UP_TO_A_LIMIT(start)					\
+	({								\
+		struct item __arena *it;				\
+		int hits = (start);					\
+									\
+		ak_list_for_each_entry(it, &items, node) {		\
+			if (it->name[0] != 'a')				\
+				continue;				\
+			if (++hits == 1000000)			\
+				break;	/* enough */			\
+		}							\
+		hits;							\
+	})
+
+SEC("syscall")
+int count_from_constant_zero(void *ctx)
+{
+	return COUNT_UP_TO_A_LIMIT(0);
+}
+
+SEC("syscall")
+int count_from_opaque_zero(void *ctx)
+{
+	return COUNT_UP_TO_A_LIMIT(ak_opaque_zero());
+}
+
+/*
+ * A struct copied from arena to arena: clang-19 turns it into a memcpy that
+ * it lowers without the arena address cast, as it does merged stores of
+ * zero ("invalid mem access 'scalar'"). Copying word by word through
+ * volatile arena pointers keeps each load and store (and its cast).
+ */
+SEC("syscall")
+int copy_arena_struct(void *ctx)
+{
+	struct pair __arena *p = last;
+
+	if (!p)
+		return 0;
+	p[1] = p[0];
+	return 0;
+}
+
+SEC("syscall")
+int copy_arena_struct_by_words(void *ctx)
+{
+	volatile unsigned long long __arena *from = (void __arena *)last;
+	volatile unsigned long long __arena *to = (void __arena *)(last + 1);
+	unsigned int i;
+
+	if (!last)
+		return 0;
+	for (i = 0; i < sizeof(struct pair) / 8; i++)
+		to[i] = from[i];
+	return 0;
+}
+
 char _license[] SEC("license") = "GPL";

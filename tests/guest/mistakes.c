@@ -47,3 +47,25 @@ Test(mistakes, zero_stores_merged_into_a_memset, .timeout = GUEST_TEST_TIMEOUT)
 {
 	expect_mistake("zero_neighbours", "invalid mem access 'scalar'");
 }
+
+static void expect_loads(const char *program)
+{
+	struct bpf_object *obj;
+	size_t size;
+	const void *elf = mistakes__elf_bytes(&size);
+
+	cr_expect(guest_load_one(elf, size, "mistakes", program, &obj), "%s", program);
+	bpf_object__close(obj);
+}
+
+Test(mistakes, a_walk_counter_from_constant_zero, .timeout = GUEST_TEST_TIMEOUT)
+{
+	expect_mistake("count_from_constant_zero", "jumps is too complex");
+	expect_loads("count_from_opaque_zero");
+}
+
+Test(mistakes, a_struct_copied_arena_to_arena, .timeout = GUEST_TEST_TIMEOUT)
+{
+	expect_mistake("copy_arena_struct", "invalid mem access 'scalar'");
+	expect_loads("copy_arena_struct_by_words");
+}
