@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "clock.h"
@@ -88,6 +89,58 @@ static int print_features(void)
 	return err;
 }
 
+/* Where tracefs is mounted: its events/ directory, or NULL. */
+static const char *tracefs_events(void)
+{
+	static const char *const dirs[] = {
+		"/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events",
+	};
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (!stat(dirs[i], &st) && S_ISDIR(st.st_mode))
+			return dirs[i];
+	return NULL;
+}
+
+/*
+ * The tracepoints a tracing program is most often attached to: a tp_btf
+ * (or raw_tp) one exists if vmlinux's BTF has its btf_trace_ typedef; the
+ * tp/syscalls/ ones need the kernel's syscall events (FTRACE_SYSCALLS),
+ * which tracefs lists.
+ */
+static void print_attach_points(void)
+{
+	static const char *const raw[] = {
+		"sys_enter", "sys_exit", "sched_process_exec", "sched_process_exit",
+		"sched_switch",
+	};
+	const char *events = tracefs_events();
+	struct btf *btf = btf__load_vmlinux_btf();
+	char name[64], path[256];
+	struct stat st;
+	size_t i;
+
+	printf("%-18s", "tp_btf/raw_tp:");
+	for (i = 0; i < sizeof(raw) / sizeof(raw[0]); i++) {
+		snprintf(name, sizeof(name), "btf_trace_%s", raw[i]);
+		printf("%s%s %s", i ? ", " : "", raw[i], !btf ? "unknown (no vmlinux BTF)" :
+		       btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0 ? "yes" : "no");
+	}
+	printf("\n");
+	btf__free(btf);
+	if (!events) {
+		printf("tp/syscalls/*:    unknown (tracefs is not mounted: "
+		       "mount -t tracefs tracefs /sys/kernel/tracing)\n");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/syscalls", events);
+	printf("tp/syscalls/*:    %s\n", !stat(path, &st) ? "yes" :
+	       "no (no syscall events in tracefs: the kernel lacks FTRACE_SYSCALLS; "
+	       "tp_btf/sys_enter sees every system call)");
+}
+
 int cmd_info(int argc, char **argv)
 {
 	const char *accel = getenv("ARENAKIT_ACCEL");
@@ -102,8 +155,9 @@ int cmd_info(int argc, char **argv)
 		       "available, which of the arenakit kernel changes it has (may_goto +0,\n"
 		       "may_goto bounded by time, the bpf_can_loop() kfunc; each probed by\n"
 		       "loading a program), the may_goto loop budget in force (measured), the\n"
-		       "CPUs and the QEMU accelerator. Loads BPF: runs only on the arenakit\n"
-		       "kernel.\n");
+		       "CPUs and the QEMU accelerator, and which common tracepoints a tracing\n"
+		       "program can attach to (tp_btf/raw_tp from vmlinux's BTF, tp/syscalls\n"
+		       "from tracefs). Loads BPF: runs only on the arenakit kernel.\n");
 		return 0;
 	}
 	if (argc > 1) {
@@ -119,6 +173,7 @@ int cmd_info(int argc, char **argv)
 		fprintf(stderr, "arenakit info: %s\n", why);
 		return 1;
 	}
+	print_attach_points();
 	arena = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_ARENA, NULL);
 	printf("arena maps:       %s\n", arena == 1 ? "yes" : arena == 0 ? "no" : strerror(-arena));
 	if (print_features())

@@ -122,5 +122,12 @@ Test(vm_runner, info_names_the_kernel_changes, .timeout = 120)
 		cr_assert(line, "no \"%s\" line:\n%s", changes[i].label, r.out);
 		snprintf(want, sizeof(want), "%-18s%s", changes[i].label, has ? "yes" : "no");
 		cr_expect(!strncmp(line, want, strlen(want)), "want \"%s\", got:\n%s", want, r.out);
-	}
+	}	/*
+	 * The attach points a tracing tool asks about: kernel/config has
+	 * tracepoints but not FTRACE_SYSCALLS, so tp_btf/sys_enter is there and
+	 * tp/syscalls/ is not.
+	 */
+	cr_expect(strstr(r.out, "sys_enter yes"), "tp_btf/sys_enter:\n%s", r.out);
+	cr_expect(strstr(r.out, "sched_process_exec yes"), "sched_process_exec:\n%s", r.out);
+	cr_expect(strstr(r.out, "tp/syscalls/*:    no"), "tp/syscalls:\n%s", r.out);
 }
