@@ -36,6 +36,8 @@ static const struct {
 } refused[] = {
 	{ "mistakes/alloc_in_tc", 1 },				/* tests/guest/mistakes.c */
 	{ "mistakes/zero_neighbours", 0 },			/* tests/guest/mistakes.c */
+	{ "mistakes/copy_arena_struct", 0 },			/* tests/guest/mistakes.c */
+	{ "mistakes/count_from_constant_zero", 1 },		/* tests/guest/mistakes.c */
 	{ "verifier/reject_infinite_loop", 1 },			/* tests/guest/verifier.c */
 	{ "can_loop_kfunc/reject_unchecked_index", 1 },		/* tests/guest/can_loop_kfunc.c */
 	{ "can_loop_kfunc/reject_after_callee_drained", 1 },	/* tests/guest/can_loop_kfunc.c */
