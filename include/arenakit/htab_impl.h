@@ -1087,6 +1087,21 @@ static inline void __ak_htab_cursor_reset(struct ak_htab_cursor *c)
 }
 
 /*
+ * A walk's first step with @c starts it on @h; a later one resumes only if
+ * @h did not change since: 0, or -AK_ESTALE.
+ */
+static inline int __ak_htab_cursor_begin(struct ak_htab __arena *h, struct ak_htab_cursor *c)
+{
+	if (!c->htab) {
+		__ak_htab_cursor_reset(c);
+		c->htab = h;
+		c->gen = ak_read_once(h->gen);
+		return 0;
+	}
+	return c->htab != h || c->gen != ak_read_once(h->gen) ? -AK_ESTALE : 0;
+}
+
+/*
  * The steps a whole-table walk may take: the table's entries, checked
  * between chunks, so a chain that goes round a cycle ends the walk after
  * one chunk past them instead of AK_HTAB_MAX_NODES steps (seconds of a CPU

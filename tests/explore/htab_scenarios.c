@@ -441,3 +441,50 @@ Test(explore_htab, lookup_or_init_inserts_a_racing_key_once)
 
 	explore_test(&s);
 }
+
+/* ---- ak_htab_next_copy: the loader's walk, against a delete and an insert ---- */
+
+/* The walk as user space makes it: each entry copied under its bucket's lock. */
+static void walk_copying(void)
+{
+	struct ak_htab_cursor c = {};
+	unsigned long long key = 0, value = 0;	/* set when err is 0; gcc cannot tell */
+	int err, steps;
+
+	for (steps = 0; steps < 64; steps++) {
+		err = ak_htab_next_copy(&table, &c, &key, &value);
+		if (err == -EBUSY)
+			continue;	/* a lock held a moment: call again */
+		if (err) {
+			walk_end = err;
+			return;
+		}
+		if (key >= 64 || value != key * 10) {
+			explore_fail("the copying walk returned key %llu, value %llu", key, value);
+			return;
+		}
+		seen[key]++;
+	}
+	explore_fail("the copying walk went on past 64 steps");
+}
+
+static void next_copy_vs_delete_threads(int id)
+{
+	if (id == 0)
+		walk_copying();
+	else
+		next_vs_delete_threads(id);
+}
+
+Test(explore_htab, a_copying_walk_is_complete_or_stale_while_a_key_goes)
+{
+	static const struct explore_scenario s = {
+		.name = "ak_htab_next_copy against a delete and an insert in its chain",
+		.threads = 2,
+		.setup = setup_walk,
+		.thread = next_copy_vs_delete_threads,
+		.check = check_next_vs_delete,
+	};
+
+	explore_test(&s);
+}

@@ -24,8 +24,12 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 
-/* Compile a file holding @source; 0 if it built, its messages in @out. */
-static int compile(const char *source, const char *compiler_cmd, char *out, size_t len)
+/*
+ * Build a file holding @source (@mode "-c": compile only; "": link a
+ * program); 0 if it built, its messages in @out.
+ */
+static int build(const char *source, const char *compiler_cmd, const char *mode, char *out,
+		 size_t len)
 {
 	char dir[] = "build/tests/headers-XXXXXX", cmd[2048];
 	FILE *src, *pipe;
@@ -38,14 +42,19 @@ static int compile(const char *source, const char *compiler_cmd, char *out, size
 	cr_assert(src);
 	fputs(source, src);
 	fclose(src);
-	snprintf(cmd, sizeof(cmd), "%s -c %s/alone.c -o %s/alone.o 2>&1; rc=$?; rm -rf %s; exit $rc",
-		 compiler_cmd, dir, dir, dir);
+	snprintf(cmd, sizeof(cmd), "%s %s %s/alone.c -o %s/alone.o 2>&1; rc=$?; rm -rf %s; exit $rc",
+		 compiler_cmd, mode, dir, dir, dir);
 	pipe = popen(cmd, "r");
 	cr_assert(pipe);
 	got = fread(out, 1, len - 1, pipe);
 	out[got] = 0;
 	status = pclose(pipe);
 	return status;
+}
+
+static int compile(const char *source, const char *compiler_cmd, char *out, size_t len)
+{
+	return build(source, compiler_cmd, "-c", out, len);
 }
 
 /*
@@ -175,4 +184,36 @@ Test(headers, each_compiles_alone_in_user_space)
 	snprintf(cmd, sizeof(cmd), "cc -std=gnu11 -O2 -Wall -Wextra -Werror -Iinclude "
 		 "-I%s/libbpf/include", kdir);
 	each_header(cmd, "user space");
+}
+
+/*
+ * A loader that reads a table through the mmap links with no allocator:
+ * the user-space reads (ak_htab_lookup_copy, ak_htab_next_copy) reach no
+ * allocator symbol, at -O0 as at -O2 (ak_htab_next, which may finish a
+ * growth, does: "undefined reference to ak_allocator").
+ */
+Test(headers, a_user_space_reader_links_without_the_allocator)
+{
+	static const char source[] =
+		"#include <arenakit/htab.h>\n"
+		"int main(void)\n"
+		"{\n"
+		"\tstatic struct ak_htab table;\n"
+		"\tstruct ak_htab_cursor c = { 0 };\n"
+		"\tunsigned int key = 1;\n"
+		"\tunsigned long long value;\n"
+		"\n"
+		"\treturn ak_htab_lookup_copy(&table, &key, &value) +\n"
+		"\t       ak_htab_next_copy(&table, &c, &key, &value);\n"
+		"}\n";
+	const char *levels[] = { "-O0", "-O2" };
+	char cmd[256], output[8192];
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(cmd, sizeof(cmd), "cc -std=gnu11 %s -Wall -Wextra -Werror -Iinclude",
+			 levels[i]);
+		cr_expect_eq(build(source, cmd, "", output, sizeof(output)), 0,
+			     "a reader does not link alone (%s):\n%s", levels[i], output);
+	}
 }

@@ -286,6 +286,61 @@ Test(htab_host, walk_visits_each_entry_once_and_may_delete)
 }
 
 /* 200k random operations against a plain array model (seed printed). */
+/*
+ * ak_htab_next_copy, the loader's walk: every entry once, copied; stale
+ * after another's change; -EBUSY while a growth is in progress; sizes.
+ */
+Test(htab_host, next_copy_copies_each_entry_once_or_says_why_not)
+{
+	enum { N = 1000 };
+	static char seen[N];
+	struct ak_htab_cursor c = { 0 };
+	uint32_t k, v;
+	uint16_t short_key;
+	int i, n = 0, err;
+
+	cr_assert_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 2048), 0);
+	for (i = 0; i < N; i++) {
+		k = i;
+		v = i * 3;
+		cr_assert_eq(ak_htab_update(&table, &k, &v, AK_HTAB_ANY), 0);
+	}
+	while ((err = ak_htab_next_copy(&table, &c, &k, &v)) == 0) {
+		cr_assert_lt(k, N);
+		cr_expect_not(seen[k], "key %u twice", k);
+		seen[k] = 1;
+		cr_expect_eq(v, k * 3);
+		n++;
+	}
+	cr_expect_eq(err, -ENOENT);
+	cr_expect_eq(n, N);
+	cr_expect_null(c.htab, "the end resets the cursor");
+	cr_expect_eq(table.movers, 0, "nothing held between calls");
+	/* Another's change in the middle of a walk: stale, cursor reset. */
+	cr_assert_eq(ak_htab_next_copy(&table, &c, &k, &v), 0);
+	k = N + 1;
+	cr_assert_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), 0);
+	cr_expect_eq(ak_htab_next_copy(&table, &c, &k, &v), -AK_ESTALE);
+	cr_expect_null(c.htab);
+	cr_expect_eq(ak_htab_next_copy(&table, &c, &short_key, &v), -EINVAL);
+	/* Filling past 3/4 of the buckets starts a growth: -EBUSY until it ends. */
+	for (i = N + 2; !table.old && i < 4 * N; i++) {
+		k = i;
+		cr_assert_eq(ak_htab_update(&table, &k, &v, AK_HTAB_ANY), 0);
+	}
+	cr_assert(table.old, "no growth started");
+	c = (struct ak_htab_cursor){ 0 };
+	cr_expect_eq(ak_htab_next_copy(&table, &c, &k, &v), -EBUSY);
+	cr_assert_eq(ak_htab_maintain(&table), 0);
+	c = (struct ak_htab_cursor){ 0 };
+	for (n = 0; (err = ak_htab_next_copy(&table, &c, &k, &v)) == 0; n++)
+		;
+	cr_expect_eq(err, -ENOENT);
+	cr_expect_eq((unsigned long long)n, ak_htab_count(&table));
+	cr_expect_eq(ak_htab_destroy(&table), 0);
+	cr_expect_eq(alloc_stats().objects, 0);
+}
+
 Test(htab_host, agrees_with_a_model)
 {
 	enum { KEYS = 5000, OPS = 200000 };
