@@ -314,6 +314,47 @@ static void user_read(struct ak_htab *table, struct htab_rw_args *args, unsigned
 	args->lookups++;
 }
 
+/*
+ * One walk of the table with ak_htab_next_copy, as a loader makes it while
+ * the writers run: complete (every stable key once, each copy whole) or
+ * stale; -EBUSY (a lock, a growth) is called again.
+ */
+static void user_walk(struct ak_htab *table, struct htab_rw_args *args)
+{
+	static unsigned char seen[RW_STABLE];
+	struct ak_htab_cursor c = { 0 };
+	struct rw_value v;
+	unsigned int k, tries;
+	int err = -EBUSY;
+
+	memset(seen, 0, sizeof(seen));
+	for (tries = 0; tries < 1000000; tries++) {
+		err = ak_htab_next_copy(table, &c, &k, &v);
+		if (err == -EBUSY) {
+			args->busy++;
+			continue;
+		}
+		if (err)
+			break;
+		if (v.check != rw_check(k, v.version))
+			args->torn_copy++;
+		if (k < RW_STABLE && seen[k]++)
+			args->walk_missed++;	/* twice is as wrong as never */
+	}
+	if (err == -AK_ESTALE) {
+		args->walks_stale++;
+		return;
+	}
+	if (err != -ENOENT) {
+		args->errors++;
+		args->last_error = err;
+		return;
+	}
+	args->walks_complete++;
+	for (k = 0; k < RW_STABLE; k++)
+		args->walk_missed += !seen[k];
+}
+
 static void *rw_run(void *arg)
 {
 	struct rw_thread *t = arg;
@@ -333,6 +374,8 @@ static void *rw_run(void *arg)
 			user_read(&t->skel->arena->rw_table, &t->args,
 				  t->args.first + k % t->args.count, 0);
 		}
+		if (round % 8 == 0)
+			user_walk(&t->skel->arena->rw_table, &t->args);
 	}
 	return NULL;
 }
@@ -394,6 +437,8 @@ Test(htab, readers_see_what_is_documented, .timeout = 300)
 			  a->absent, a->last_error);
 		cr_expect(!a->torn_copy && !a->wrong, "%s: %u torn and %u wrong copies", who,
 			  a->torn_copy, a->wrong);
+		cr_expect(!a->walk_missed, "%s: complete walks missed or doubled a stable key %u "
+			  "times", who, a->walk_missed);
 		if (i < 2)
 			printf("htab: %s: %llu lookups, %u values read mid-update through a "
 			       "pointer, %u -EBUSY tried again\n", who, a->lookups, a->torn, a->busy);
@@ -402,6 +447,9 @@ Test(htab, readers_see_what_is_documented, .timeout = 300)
 	}
 	cr_expect_gt(t[0].args.lookups, 0);
 	cr_expect_gt(t[1].args.lookups, 0);
+	cr_expect_gt(t[1].args.walks_complete + t[1].args.walks_stale, 0);
+	printf("htab: user reader: %u walks with ak_htab_next_copy complete, %u stale, under "
+	       "the writers\n", t[1].args.walks_complete, t[1].args.walks_stale);
 	cr_assert_eq(arenakit_run_until_done(skel->progs.rw_maintain, MAX_RUNS, &retval, NULL), 0);
 	cr_expect_eq(retval, 0);
 	cr_expect_eq(ak_htab_count(table), RW_STABLE);

@@ -65,6 +65,9 @@ struct htab_rw_args {
 	unsigned int errors;	/* other errors */
 	int last_error;
 	unsigned int done;	/* steps (a reader's rounds) done: the next run resumes here */
+	/* The user reader's walks (ak_htab_next_copy): complete, or stale. */
+	unsigned int walks_complete, walks_stale;
+	unsigned int walk_missed;	/* a complete walk without a stable key: never */
 };
 
 /* test_htab_each_all's state, in the arena. */
