@@ -403,8 +403,9 @@ static inline void __ak_htab_grow(struct ak_htab __arena *h)
  * argument against its type's size, so the caller writes one stack word
  * for a 4-byte key, not eight. The hash is computed there, out of line,
  * not in the caller: inline, its rounds would be verified again at every
- * call site and every pass of a caller's loop (five times the instructions
- * for a program that inserts, updates, looks up and deletes in one loop).
+ * call site and every pass of a caller's loop (the bench's htab16 program,
+ * which inserts, updates, looks up and deletes in one loop: 125,234
+ * instructions with the hash inline, 60,334 without).
  */
 #define __AK_HTAB_WORDS(size) (((size) + 7) / 8)
 
@@ -427,11 +428,11 @@ static __ak_always_inline unsigned long long __ak_htab_hash(const struct ak_htab
 
 /*
  * Fill @k (__AK_HTAB_WORDS(@size) words) with a caller's key of constant
- * @size, a word at a time through one 8-byte local. One memcpy from a key of byte alignment (a struct of chars) is
- * lowered by clang to all the byte loads first, then the stores: for a
- * 64-byte key, dozens of spill slots, over a hundred bytes of the caller's
- * 512-byte stack. The volatile store keeps clang from merging the words
- * back into that memcpy.
+ * @size, a word at a time through one 8-byte local. One memcpy from a key
+ * of byte alignment (a struct of chars) is lowered by clang to all the byte
+ * loads first, then the stores: for a 64-byte key, dozens of spill slots,
+ * over a hundred bytes of the caller's 512-byte stack. The volatile store
+ * keeps clang from merging the words back into that memcpy.
  */
 #define __ak_htab_key_load(k, src, size)				\
 	do {								\
