@@ -10,6 +10,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <arenakit/glob.h>
+#include "glob_shared.h"
 
 #define GLOB_MAX_PAIRS 16384
 #define GLOB_TEXT_BYTES (512 * 1024)
@@ -54,15 +55,8 @@ cut:
 
 /*
  * A user-space string read into a subject (ak_glob_subject_read_user) and
- * matched against the pattern at glob_text[0]: user space passes the
- * string's address, and reads back what the read and the match said.
+ * matched against the pattern at glob_text[0] (glob_shared.h).
  */
-struct subject_args {
-	__u64 str;		/* a user-space address */
-	int read_err;
-	int match;
-	unsigned int len;
-};
 
 SEC("syscall")
 int match_user_string(struct subject_args *args)

@@ -5,10 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <bpf/bpf.h>
-
 #include "guest/guest.h"
 #include "glob_pairs.h"
+#include "glob_shared.h"
 #include <arenakit/glob.h>
 #include "glob.skel.h"
 
@@ -198,25 +197,19 @@ Test(glob, worst_case_reports_the_cut, .timeout = 300)
 	glob__destroy(b.skel);
 }
 
-struct subject_args {
-	__u64 str;
-	int read_err;
-	int match;
-	unsigned int len;
-};
-
 /* ak_glob_subject_read_user of a string of @len bytes, matched against "*.c". */
 static struct subject_args read_and_match(struct glob *skel, size_t len)
 {
 	static char str[AK_GLOB_SUBJECT_MAX + 64];
-	struct subject_args args = { .str = (__u64)(unsigned long)str };
-	/* A syscall program's run writes its context back over ctx_in. */
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &args, .ctx_size_in = sizeof(args));
+	struct subject_args args = { .str = (unsigned long)str };
+	int retval;
 
 	memset(str, 'a', len);
 	memcpy(str + len - 2, ".c", 3);	/* the name ends ".c", then its NUL */
-	cr_assert_eq(bpf_prog_test_run_opts(bpf_program__fd(skel->progs.match_user_string),
-					    &opts), 0);
+	/* The run writes the program's answers back into args. */
+	cr_assert_eq(arenakit_run_ctx(skel->progs.match_user_string, &args, sizeof(args),
+				      &retval), 0);
+	cr_assert_eq(retval, 0);
 	return args;
 }
 
