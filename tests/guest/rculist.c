@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * Read-mostly data read on every CPU (issue 24, point 3): 10,000 glob
+ * rules in an arena list, matched on every openat(2) of the test's threads
+ * on 2 and then 4 CPUs, while a writer on another thread adds and deletes
+ * rules and reclaims what it deleted. Read under the writers' lock, as a
+ * list had to be read before rculist.h, events are lost (a CPU whose wait
+ * for the lock runs out gives up); read in a read section, none may be.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "guest/guest.h"
+#include <arenakit/rculist.h>
+#include "guest/rculist_shared.h"
+#include "rculist.skel.h"
+
+#define FILLER_RULES 10000
+#define OPENS_PER_CPU 100
+
+struct opener {
+	int cpu, err;
+	unsigned int opens;
+};
+
+struct writer {
+	struct rculist *skel;
+	int cpu, err, stop;
+	unsigned int pairs;		/* rules added and deleted */
+	unsigned int reclaims_held;	/* reclaims that found readers inside */
+	unsigned int busy;		/* -EBUSY from the lock, tried again */
+	unsigned long long freed;
+};
+
+static int run_rule_prog(const struct bpf_program *prog, struct rcu_rule_args *a)
+{
+	int retval, err = arenakit_run_ctx(prog, a, sizeof(*a), &retval);
+
+	return err ? err : retval;
+}
+
+static void add_rule(struct rculist *skel, const char *pattern, int head)
+{
+	struct rcu_rule_args a = { .head = head };
+
+	snprintf(a.pattern, sizeof(a.pattern), "%s", pattern);
+	cr_assert_eq(run_rule_prog(skel->progs.add_rule, &a), 0, "add_rule %s", pattern);
+}
+
+static void *open_paths(void *arg)
+{
+	struct opener *o = arg;
+	char path[64];
+	unsigned int i;
+	int fd;
+
+	o->err = arenakit_pin_to_cpu(o->cpu);
+	for (i = 0; !o->err && i < OPENS_PER_CPU; i++) {
+		snprintf(path, sizeof(path), RCU_PREFIX "cpu%d-%u", o->cpu, i);
+		fd = open(path, O_RDONLY);	/* absent: the event is the call */
+		if (fd >= 0)
+			close(fd);
+		o->opens++;
+	}
+	return NULL;
+}
+
+/* Locked readers hold the lock through a whole walk: the writer waits them out. */
+static int run_until_not_busy(struct writer *w, const struct bpf_program *prog,
+			      struct rcu_rule_args *a)
+{
+	int err;
+
+	while ((err = run_rule_prog(prog, a)) == -EBUSY)
+		w->busy++;
+	return err;
+}
+
+/* Add a rule first in the list and delete it again, until told to stop. */
+static void *churn_rules(void *arg)
+{
+	struct writer *w = arg;
+	struct rcu_rule_args a;
+
+	w->err = arenakit_pin_to_cpu(w->cpu);
+	while (!w->err && !__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+		memset(&a, 0, sizeof(a));
+		snprintf(a.pattern, sizeof(a.pattern), "/tmp/akrcu-churn-%u/*", w->pairs);
+		a.head = w->pairs & 1;
+		w->err = run_until_not_busy(w, w->skel->progs.add_rule, &a);
+		if (!w->err)
+			w->err = run_until_not_busy(w, w->skel->progs.del_rule, &a);
+		if (w->err)
+			break;
+		if (a.reclaimed == -EAGAIN)
+			w->reclaims_held++;
+		else if (a.reclaimed > 0)
+			w->freed += a.reclaimed;
+		else if (a.reclaimed < 0)
+			w->err = a.reclaimed;
+		w->pairs++;
+	}
+	return NULL;
+}
+
+struct round {
+	struct rcu_counts counts;
+	struct writer writer;
+	unsigned int opens;
+	double seconds;
+};
+
+/* One round: @cpus CPUs open paths while the writer churns on the last CPU. */
+static struct round run_round(struct rculist *skel, int cpus, int locked)
+{
+	struct opener o[4] = {};
+	pthread_t tid[4], wtid;
+	struct round r = { .writer = { .skel = skel, .cpu = 3 } };
+	struct timespec t0, t1;
+	int i;
+
+	memset(&skel->bss->counts, 0, sizeof(skel->bss->counts));
+	skel->bss->locked_readers = locked;
+	cr_assert_eq(pthread_create(&wtid, NULL, churn_rules, &r.writer), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < cpus; i++) {
+		o[i].cpu = i;
+		cr_assert_eq(pthread_create(&tid[i], NULL, open_paths, &o[i]), 0);
+	}
+	for (i = 0; i < cpus; i++) {
+		pthread_join(tid[i], NULL);
+		cr_assert_eq(o[i].err, 0, "opener on CPU %d: %d", i, o[i].err);
+		r.opens += o[i].opens;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	__atomic_store_n(&r.writer.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(wtid, NULL);
+	cr_assert_eq(r.writer.err, 0, "writer: %d", r.writer.err);
+	r.counts = skel->bss->counts;
+	r.seconds = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	printf("rculist: %s readers, %d CPUs, %u rules: %u opens, %llu events, %llu matched "
+	       "whole, lost %llu (%llu lock busy, %llu budget, %llu other); writer: %u rules "
+	       "added and deleted, %u lock waits ran out, %u reclaims waited for readers, "
+	       "%llu freed; %.1f s\n",
+	       locked ? "locked" : "read-section", cpus, FILLER_RULES + 1, r.opens,
+	       r.counts.events, r.counts.walked,
+	       r.counts.lost_busy + r.counts.lost_budget + r.counts.lost_other,
+	       r.counts.lost_busy, r.counts.lost_budget, r.counts.lost_other, r.writer.pairs,
+	       r.writer.busy, r.writer.reclaims_held, r.writer.freed, r.seconds);
+	return r;
+}
+
+static void expect_every_event_matched(const struct round *r, int cpus)
+{
+	cr_expect_eq(r->counts.events, r->opens, "%d CPUs: %llu events for %u opens", cpus,
+		     r->counts.events, r->opens);
+	cr_expect_eq(r->counts.walked, r->counts.events, "%d CPUs: %llu of %llu events lost",
+		     cpus, r->counts.events - r->counts.walked, r->counts.events);
+	/* Only the RCU_PREFIX rule matches an event: one match each. */
+	cr_expect_eq(r->counts.matches, r->counts.walked, "%d CPUs: %llu matches in %llu walks",
+		     cpus, r->counts.matches, r->counts.walked);
+	cr_expect_geq(r->counts.rules_max, FILLER_RULES + 1, "a walk passed %llu rules",
+		      r->counts.rules_max);
+	cr_expect_gt(r->writer.pairs, 0, "the writer wrote nothing during the reads");
+}
+
+Test(rculist, ten_thousand_rules_read_on_every_cpu_lose_no_event, .timeout = 900)
+{
+	struct rculist *skel = rculist__open_and_load();
+	struct rcu_rule_args a = {};
+	struct round before[2], two, four;
+	unsigned long long objects;
+	char pattern[RCU_PATTERN_MAX];
+	int i, retval;
+
+	cr_assert_not_null(skel, "load: %s", strerror(errno));
+	cr_assert_geq(sysconf(_SC_NPROCESSORS_ONLN), 4, "this test wants 4 CPUs (GUEST_SMP)");
+	cr_assert_eq(arenakit_run(skel->progs.init, &retval), 0);
+	for (i = 0; i < FILLER_RULES; i++) {
+		snprintf(pattern, sizeof(pattern), "/tmp/akrcu-%05d/*.conf", i);
+		add_rule(skel, pattern, 0);
+	}
+	add_rule(skel, RCU_PREFIX "*", 0);	/* last: every walk passes every rule */
+	objects = guest_live_objects(skel);
+	skel->bss->target_tgid = getpid();
+	cr_assert_eq(rculist__attach(skel), 0);
+
+	before[0] = run_round(skel, 2, 1);
+	before[1] = run_round(skel, 4, 1);
+	two = run_round(skel, 2, 0);
+	four = run_round(skel, 4, 0);
+	rculist__detach(skel);
+
+	/* Locked readers lose events (printed above); each is still counted, once. */
+	for (i = 0; i < 2; i++) {
+		struct rcu_counts *c = &before[i].counts;
+
+		cr_expect_eq(c->events, before[i].opens, "locked: %llu events for %u opens",
+			     c->events, before[i].opens);
+		cr_expect_eq(c->walked + c->lost_busy + c->lost_budget + c->lost_other, c->events,
+			     "locked: events unaccounted");
+	}
+	expect_every_event_matched(&two, 2);
+	expect_every_event_matched(&four, 4);
+	cr_expect_gt(two.writer.reclaims_held + four.writer.reclaims_held, 0,
+		     "no reclaim ever found a reader inside: the writer did not overlap them");
+
+	/* With the readers gone, two reclaims free what is left: nothing leaks. */
+	for (i = 0; i < 2; i++)
+		cr_assert_eq(run_rule_prog(skel->progs.reclaim, &a), 0);
+	cr_expect_eq(skel->arena->policy.rcu.pending, 0, "%llu entries still retired",
+		     skel->arena->policy.rcu.pending);
+	cr_expect_eq(guest_live_objects(skel), objects, "%llu objects live, %llu before the churn",
+		     guest_live_objects(skel), objects);
+	cr_expect_eq(skel->arena->policy.rules.len, FILLER_RULES + 1);
+	rculist__destroy(skel);
+}
