@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* list.h built for user space, over ordinary memory standing in for the arena. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <criterion/criterion.h>
 #include <arenakit/list.h>
 
@@ -403,4 +405,149 @@ Test(list_host, whole_walks_count_find_and_check)
 	items[4].node.prev = &items[3].node;
 	items[6].node.next = NULL;		/* a NULL link */
 	cr_expect_eq(ak_list_count_all(&list), -EFAULT);
+}
+
+/*
+ * ak_list_next_copy, the loader's walk through the mmap: each entry copied
+ * whole under the writers' lock, in order, once; -AK_ESTALE after a change.
+ */
+struct record {
+	unsigned long long key;
+	struct ak_list_node node;
+	char payload[40];		/* after the node: the whole entry is copied */
+};
+
+static struct ak_lock lock;
+
+static void record_fill(struct record *r, unsigned long long key)
+{
+	r->key = key;
+	snprintf(r->payload, sizeof(r->payload), "record %llu", key);
+}
+
+static void expect_record(const struct record *copy, unsigned long long key)
+{
+	char want[sizeof(copy->payload)];
+
+	snprintf(want, sizeof(want), "record %llu", key);
+	cr_expect_eq(copy->key, key, "key %llu, want %llu", copy->key, key);
+	cr_expect_str_eq(copy->payload, want);
+}
+
+Test(list_host, next_copy_copies_each_entry_once_in_order)
+{
+	enum { N = 1000 };
+	static struct record records[N];
+	struct ak_list_cursor c = {};
+	struct record copy;
+	int i, err;
+
+	for (i = 0; i < N; i++) {
+		record_fill(&records[i], i);
+		ak_list_add_tail(&list, &records[i].node);
+	}
+	for (i = 0; (err = ak_list_next_copy(&list, &lock, &c, &copy, node)) == 0; i++) {
+		cr_assert_lt(i, N, "more entries than the list holds");
+		expect_record(&copy, i);
+	}
+	cr_expect_eq(err, -ENOENT);
+	cr_expect_eq(i, N);
+	cr_expect_null(c.pos, "the end resets the cursor");
+	cr_expect_null(c.list);
+	cr_expect_not(ak_lock_is_locked(&lock), "nothing held between calls");
+	/* The reset cursor begins a new walk. */
+	cr_expect_eq(ak_list_next_copy(&list, &lock, &c, &copy, node), 0);
+	expect_record(&copy, 0);
+}
+
+Test(list_host, next_copy_after_a_change_is_stale_and_begins_again)
+{
+	struct ak_list_cursor c = {};
+	struct item copy;
+	int n;
+
+	fill(5);
+	cr_assert_eq(ak_list_next_copy(&list, &lock, &c, &copy, node), 0);
+	cr_assert_eq(ak_list_next_copy(&list, &lock, &c, &copy, node), 0);
+	ak_list_add_tail(&list, &items[5].node);
+	cr_expect_eq(ak_list_next_copy(&list, &lock, &c, &copy, node), -AK_ESTALE);
+	cr_expect_null(c.pos, "a stale walk resets the cursor");
+	cr_expect_null(c.list);
+	/* Begun again, it sees the list as it is now. */
+	for (n = 0; ak_list_next_copy(&list, &lock, &c, &copy, node) == 0; n++)
+		cr_expect_eq(copy.value, (unsigned long long)n);
+	cr_expect_eq(n, 6);
+	/* A delete, here of the entry the walk would copy next. */
+	cr_assert_eq(ak_list_next_copy(&list, &lock, &c, &copy, node), 0);
+	cr_assert_eq(ak_list_del(&list, &items[1].node), 0);
+	cr_expect_eq(ak_list_next_copy(&list, &lock, &c, &copy, node), -AK_ESTALE);
+	/* A change after the last entry was copied: not complete either. */
+	for (n = 0; n < 5; n++)
+		cr_assert_eq(ak_list_next_copy(&list, &lock, &c, &copy, node), 0);
+	cr_assert_eq(ak_list_del(&list, &items[0].node), 0);
+	cr_expect_eq(ak_list_next_copy(&list, &lock, &c, &copy, node), -AK_ESTALE);
+}
+
+Test(list_host, next_copy_is_ebusy_while_a_writer_holds_the_lock_then_goes_on)
+{
+	struct ak_list_cursor c = {}, before;
+	struct item copy;
+
+	fill(4);
+	cr_assert_eq(ak_list_next_copy(&list, &lock, &c, &copy, node), 0);
+	cr_assert_eq(ak_list_next_copy(&list, &lock, &c, &copy, node), 0);
+	cr_assert_eq(ak_lock_acquire(&lock), 0, "a writer holds the lock");
+	before = c;
+	copy.value = 99;
+	cr_expect_eq(ak_list_next_copy(&list, &lock, &c, &copy, node), -EBUSY);
+	cr_expect_eq(memcmp(&c, &before, sizeof(c)), 0, "-EBUSY leaves the cursor");
+	cr_expect_eq(copy.value, 99, "-EBUSY copies nothing");
+	ak_lock_release(&lock);
+	cr_expect_eq(ak_list_next_copy(&list, &lock, &c, &copy, node), 0);
+	cr_expect_eq(copy.value, 2, "the walk goes on where it was");
+	cr_expect_eq(ak_list_next_copy(&list, &lock, &c, &copy, node), 0);
+	cr_expect_eq(copy.value, 3);
+	cr_expect_eq(ak_list_next_copy(&list, &lock, &c, &copy, node), -ENOENT);
+}
+
+Test(list_host, next_copy_of_an_empty_list_ends_at_once)
+{
+	struct ak_list_cursor c = {};
+	struct item copy = { .value = 99 };
+
+	cr_expect_eq(ak_list_next_copy(&list, &lock, &c, &copy, node), -ENOENT);
+	cr_expect_null(c.pos);
+	cr_expect_eq(copy.value, 99);
+	cr_expect_not(ak_lock_is_locked(&lock));
+}
+
+Test(list_host, next_copy_with_another_lists_cursor_is_stale)
+{
+	struct ak_list other = {};
+	struct ak_list_cursor c = {};
+	struct item copy;
+
+	ak_list_init(&other);
+	fill(3);
+	ak_list_add_tail(&other, &items[3].node);
+	ak_list_add_tail(&other, &items[4].node);
+	cr_assert_eq(ak_list_next_copy(&other, &lock, &c, &copy, node), 0);
+	cr_expect_eq(ak_list_next_copy(&list, &lock, &c, &copy, node), -AK_ESTALE);
+	cr_expect_null(c.pos);
+	cr_expect_null(c.list);
+}
+
+Test(list_host, next_copy_meets_a_null_link_with_efault)
+{
+	struct ak_list_cursor c = {};
+	struct item copy;
+
+	fill(3);
+	items[1].node.next = NULL;	/* a deleted node still linked */
+	cr_assert_eq(ak_list_next_copy(&list, &lock, &c, &copy, node), 0);
+	copy.value = 99;
+	cr_expect_eq(ak_list_next_copy(&list, &lock, &c, &copy, node), -EFAULT);
+	cr_expect_eq(copy.value, 99, "nothing copied past the NULL link");
+	cr_expect_null(c.pos);
+	cr_expect_not(ak_lock_is_locked(&lock));
 }
