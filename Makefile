@@ -89,8 +89,9 @@ COMPILED_BPF_OBJS := $(filter-out $(LINKED_BPF_OBJ),$(BPF_OBJS)) $(LINKED_PARTS)
 SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
 # The same objects built by $(CLANG_NEW).
 new = $(patsubst $(BUILD)/%,$(NEW_BUILD)/%,$(1))
-NEW_EXAMPLE_BPF_OBJ := $(NEW_BUILD)/example/exec_glob.bpf.o
-NEW_BPF_OBJS := $(call new,$(BPF_OBJS)) $(NEW_EXAMPLE_BPF_OBJ)
+EXAMPLES := exec_glob open_policy
+NEW_EXAMPLE_BPF_OBJS := $(patsubst %,$(NEW_BUILD)/example/%.bpf.o,$(EXAMPLES))
+NEW_BPF_OBJS := $(call new,$(BPF_OBJS)) $(NEW_EXAMPLE_BPF_OBJS)
 
 BPF_CFLAGS := --target=bpf -mcpu=v3 -O2 -g -Wall -Werror -Iinclude -I$(KDIR) -I$(LIBBPF_INC)
 # Include paths by class of program, besides the library's and the kernel's:
@@ -367,25 +368,32 @@ uninstall:
 flags: $(KSTAMP)
 	@echo BPFTOOL=$(BPFTOOL) LIBBPF_DIR=$(KDIR)/libbpf VMLINUX_DIR=$(KDIR)
 
-# The worked example, built as a user would: from a scratch install of the
-# headers, through pkg-config only (tests/guest/exec_glob_example.c runs it).
-EXAMPLE := $(BUILD)/example/exec_glob
+# The worked examples, built as a user would: from a scratch install of the
+# headers, through pkg-config only (tests/guest/*_example.c run them).
 EXAMPLE_ROOT := $(abspath $(BUILD)/example-root)
+EXAMPLE_INSTALLED := $(EXAMPLE_ROOT)/.installed
 EXAMPLE_ENV := PKG_CONFIG_LIBDIR=$(EXAMPLE_ROOT)/usr/local/share/pkgconfig \
 	PKG_CONFIG_SYSROOT_DIR=$(EXAMPLE_ROOT)
-EXAMPLE_ARGS = $(if $(Q),-s) --no-print-directory -C bpf/examples/exec_glob OUT=$(abspath $(@D)) \
-	BPFTOOL=$(BPFTOOL) LIBBPF_DIR=$(KDIR)/libbpf VMLINUX_DIR=$(KDIR)
-example: $(EXAMPLE)
-$(EXAMPLE): $(HEADERS) $(wildcard bpf/examples/exec_glob/*) $(KSTAMP)
-	$(call msg,EXAMPLE,$@)
+example_args = $(if $(Q),-s) --no-print-directory -C bpf/examples/$(1) \
+	OUT=$(abspath $(BUILD)/example) BPFTOOL=$(BPFTOOL) LIBBPF_DIR=$(KDIR)/libbpf \
+	VMLINUX_DIR=$(KDIR)
+example: $(addprefix $(BUILD)/example/,$(EXAMPLES))
+$(EXAMPLE_INSTALLED): $(HEADERS) $(KSTAMP)
 	$(Q)rm -rf $(EXAMPLE_ROOT)
 	$(Q)$(MAKE) -s --no-print-directory install DESTDIR=$(EXAMPLE_ROOT) PREFIX=/usr/local
-	$(Q)$(EXAMPLE_ENV) $(MAKE) $(EXAMPLE_ARGS) CLANG=$(CLANG)
+	$(Q)touch $@
 
-# ... and its BPF object with $(CLANG_NEW), from the same install.
-$(NEW_EXAMPLE_BPF_OBJ): $(EXAMPLE)
-	$(call msg,EXAMPLE,$@)
-	$(Q)$(EXAMPLE_ENV) $(MAKE) $(EXAMPLE_ARGS) CLANG=$(CLANG_NEW) $(abspath $@)
+# Each example, and its BPF object with $(CLANG_NEW), from the same install.
+define example_rules
+$(BUILD)/example/$(1): $(EXAMPLE_INSTALLED) $(wildcard bpf/examples/$(1)/*)
+	$$(call msg,EXAMPLE,$$@)
+	$(Q)$(EXAMPLE_ENV) $(MAKE) $(call example_args,$(1)) CLANG=$(CLANG)
+$(NEW_BUILD)/example/$(1).bpf.o: $(BUILD)/example/$(1)
+	$$(call msg,EXAMPLE,$$@)
+	$(Q)$(EXAMPLE_ENV) $(MAKE) $(call example_args,$(1)) OUT=$(abspath $(NEW_BUILD)/example) \
+		CLANG=$(CLANG_NEW) $$(abspath $$@)
+endef
+$(foreach e,$(EXAMPLES),$(eval $(call example_rules,$(e))))
 
 clean:
 	$(call msg,CLEAN,$(BUILD))
@@ -397,4 +405,4 @@ kernel-clean:
 	$(Q)rm -rf $(KDIR)
 
 -include $(COMPILED_BPF_OBJS:.o=.d) $(call new,$(COMPILED_BPF_OBJS:.o=.d)) \
-	$(NEW_EXAMPLE_BPF_OBJ:.o=.d) $(C_OBJS:.o=.d)
+	$(NEW_EXAMPLE_BPF_OBJS:.o=.d) $(C_OBJS:.o=.d)

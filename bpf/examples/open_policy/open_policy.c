@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * open_policy - count the files opened while a command runs, by glob rules
+ * matched in BPF on every CPU.
+ *
+ *   open_policy [-f FILE] [PATTERN...] -- COMMAND [ARG...]
+ *
+ * Puts the rules in a read-mostly arena list, attaches open_policy.bpf.c
+ * to the system-call entry tracepoint, runs COMMAND, and meanwhile applies
+ * rule edits read from standard input ("+PATTERN" adds a rule, "-PATTERN"
+ * deletes one). Then it walks the rules and the (rule, command) counts
+ * through the arena's mmap, each entry copied under its writers' lock, and
+ * prints them with what was seen and what was lost.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+
+/* The types of the program's arena globals, before the skeleton that names them. */
+#include <arenakit/glob.h>
+#include <arenakit/htab.h>
+#include <arenakit/rculist.h>
+#include <arenakit/user.h>
+#include "open_policy.h"
+#include "open_policy.skel.h"
+
+#define PROG "open_policy"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: " PROG " [-f FILE] [PATTERN...] -- COMMAND [ARG...]\n"
+		"Count the files opened (open, openat) on this machine while COMMAND runs,\n"
+		"per glob rule and per command name, matched in a BPF tracing program against\n"
+		"every rule on every open; rules are glob patterns (lib/glob.c: ? * [...] [!...] \\)\n"
+		"of 1 to %d bytes, from FILE (one a line; blank lines and lines starting with\n"
+		"'#' skipped) and the arguments. While COMMAND runs, lines on standard input\n"
+		"edit the rules: +PATTERN adds one, -PATTERN deletes it.\n"
+		"Exits with COMMAND's status, 1 if " PROG " itself failed, 2 on bad arguments\n"
+		"or a bad rule.\n", OPEN_POLICY_PATTERN_MAX - 1);
+}
+
+/* This tree's rule: load BPF only into the project's test kernel (see exec_glob.c). */
+static int kernel_is_ours(void)
+{
+	struct utsname u;
+
+	return !uname(&u) && strstr(u.release, "-arenakit");
+}
+
+struct rules {
+	char **pattern;
+	int n, max;
+};
+
+/* Check @pattern and keep it; 0, or 2 (refused, with a message). */
+static int keep_rule(struct rules *rules, const char *pattern, const char *where)
+{
+	unsigned long long at;
+	int bad = ak_glob_valid(pattern, OPEN_POLICY_PATTERN_MAX - 1, &at);
+
+	if (bad) {
+		fprintf(stderr, PROG ": %s: rule '%s': %s (byte %llu; rules are 1 to %d bytes)\n",
+			where, pattern, ak_glob_invalid_reason(bad), at,
+			OPEN_POLICY_PATTERN_MAX - 1);
+		return 2;
+	}
+	if (rules->n == rules->max) {
+		rules->max = rules->max ? 2 * rules->max : 64;
+		rules->pattern = realloc(rules->pattern, rules->max * sizeof(*rules->pattern));
+		if (!rules->pattern) {
+			fprintf(stderr, PROG ": out of memory\n");
+			return 1;
+		}
+	}
+	rules->pattern[rules->n] = strdup(pattern);
+	if (!rules->pattern[rules->n]) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	rules->n++;
+	return 0;
+}
+
+static int read_rules_file(struct rules *rules, const char *file)
+{
+	char line[1024], where[1100];
+	unsigned int lineno = 0;
+	size_t len;
+	int err = 0;
+	FILE *f = fopen(file, "r");
+
+	if (!f) {
+		fprintf(stderr, PROG ": %s: %s\n", file, strerror(errno));
+		return 2;
+	}
+	while (!err && fgets(line, sizeof(line), f)) {
+		lineno++;
+		len = strcspn(line, "\n");
+		line[len] = 0;
+		if (!len || line[0] == '#')
+			continue;
+		snprintf(where, sizeof(where), "%s:%u", file, lineno);
+		err = keep_rule(rules, line, where);
+	}
+	fclose(f);
+	return err;
+}
+
+static int run_rule_prog(const struct bpf_program *prog, const char *pattern,
+			 struct open_rule_args *a)
+{
+	int retval, err;
+
+	memset(a, 0, sizeof(*a));
+	strncpy(a->pattern, pattern, sizeof(a->pattern) - 1);
+	err = ak_run(prog, a, sizeof(*a), &retval);
+	return err ? err : retval;
+}
+
+struct edits {
+	unsigned long long added, deleted, refused, failed, reclaimed, held;
+};
+
+/* One line of standard input: +PATTERN or -PATTERN. */
+static void edit(struct open_policy_bpf *skel, char *line, struct edits *e)
+{
+	struct open_rule_args a;
+	unsigned long long at;
+	int err, bad;
+
+	if (!line[0])
+		return;
+	bad = (line[0] == '+' || line[0] == '-') ?
+	      ak_glob_valid(line + 1, OPEN_POLICY_PATTERN_MAX - 1, &at) : -1;
+	if (bad) {
+		fprintf(stderr, PROG ": edit '%s': %s\n", line,
+			bad < 0 ? "not +PATTERN or -PATTERN" : ak_glob_invalid_reason(bad));
+		e->refused++;
+		return;
+	}
+	err = run_rule_prog(line[0] == '+' ? skel->progs.add_rule : skel->progs.del_rule,
+			    line + 1, &a);
+	if (err) {
+		fprintf(stderr, PROG ": edit '%s': %s\n", line,
+			err == -ENOENT ? "no such rule" : strerror(-err));
+		e->failed++;
+		return;
+	}
+	if (line[0] == '+') {
+		e->added++;
+	} else {
+		e->deleted++;
+		if (a.reclaimed > 0)
+			e->reclaimed += a.reclaimed;
+		else if (a.reclaimed == -EAGAIN)
+			e->held++;	/* readers were inside: a later reclaim frees it */
+	}
+}
+
+/* The complete lines in @buf (@*len bytes) as edits; a partial one is kept. */
+static void edit_lines(struct open_policy_bpf *skel, char *buf, size_t *len, int last,
+		       struct edits *e)
+{
+	char *line = buf, *end;
+
+	while ((end = memchr(line, '\n', buf + *len - line)) || (last && line < buf + *len)) {
+		if (end)
+			*end = 0;
+		else
+			buf[*len] = 0;
+		edit(skel, line, e);
+		line = end ? end + 1 : buf + *len;
+	}
+	*len -= line - buf;
+	memmove(buf, line, *len);
+}
+
+/* Run COMMAND; apply the edits on standard input until it exits. */
+static int run_command(struct open_policy_bpf *skel, char **argv, struct edits *e)
+{
+	struct pollfd in = { .fd = STDIN_FILENO, .events = POLLIN };
+	char buf[4 * OPEN_POLICY_PATTERN_MAX + 1];
+	int status, open_in = 1;
+	size_t len = 0;
+	ssize_t n;
+	pid_t pid = fork(), done;
+
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		execvp(argv[0], argv);
+		fprintf(stderr, PROG ": %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	while (!(done = waitpid(pid, &status, open_in ? WNOHANG : 0))) {
+		if (poll(&in, 1, 20) <= 0)
+			continue;
+		n = read(STDIN_FILENO, buf + len, sizeof(buf) - 1 - len);
+		if (n <= 0) {
+			open_in = 0;	/* end of the edits (or no standard input) */
+			n = 0;
+		}
+		len += n;
+		if (len == sizeof(buf) - 1 && !memchr(buf, '\n', len)) {
+			fprintf(stderr, PROG ": edit longer than %zu bytes: ignored\n", len);
+			e->refused++;
+			len = 0;
+		}
+		edit_lines(skel, buf, &len, !open_in, e);
+	}
+	if (done < 0)
+		return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The counts table through the mmap, per (rule, command); totals by rule id. */
+static int print_counts(struct open_policy_bpf *skel, unsigned long long *by_rule,
+			unsigned int rules)
+{
+	struct ak_htab_cursor c = {};
+	struct open_key key;
+	unsigned long long n;
+	int err, tries = 0;
+
+	while ((err = ak_htab_next_copy(&skel->arena->counts, &c, &key, &n)) != -ENOENT) {
+		if (err == -EBUSY || err == -AK_ESTALE) {
+			if (++tries > 1000)
+				return err;
+			if (err == -AK_ESTALE)	/* begin again */
+				memset(by_rule, 0, rules * sizeof(*by_rule));
+			continue;
+		}
+		if (err)
+			return err;
+		printf("count rule %u %-16s %llu\n", key.rule, key.comm, n);
+		if (key.rule < rules)
+			by_rule[key.rule] += n;
+	}
+	return 0;
+}
+
+/* The rules through the mmap, with their totals. */
+static int print_rules(struct open_policy_bpf *skel, const unsigned long long *by_rule,
+		       unsigned int rules)
+{
+	struct open_policy *p = &skel->arena->policy;
+	struct ak_list_cursor c = {};
+	struct open_rule r;
+	unsigned long long listed = 0, silent = 0;
+	int err, tries = 0;
+
+	while ((err = ak_list_next_copy(&p->rules, &p->lock, &c, &r, node)) != -ENOENT) {
+		if (err == -EBUSY || err == -AK_ESTALE) {
+			if (++tries > 1000)
+				return err;
+			if (err == -AK_ESTALE)
+				listed = silent = 0;
+			continue;
+		}
+		if (err)
+			return err;
+		listed++;
+		if (r.id < rules && by_rule[r.id])
+			printf("rule %u %-32s %llu\n", r.id, r.pattern, by_rule[r.id]);
+		else
+			silent++;
+	}
+	printf("rules: %llu, %llu of them matched nothing\n", listed, silent);
+	return 0;
+}
+
+static int report(struct open_policy_bpf *skel, const struct edits *e)
+{
+	struct open_policy *p = &skel->arena->policy;
+	unsigned int rules = p->next_id;
+	unsigned long long *by_rule = calloc(rules + 1, sizeof(*by_rule));
+	int err;
+
+	if (!by_rule)
+		return -ENOMEM;
+	printf("opens seen: %llu, matched against every rule: %llu (%llu while the rules were "
+	       "edited), lost: %llu (%llu walks cut by the loop budget, %llu broken links)\n",
+	       p->opens, p->matched, p->matched_in_edit, p->lost_budget + p->lost_fault,
+	       p->lost_budget, p->lost_fault);
+	printf("not matched: %llu paths over %d bytes, %llu not in memory; "
+	       "%llu matches the table could not count (%s)\n", p->too_long,
+	       AK_GLOB_SUBJECT_MAX - 1, p->unreadable, p->dropped,
+	       p->dropped ? strerror(-p->dropped_err) : "none");
+	printf("edits while the command ran: %llu rules added, %llu deleted, %llu refused, "
+	       "%llu failed; %llu reclaims found readers inside; %llu deleted rules freed, %llu "
+	       "waiting for readers\n", e->added, e->deleted, e->refused, e->failed, e->held,
+	       e->reclaimed, ak_rcu_pending(&p->rcu));
+	err = print_counts(skel, by_rule, rules);
+	if (!err)
+		err = print_rules(skel, by_rule, rules);
+	free(by_rule);
+	return err;
+}
+
+static int add_rules(struct open_policy_bpf *skel, const struct rules *rules)
+{
+	struct open_rule_args a;
+	int i, err;
+
+	for (i = 0; i < rules->n; i++) {
+		err = run_rule_prog(skel->progs.add_rule, rules->pattern[i], &a);
+		if (err) {
+			fprintf(stderr, PROG ": adding rule '%s': %s\n", rules->pattern[i],
+				strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct rules rules = {};
+	struct edits e = {};
+	struct open_policy_bpf *skel;
+	struct open_rule_args a;
+	int i, err = 0, status = 0, retval;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		}
+		if (!strcmp(argv[i], "-f")) {
+			if (++i == argc) {
+				usage(stderr);
+				return 2;
+			}
+			err = read_rules_file(&rules, argv[i]);
+		} else {
+			err = keep_rule(&rules, argv[i], "argument");
+		}
+		if (err)
+			return err;
+	}
+	if (i >= argc - 1 || !rules.n) {
+		usage(stderr);
+		return 2;
+	}
+	if (!kernel_is_ours()) {
+		fprintf(stderr, PROG ": refusing to load BPF: this is not the arenakit test "
+			"kernel (run it in the VM: make vm CMD=...)\n");
+		return 1;
+	}
+
+	skel = open_policy_bpf__open_and_load();
+	if (!skel) {
+		fprintf(stderr, PROG ": loading the BPF program: %s\n", strerror(errno));
+		return 1;
+	}
+	err = ak_run_until_done(skel->progs.setup, NULL, 0, 64, &retval, NULL) ?: retval;
+	if (err) {
+		fprintf(stderr, PROG ": setting up the table: %s\n", strerror(-err));
+		goto out;
+	}
+	err = add_rules(skel, &rules);
+	if (err)
+		goto out;
+	err = open_policy_bpf__attach(skel);
+	if (err) {
+		fprintf(stderr, PROG ": attaching to sys_enter: %s\n", strerror(-err));
+		goto out;
+	}
+	status = run_command(skel, argv + i + 1, &e);
+	open_policy_bpf__detach(skel);
+	if (status < 0) {
+		err = status;
+		fprintf(stderr, PROG ": running %s: %s\n", argv[i + 1], strerror(-err));
+		goto out;
+	}
+	if (status)
+		fprintf(stderr, PROG ": %s exited with status %d\n", argv[i + 1], status);
+	/* No reader is left: two reclaims free every deleted rule. */
+	for (retval = 0; retval < 2; retval++)
+		if (!run_rule_prog(skel->progs.reclaim, "", &a) && a.reclaimed > 0)
+			e.reclaimed += a.reclaimed;
+	err = report(skel, &e);
+	if (err)
+		fprintf(stderr, PROG ": reading the counts: %s\n", strerror(-err));
+out:
+	open_policy_bpf__destroy(skel);
+	for (i = 0; i < rules.n; i++)
+		free(rules.pattern[i]);
+	free(rules.pattern);
+	return err ? 1 : status;
+}
