@@ -90,7 +90,8 @@ static void *churn_rules(void *arg)
 	w->err = arenakit_pin_to_cpu(w->cpu);
 	while (!w->err && !__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
 		memset(&a, 0, sizeof(a));
-		snprintf(a.pattern, sizeof(a.pattern), "/tmp/akrcu-churn-%u/*", w->pairs);
+		snprintf(a.pattern, sizeof(a.pattern), "/tmp/akrcu-churn-%d-%u/*", w->cpu,
+			 w->pairs);
 		a.head = w->pairs & 1;
 		w->err = run_until_not_busy(w, w->skel->progs.add_rule, &a);
 		if (!w->err)
@@ -218,5 +219,111 @@ Test(rculist, ten_thousand_rules_read_on_every_cpu_lose_no_event, .timeout = 900
 	cr_expect_eq(guest_live_objects(skel), objects, "%llu objects live, %llu before the churn",
 		     guest_live_objects(skel), objects);
 	cr_expect_eq(skel->arena->policy.rules.len, FILLER_RULES + 1);
+	rculist__destroy(skel);
+}
+
+struct walker {
+	struct rculist *skel;
+	int cpu, err, stop;
+	unsigned int complete, stale, busy, wrong;
+};
+
+/*
+ * ak_list_next_copy through the mmap, again and again: a complete walk
+ * must hold the stable rules (ids 0 to STABLE_RULES - 1, added first, at
+ * the tail) once each and in order, and at most one churn rule of each
+ * writer, whole.
+ */
+#define STABLE_RULES 100
+static void *walk_rules(void *arg)
+{
+	struct walker *w = arg;
+	struct policy *p = &w->skel->arena->policy;
+	struct ak_list_cursor c;
+	struct rule r;
+	unsigned long long next_id;
+	unsigned int churn;
+	int err;
+
+	w->err = arenakit_pin_to_cpu(w->cpu);
+	while (!w->err && !__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+		memset(&c, 0, sizeof(c));
+		next_id = 0;
+		churn = 0;
+		while ((err = ak_list_next_copy(&p->rules, &p->lock, &c, &r, node)) == 0 ||
+		       err == -EBUSY) {
+			if (err) {
+				w->busy++;
+				continue;
+			}
+			if (r.id == next_id && !strcmp(r.pattern, "/tmp/akrcu-stable/*"))
+				next_id++;
+			else if (r.id >= STABLE_RULES && !strncmp(r.pattern, "/tmp/akrcu-churn-", 17))
+				churn++;
+			else {
+				fprintf(stderr, "entry %llu '%.*s' after %llu\n", r.id,
+					RCU_PATTERN_MAX, r.pattern, next_id);
+				w->wrong++;
+			}
+		}
+		if (err == -AK_ESTALE) {
+			w->stale++;
+		} else if (err != -ENOENT) {
+			w->err = err;
+		} else {
+			w->complete++;
+			if (next_id != STABLE_RULES || churn > 2) {
+				fprintf(stderr, "a complete walk: %llu stable rules in order, %u churn "
+					"rules\n", next_id, churn);
+				w->wrong++;
+			}
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The loader's walk of the list (issue 24, point 1) while BPF writers on
+ * two other CPUs add and delete rules under the lock: each walk is whole,
+ * or says it is stale, never short, doubled or torn.
+ */
+Test(rculist, a_user_walk_is_complete_or_stale_under_writers, .timeout = 300)
+{
+	struct rculist *skel = rculist__open_and_load();
+	struct writer wr[2] = { { .cpu = 2 }, { .cpu = 3 } };
+	struct walker w = { .cpu = 1 };
+	pthread_t wtid[2], tid;
+	int i, retval;
+
+	cr_assert_not_null(skel, "load: %s", strerror(errno));
+	cr_assert_geq(sysconf(_SC_NPROCESSORS_ONLN), 4, "this test wants 4 CPUs (GUEST_SMP)");
+	cr_assert_eq(arenakit_run(skel->progs.init, &retval), 0);
+	for (i = 0; i < STABLE_RULES; i++)
+		add_rule(skel, "/tmp/akrcu-stable/*", 0);
+	w.skel = skel;
+	cr_assert_eq(pthread_create(&tid, NULL, walk_rules, &w), 0);
+	for (i = 0; i < 2; i++) {
+		wr[i].skel = skel;
+		cr_assert_eq(pthread_create(&wtid[i], NULL, churn_rules, &wr[i]), 0);
+	}
+	/* Until enough walks of each kind, or 20 s. */
+	for (i = 0; i < 2000 && (__atomic_load_n(&w.complete, __ATOMIC_RELAXED) < 50 ||
+				 __atomic_load_n(&w.stale, __ATOMIC_RELAXED) < 50); i++)
+		usleep(10000);
+	for (i = 0; i < 2; i++)
+		__atomic_store_n(&wr[i].stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < 2; i++)
+		pthread_join(wtid[i], NULL);
+	__atomic_store_n(&w.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(tid, NULL);
+
+	printf("rculist: user walks of %d rules under 2 writers (%u and %u rules added and "
+	       "deleted): %u complete, %u stale, %u -EBUSY tried again, %u wrong\n",
+	       STABLE_RULES, wr[0].pairs, wr[1].pairs, w.complete, w.stale, w.busy, w.wrong);
+	cr_expect_eq(w.err, 0, "walker: %d", w.err);
+	cr_expect_eq(wr[0].err + wr[1].err, 0, "writers: %d, %d", wr[0].err, wr[1].err);
+	cr_expect_eq(w.wrong, 0, "%u walks or entries wrong", w.wrong);
+	cr_expect_gt(w.complete, 0, "no walk completed");
+	cr_expect_gt(w.stale, 0, "no walk was stale: the writers did not overlap it");
 	rculist__destroy(skel);
 }
