@@ -65,41 +65,17 @@ static void make_key(struct scratch *s, unsigned int rule)
 	s->key.unused = 0;
 }
 
-/* Keep a copy of a new key where user space finds it. */
-static void publish_key(const struct exec_key *key)
-{
-	unsigned int n = __sync_fetch_and_add(&eg.nkeys, 1), i;
-	const __u64 *from = (const __u64 *)key;
-	__u64 __arena *to;
-
-	if (n >= EXEC_GLOB_KEYS)
-		return;
-	to = (__u64 __arena *)&eg.keys[n];
-	for (i = 0; i < sizeof(*key) / 8; i++)
-		to[i] = from[i];
-}
-
 static void count(struct scratch *s, unsigned int rule)
 {
 	__u64 __arena *n;
-	__u64 one = 1;
-	int err;
+	__u64 zero = 0;
 
 	make_key(s, rule);
-	n = ak_htab_lookup(&counts, &s->key, 0);
+	/* One entry per key, however many CPUs count it first at once. */
+	n = ak_htab_lookup_or_init(&counts, &s->key, &zero, 0);
 	if (!n) {
-		err = ak_htab_update_nosleep(&counts, &s->key, &one, AK_HTAB_NOEXIST);
-		if (!err) {
-			publish_key(&s->key);
-			return;
-		}
-		/* Another CPU inserted it first: count in its entry. */
-		if (err == -EEXIST)
-			n = ak_htab_lookup(&counts, &s->key, 0);
-		if (!n) {
-			__sync_fetch_and_add(&eg.dropped, 1);
-			return;
-		}
+		__sync_fetch_and_add(&eg.dropped, 1);
+		return;
 	}
 	__sync_fetch_and_add(n, 1);
 }

@@ -7,7 +7,7 @@
  * Stores the patterns in the arena, attaches exec_glob.bpf.c to the exec
  * tracepoint, runs COMMAND, detaches, and prints what the tracing program
  * counted, read through the arena's mmap: hits per rule, then per
- * executable (base name) and rule, from the arena hash table.
+ * executable (base name) and rule, walking the arena hash table.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -74,27 +74,38 @@ static int run_command(char **argv)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-static void report(struct exec_glob_bpf *skel)
+/* Walk the table through the mmap: each entry copied under its bucket's lock. */
+static int report_table(struct exec_glob_bpf *skel)
+{
+	struct ak_htab_cursor c = {};
+	struct exec_key key;
+	unsigned long long n;
+	int err, tries = 0;
+
+	/* Nothing writes the table now: a retry would be a growth's end (-EBUSY). */
+	while ((err = ak_htab_next_copy(&skel->arena->counts, &c, &key, &n)) != -ENOENT) {
+		if ((err == -EBUSY || err == -AK_ESTALE) && ++tries < 1000)
+			continue;
+		if (err)
+			return err;
+		printf("exe %-24s rule %u %llu\n", key.exe, key.rule, n);
+	}
+	return 0;
+}
+
+static int report(struct exec_glob_bpf *skel)
 {
 	struct exec_glob *eg = &skel->arena->eg;
-	unsigned int i, nkeys = eg->nkeys < EXEC_GLOB_KEYS ? eg->nkeys : EXEC_GLOB_KEYS;
-	unsigned long long n;
+	unsigned int i;
 
 	printf("execs seen: %llu\n", eg->execs);
 	for (i = 0; i < eg->nrules; i++)
 		printf("rule %u %-24s %llu\n", i, eg->pattern[i], eg->hits[i]);
-	for (i = 0; i < nkeys; i++) {
-		struct exec_key key = eg->keys[i];
-
-		if (ak_htab_lookup_copy(&skel->arena->counts, &key, &n))
-			n = 0;
-		printf("exe %-24s rule %u %llu\n", key.exe, key.rule, n);
-	}
-	if (eg->nkeys > EXEC_GLOB_KEYS || eg->dropped || eg->cut || eg->too_long)
-		printf("not counted: %u keys over %d, %llu hits the table refused, "
+	if (eg->dropped || eg->cut || eg->too_long)
+		printf("not counted: %llu hits the table refused (%d keys at most), "
 		       "%llu matches the budget cut, %llu file names over %d bytes\n",
-		       eg->nkeys > EXEC_GLOB_KEYS ? eg->nkeys - EXEC_GLOB_KEYS : 0, EXEC_GLOB_KEYS,
-		       eg->dropped, eg->cut, eg->too_long, AK_GLOB_SUBJECT_MAX - 1);
+		       eg->dropped, EXEC_GLOB_KEYS, eg->cut, eg->too_long, AK_GLOB_SUBJECT_MAX - 1);
+	return report_table(skel);
 }
 
 int main(int argc, char **argv)
@@ -164,7 +175,9 @@ int main(int argc, char **argv)
 	if (status)
 		fprintf(stderr, "exec_glob: %s exited with status %d\n", argv[npatterns + 2],
 			status);
-	report(skel);
+	err = report(skel);
+	if (err)
+		fprintf(stderr, "exec_glob: reading the table: %s\n", strerror(-err));
 out:
 	exec_glob_bpf__destroy(skel);
 	/* As strace and time do: the command's own status once it ran. */

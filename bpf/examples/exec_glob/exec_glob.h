@@ -21,14 +21,12 @@ struct exec_key {
 /* In the arena: written by user space before attaching, then by BPF. */
 struct exec_glob {
 	unsigned int nrules;
-	unsigned int nkeys;				/* keys[] used (may pass EXEC_GLOB_KEYS) */
 	char pattern[EXEC_GLOB_RULES][EXEC_GLOB_PATTERN_MAX];
 	unsigned long long hits[EXEC_GLOB_RULES];	/* execs each rule matched */
 	unsigned long long execs;			/* execs seen */
 	unsigned long long cut;				/* matches the loop budget cut */
 	unsigned long long dropped;			/* hits the table could not count */
 	unsigned long long too_long;			/* file names a subject cannot hold */
-	struct exec_key keys[EXEC_GLOB_KEYS];		/* every key inserted, for user space */
 };
 
 #endif
