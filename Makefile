@@ -175,7 +175,8 @@ help:
 	@echo "make flags      BPFTOOL=, LIBBPF_DIR= and VMLINUX_DIR= of the project's kernel, for"
 	@echo '                  your own Makefile: make -C bpf/examples/exec_glob $$(make -s flags)'
 	@echo '                  after make install'
-	@echo 'make example    that example built from a scratch install in build/ (make does it too)'
+	@echo 'make example    the worked examples (bpf/examples: exec_glob, open_policy) built from'
+	@echo '                  a scratch install in build/example/ (make does it too)'
 	@echo 'make clean      remove build/; make kernel-clean removes the cached kernel'
 	@echo 'make deps       install the Debian packages only (kernel/deps.sh; as root)'
 	@echo ''
