@@ -44,11 +44,11 @@
  * wait either: a reclaim that finds readers answers -EAGAIN, and the next
  * one (at the next write, or from user space) goes on.
  *
- * Memory order: the reader's count is an atomic add, fully ordered, before
- * its first load of a link, and the reclaim reads the count with a
- * compare-and-swap, after every unlink it covers; a node is linked with an atomic
- * exchange after its own links are stored. So the lists hold on any CPU the
- * BPF JITs support, not only on x86's stores in order.
+ * Memory order: the reader's count is a fetching atomic add, fully ordered,
+ * before its first load of a link and after its last; the reclaim reads the
+ * count with a compare-and-swap, after every unlink it covers; a node is
+ * linked with an atomic exchange after its own links are stored. So the
+ * lists do not lean on x86's ordering (only x86-64 is tested here).
  *
  * User space reads such a list with ak_list_next_copy under the writers'
  * lock (list.h), not with a read section: a loader that dies inside one
@@ -69,6 +69,14 @@ struct ak_rcu {
 	unsigned long long pending;			/* retired, not yet freed */
 };
 
+/*
+ * The reader's adds must be the fetching form, which BPF orders fully: the
+ * section's loads may not pass them. Clang emits a plain atomic add when the
+ * result goes unused, and some JITs make that unordered (arm64's STADD;
+ * x86's is a locked instruction either way): so the result is used.
+ */
+#define __ak_rcu_keep_fetch(v) asm volatile("" : "+r"(v))
+
 /**
  * ak_rcu_read_begin - open a read section of @rcu
  * @rcu: the domain of the lists to be read
@@ -80,8 +88,9 @@ struct ak_rcu {
 static __ak_always_inline unsigned int ak_rcu_read_begin(struct ak_rcu __arena *rcu)
 {
 	unsigned int side = ak_read_once(rcu->epoch) & 1;
+	unsigned long long before = ak_fetch_add(&rcu->readers[side], 1);
 
-	ak_fetch_add(&rcu->readers[side], 1);
+	__ak_rcu_keep_fetch(before);
 	return side;
 }
 
@@ -94,7 +103,9 @@ static __ak_always_inline unsigned int ak_rcu_read_begin(struct ak_rcu __arena *
  */
 static __ak_always_inline void ak_rcu_read_end(struct ak_rcu __arena *rcu, unsigned int token)
 {
-	ak_fetch_add(&rcu->readers[token & 1], -1ULL);
+	unsigned long long before = ak_fetch_add(&rcu->readers[token & 1], -1ULL);
+
+	__ak_rcu_keep_fetch(before);
 }
 
 /**
