@@ -160,7 +160,8 @@ help:
 	@echo '                  preemptions; make test runs it too), then its mutants'
 	@echo "make run        boot the VM: arenakit info, then glob over the kernel's file list"
 	@echo "                  ARGS='glob PATTERN FILE'  run any arenakit command instead"
-	@echo "make vm CMD='...'  boot the VM and run a shell command in it"
+	@echo "make vm CMD='...'  boot the VM and run a shell command in it (builds the kernel, the"
+	@echo '                  tool and the examples first; the tests: make tests)'
 	@echo '                  SMP=2 MEM=2G ACCEL=auto|tcg|kvm VM_TIMEOUT=900 ICOUNT=0|1'
 	@echo 'make bench      measure everything in the VM, side by side: a table, then'
 	@echo '                  build/bench/results.json and plots; BENCH_RUNS=5 BENCH_ARGS=walk,'
@@ -333,7 +334,9 @@ STRESS_ARGS ?= --size 100000000 all
 stress: kernel tool
 	$(Q)SMP=4 MEM=6G kernel/vm "$(TOOL) stress $(STRESS_ARGS)"
 
-vm: all
+# The kernel, the tool and the examples: what a command in the VM most often
+# runs (a test binary needs make tests first; make guest-test runs them).
+vm: kernel tool example
 	@test -n "$$CMD" || { echo "make vm: give a command: make vm CMD='...'"; exit 2; }
 	$(Q)kernel/vm "$$CMD"
 
