@@ -57,13 +57,14 @@ static struct key16 key16(__u32 i)
 
 /*
  * Keys [from, to) through one operation on the table (map == 0) or the
- * map. A function of its own (not inlined), so that each chunk of CHUNK
- * keys gets a loop budget of its own whatever the kernel's budget is (a
- * count, or time). A chunk cut all the same is counted in result.errors.
+ * map. A global function: the verifier checks it once, on its own, not
+ * once per state of the caller's loop; and each chunk of CHUNK keys gets a
+ * loop budget of its own whatever the kernel's budget is (a count, or
+ * time). A chunk cut all the same is counted in result.errors.
  */
 #define CHUNK 16384
 #define BENCH_CHUNK(name, table, hmap, key_type, key_of)		\
-static __noinline int name(enum htab_op op, int map, __u32 from, __u32 to) \
+__noinline int name(enum htab_op op, int map, __u32 from, __u32 to) \
 {									\
 	__u64 v = 1, found = 0;						\
 	key_type k;							\
