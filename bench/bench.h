@@ -40,6 +40,7 @@ struct bench_ratio {
 	double lo, hi;		/* the spread of the per-run ratios (= value: none) */
 	enum bench_goal goal;
 	double limit;
+	int timed;		/* of times, not counts: --quick sizes judge nothing */
 };
 
 struct bench {

@@ -71,6 +71,11 @@ double bench_median(struct bench_row *row)
 	return row->median;
 }
 
+static int bench_row_timed(const struct bench_row *row)
+{
+	return !strcmp(row->clock, BENCH_CLOCK_BPF) || !strcmp(row->clock, BENCH_CLOCK_USER);
+}
+
 double bench_ratio(struct bench *b, const char *what, struct bench_row *num,
 		   struct bench_row *den, enum bench_goal goal, double limit)
 {
@@ -82,6 +87,7 @@ double bench_ratio(struct bench *b, const char *what, struct bench_row *num,
 		return 0;
 	if (num->n != den->n) {
 		bench_figure(b, what, n / d, goal, limit);
+		b->ratios[b->n_ratios - 1].timed = bench_row_timed(num) || bench_row_timed(den);
 		return n / d;
 	}
 	for (i = 0; i < num->n; i++)
@@ -90,6 +96,7 @@ double bench_ratio(struct bench *b, const char *what, struct bench_row *num,
 	if (!bench_median(&paired))
 		return 0;
 	bench_figure(b, what, paired.median, goal, limit);
+	b->ratios[b->n_ratios - 1].timed = bench_row_timed(num) || bench_row_timed(den);
 	b->ratios[b->n_ratios - 1].lo = paired.min;
 	b->ratios[b->n_ratios - 1].hi = paired.max;
 	return paired.median;
@@ -112,6 +119,7 @@ void bench_figure(struct bench *b, const char *what, double value, enum bench_go
 	r->lo = r->hi = value;
 	r->goal = goal;
 	r->limit = limit;
+	r->timed = 0;	/* bench_ratio says when it is */
 }
 
 void bench_wrong(struct bench *b, const char *fmt, ...)
