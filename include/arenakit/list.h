@@ -1051,6 +1051,12 @@ out:
  * (every entry on the list throughout copied once, in order) or says it is
  * stale, never short or doubled. Evaluates each argument once.
  *
+ * The copy is whole for what writers change under @lock; a field BPF
+ * updates without it (a counter bumped atomically, say) is copied as it
+ * was at that moment. And the loader holds the writers' lock for each
+ * copy: a loader preempted there makes BPF writers wait, and their bounded
+ * wait may end in -EBUSY (lock.h).
+ *
  *	while ((err = ak_list_next_copy(&skel->arena->events, &skel->arena->lock,
  *					&cursor, &ev, node)) == 0)
  *		show(&ev);

@@ -41,7 +41,7 @@
  * checks finds it, and the free waits until it leaves. A reader that read
  * the epoch just before a move and counts itself just after is counted
  * under the parity not current: that only delays a free. Writers never
- * wait either: a reclaim that finds readers answers -EAGAIN, and the next
+ * wait either: a reclaim that finds readers answers -EBUSY, and the next
  * one (at the next write, or from user space) goes on.
  *
  * Memory order: the reader's count is a fetching atomic add, fully ordered,
@@ -61,7 +61,12 @@
 #include <arenakit/atomic.h>
 #include <arenakit/alloc.h>
 
-/* The grace-period domain of one or more read-mostly lists; zero is ready. */
+/*
+ * The grace-period domain of read-mostly lists; zero is ready. Lists that
+ * share a domain share their writers' lock too, and one entry type: a
+ * reclaim under one lock while a delete under another reads the epoch
+ * would let that entry go after one check instead of two.
+ */
 struct ak_rcu {
 	unsigned long long epoch;
 	unsigned long long readers[2];			/* inside, by epoch parity */
@@ -75,7 +80,35 @@ struct ak_rcu {
  * result goes unused, and some JITs make that unordered (arm64's STADD;
  * x86's is a locked instruction either way): so the result is used.
  */
-#define __ak_rcu_keep_fetch(v) asm volatile("" : "+r"(v))
+#define __ak_rcu_keep_fetch(v)						\
+	do {								\
+		ak_barrier_var(v);					\
+		(void)(v);						\
+	} while (0)
+
+/*
+ * A retired node's back link chains it among the retired, tagged in bit 0
+ * (nodes are 8-byte aligned), so that neither it nor its old neighbours
+ * pass for linked: a second delete of it is refused.
+ */
+#define __AK_RCU_RETIRED 1ULL
+
+static __ak_always_inline struct ak_list_node __arena *
+__ak_rcu_chain(struct ak_list_node __arena *next)
+{
+	return (struct ak_list_node __arena *)((unsigned long long)next | __AK_RCU_RETIRED);
+}
+
+static __ak_always_inline struct ak_list_node __arena *
+__ak_rcu_unchain(struct ak_list_node __arena *link)
+{
+	return (struct ak_list_node __arena *)((unsigned long long)link & ~__AK_RCU_RETIRED);
+}
+
+static __ak_always_inline int __ak_rcu_is_retired(struct ak_list_node __arena *link)
+{
+	return (unsigned long long)link & __AK_RCU_RETIRED;
+}
 
 /**
  * ak_rcu_read_begin - open a read section of @rcu
@@ -129,7 +162,7 @@ static inline void __ak_list_insert_rcu(struct ak_list __arena *list,
 					struct ak_list_node __arena *prev,
 					struct ak_list_node __arena *next)
 {
-	node->next = next;
+	ak_write_once(node->next, next);
 	node->prev = prev;
 	ak_xchg(&prev->next, node);
 	next->prev = node;
@@ -166,10 +199,11 @@ static inline void ak_list_add_tail_rcu(struct ak_list __arena *list,
  * @rcu: the domain whose readers read @list
  *
  * The node's forward link stays, so a reader on it goes on to the list's
- * rest; its back link chains it among the retired nodes. Do not free it:
- * ak_rcu_reclaim does, once no reader can reach it.
- * Return: 0; -EINVAL if @node is not on a list or its neighbours do not
- * link back to it (a second delete): nothing is written.
+ * rest; its back link chains it among the retired nodes. Do not free it,
+ * nor add it to a list again: ak_rcu_reclaim frees it, once no reader can
+ * reach it.
+ * Return: 0; -EINVAL if @node is not on a list, is retired already, or its
+ * neighbours do not link back to it: nothing is written.
  */
 static inline int ak_list_del_rcu(struct ak_list __arena *list, struct ak_list_node __arena *node,
 				  struct ak_rcu __arena *rcu)
@@ -177,14 +211,15 @@ static inline int ak_list_del_rcu(struct ak_list __arena *list, struct ak_list_n
 	struct ak_list_node __arena *next = node->next, *prev = node->prev;
 	unsigned int side;
 
-	if (!next || !prev || next->prev != node || prev->next != node || node == &list->head)
+	if (!next || !prev || __ak_rcu_is_retired(prev) || next->prev != node ||
+	    prev->next != node || node == &list->head)
 		return -EINVAL;
 	ak_write_once(prev->next, next);
 	next->prev = prev;
 	list->len--;
 	list->gen++;
 	side = rcu->epoch & 1;
-	node->prev = rcu->retired[side];
+	node->prev = __ak_rcu_chain(rcu->retired[side]);
 	rcu->retired[side] = node;
 	rcu->pending++;
 	return 0;
@@ -214,7 +249,7 @@ static inline int ak_list_del_rcu(struct ak_list __arena *list, struct ak_list_n
  */
 static __ak_always_inline int __ak_rcu_grace_over(struct ak_rcu __arena *rcu)
 {
-	return ak_cmpxchg(&rcu->readers[(rcu->epoch + 1) & 1], 0, 0) ? -EAGAIN : 0;
+	return ak_cmpxchg(&rcu->readers[(rcu->epoch + 1) & 1], 0, 0) ? -EBUSY : 0;
 }
 
 /* The next node of the last epoch's retired ones, off the chain; or NULL. */
@@ -224,19 +259,19 @@ static __ak_always_inline struct ak_list_node __arena *__ak_rcu_pop(struct ak_rc
 	struct ak_list_node __arena *node = rcu->retired[side];
 
 	if (node) {
-		rcu->retired[side] = node->prev;
+		rcu->retired[side] = __ak_rcu_unchain(node->prev);
 		rcu->pending--;
 	}
 	return node;
 }
 
-/* Put @node back (its free failed): it is freed by a later reclaim. */
+/* Put @node back (its free must wait): a later reclaim frees it. */
 static __ak_always_inline void __ak_rcu_unpop(struct ak_rcu __arena *rcu,
 					      struct ak_list_node __arena *node)
 {
 	unsigned int side = (rcu->epoch + 1) & 1;
 
-	node->prev = rcu->retired[side];
+	node->prev = __ak_rcu_chain(rcu->retired[side]);
 	rcu->retired[side] = node;
 	rcu->pending++;
 }
@@ -265,13 +300,17 @@ static __ak_always_inline void __ak_rcu_advance(struct ak_rcu __arena *rcu)
  * each delete, or now and then. Every entry the domain retires must be of
  * @type, allocated by ak_alloc or ak_alloc_nosleep.
  *
- * Return: the number of entries freed (0 and more); -EAGAIN if readers of
+ * Return: the number of entries freed (0 and more); -EBUSY if readers of
  * the last epoch are still inside (nothing freed: try later); -AK_EBUDGET
- * if the loop budget cut the frees (those not freed stay retired: call
- * again); an ak_free_nosleep error (that entry stays retired).
+ * if the loop budget, or a busy allocator, stopped the frees part way
+ * (ak_rcu_pending() went down by those freed; the rest stay retired: call
+ * again); another ak_free_nosleep error, -EINVAL for an entry that is not
+ * the allocator's (one freed by hand, say): that entry is dropped from the
+ * retired ones, so that the next call goes on with the others.
  */
 #define ak_rcu_reclaim(rcu, type, member)				\
 	({								\
+		__label__ ___ak_cut;	/* one per use of the macro */	\
 		struct ak_rcu __arena *___ak_rcu = (rcu);		\
 		struct ak_list_node __arena *___ak_node;		\
 		long long ___ak_freed = 0;				\
@@ -279,13 +318,17 @@ static __ak_always_inline void __ak_rcu_advance(struct ak_rcu __arena *rcu)
 									\
 		while (!___ak_err && (___ak_node = __ak_rcu_pop(___ak_rcu))) { \
 			___ak_err = ak_free_nosleep(ak_list_entry(___ak_node, type, member)); \
-			if (___ak_err) {				\
+			if (___ak_err == -EBUSY || ___ak_err == -AK_EBUDGET) { \
 				__ak_rcu_unpop(___ak_rcu, ___ak_node);	\
-				break;					\
-			}						\
-			___ak_freed++;					\
-			if (!ak_can_loop)				\
 				___ak_err = -AK_EBUDGET;		\
+			}						\
+			if (___ak_err)					\
+				break;					\
+			___ak_freed++;					\
+			ak_cond_break_label(___ak_cut);			\
+			continue;					\
+		___ak_cut:						\
+			___ak_err = -AK_EBUDGET;			\
 		}							\
 		if (!___ak_err)						\
 			__ak_rcu_advance(___ak_rcu);			\

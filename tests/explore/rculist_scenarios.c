@@ -77,7 +77,7 @@ static void reclaim(void)
 {
 	long long n = ak_rcu_reclaim(&rcu, struct rule, node);
 
-	if (n < 0 && n != -EAGAIN)
+	if (n < 0 && n != -EBUSY)
 		explore_fail("reclaim: %lld", n);
 }
 

@@ -136,3 +136,23 @@ Test(open_policy, example_refuses_bad_rules_with_a_message, .timeout = 120)
 	cr_expect_eq(system(EXAMPLE " '/x/*' -- sleep 1 2>&1 <<'E' | grep -q 'not +PATTERN'\n"
 			    "[bad\nE"), 0, "a bad edit without a message");
 }
+
+Test(open_policy, example_edits_are_its_own_input_whole_lines_only, .timeout = 120)
+{
+	struct report r;
+
+	/* The command reads /dev/null, not the edits: it sees none, the edit applies. */
+	r = run("printf '+/y/*\\n' | " EXAMPLE " '/x/*' -- sh -c 'sleep 1; read x; "
+		"echo \"command read [$x]\"' 2>&1");
+	cr_expect(WIFEXITED(r.status), "status %#x", r.status);
+	cr_expect_eq(r.added, 1, "%llu rules added", r.added);
+	cr_expect_eq(r.rules, 2, "rules: %llu", r.rules);
+	cr_expect_eq(system("printf '+/y/*\\n' | " EXAMPLE " '/x/*' -- sh -c 'sleep 1; read x; "
+			    "echo \"command read [$x]\"' 2>&1 | grep -qF 'command read []'"), 0,
+		     "the command read the edits");
+	/* A line too long to be an edit is refused whole: its tail is not an edit either. */
+	r = run("printf '+%0300d-/x/*\\n' 0 | " EXAMPLE " '/x/*' -- sleep 1 2>&1");
+	cr_expect_eq(r.refused, 1, "%llu edits refused", r.refused);
+	cr_expect_eq(r.deleted, 0, "the tail of a long line deleted a rule");
+	cr_expect_eq(r.rules, 1, "rules: %llu", r.rules);
+}

@@ -98,7 +98,7 @@ static void *churn_rules(void *arg)
 			w->err = run_until_not_busy(w, w->skel->progs.del_rule, &a);
 		if (w->err)
 			break;
-		if (a.reclaimed == -EAGAIN)
+		if (a.reclaimed == -EBUSY)
 			w->reclaims_held++;
 		else if (a.reclaimed > 0)
 			w->freed += a.reclaimed;

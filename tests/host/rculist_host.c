@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <criterion/criterion.h>
 
+#include "test_cut.h"
 #include "host/alloc_pages.h"
 #include <arenakit/rculist.h>
 
@@ -122,7 +123,7 @@ Test(rculist_host, a_reader_on_a_deleted_node_goes_on_to_the_rest)
 			cr_assert_eq(ak_list_del_rcu(&rules, &r[2]->node, &rcu), 0);
 			/* Neither may be freed while this reader is inside. */
 			cr_assert_eq(ak_rcu_reclaim(&rcu, struct rule, node), 0);
-			cr_assert_eq(ak_rcu_reclaim(&rcu, struct rule, node), -EAGAIN);
+			cr_assert_eq(ak_rcu_reclaim(&rcu, struct rule, node), -EBUSY);
 			cr_assert_eq(ak_rcu_pending(&rcu), 2);
 		}
 	}
@@ -164,7 +165,7 @@ Test(rculist_host, readers_inside_at_the_delete_hold_the_free)
 	cr_assert_eq(ak_rcu_reclaim(&rcu, struct rule, node), 0);	/* epoch 0 -> 1 */
 	late = ak_rcu_read_begin(&rcu);
 	cr_assert_neq(early, late, "the late reader counts under the other parity");
-	cr_expect_eq(ak_rcu_reclaim(&rcu, struct rule, node), -EAGAIN, "the early reader is inside");
+	cr_expect_eq(ak_rcu_reclaim(&rcu, struct rule, node), -EBUSY, "the early reader is inside");
 	ak_rcu_read_end(&rcu, early);
 	cr_expect_eq(ak_rcu_reclaim(&rcu, struct rule, node), 1, "the late one cannot reach it");
 	ak_rcu_read_end(&rcu, late);
@@ -201,4 +202,69 @@ Test(rculist_host, a_plain_delete_is_a_fault_for_a_reader_on_the_node)
 	cr_expect_eq(ak_list_walk_status(pos, &rules, node), -EFAULT);
 	ak_rcu_read_end(&rcu, token);
 	ak_free(r);
+}
+
+/* Three neighbours retired in one epoch: their chain must not pass for links. */
+Test(rculist_host, a_second_delete_of_a_retired_node_is_refused)
+{
+	struct rule *r[5];
+	int i;
+
+	for (i = 0; i < 5; i++)
+		r[i] = add(i);
+	for (i = 1; i <= 3; i++)
+		cr_assert_eq(ak_list_del_rcu(&rules, &r[i]->node, &rcu), 0);
+	for (i = 1; i <= 3; i++)
+		cr_expect_eq(ak_list_del_rcu(&rules, &r[i]->node, &rcu), -EINVAL, "again: %d", i);
+	cr_expect_eq(ak_list_len(&rules), 2);
+	cr_expect_eq(ak_rcu_pending(&rcu), 3);
+	cr_expect_eq(ak_list_check(&rules, NULL, NULL), 0);
+	cr_expect_eq(reclaim_all(), 3);
+}
+
+/*
+ * An entry freed by hand cannot be freed again: the reclaim says so once
+ * (-EINVAL), drops it, and frees the others on its next calls.
+ */
+Test(rculist_host, an_entry_freed_by_hand_does_not_stop_the_reclaims)
+{
+	struct rule *r[3];
+	long long n;
+	int i, einval = 0;
+
+	for (i = 0; i < 3; i++)
+		r[i] = add(i);
+	for (i = 0; i < 3; i++)
+		cr_assert_eq(ak_list_del_rcu(&rules, &r[i]->node, &rcu), 0);
+	ak_free(r[1]);	/* the mistake */
+	for (i = 0; i < 6; i++) {
+		n = ak_rcu_reclaim(&rcu, struct rule, node);
+		if (n == -EINVAL)
+			einval++;
+		else
+			cr_assert_geq(n, 0, "reclaim: %lld", n);
+	}
+	cr_expect_eq(einval, 1);
+	cr_expect_eq(ak_rcu_pending(&rcu), 0);
+	cr_expect_eq(alloc_stats().objects, 0, "the other two not freed");
+}
+
+/* A reclaim cut part way keeps what it did not free, and the next goes on. */
+Test(rculist_host, a_reclaim_cut_by_the_budget_goes_on_at_the_next_call)
+{
+	struct rule *r[3];
+	int i;
+
+	for (i = 0; i < 3; i++)
+		r[i] = add(i);
+	for (i = 0; i < 3; i++)
+		cr_assert_eq(ak_list_del_rcu(&rules, &r[i]->node, &rcu), 0);
+	cr_assert_eq(ak_rcu_reclaim(&rcu, struct rule, node), 0);	/* the epoch moves */
+	checks_left = 1;	/* one budget check passes: two frees, then the cut */
+	cr_expect_eq(ak_rcu_reclaim(&rcu, struct rule, node), -AK_EBUDGET);
+	checks_left = -1;
+	cr_expect_eq(ak_rcu_pending(&rcu), 1);
+	cr_expect_eq(alloc_stats().objects, 1);
+	cr_expect_eq(ak_rcu_reclaim(&rcu, struct rule, node), 1);
+	cr_expect_eq(ak_rcu_pending(&rcu), 0);
 }

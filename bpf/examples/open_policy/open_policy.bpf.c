@@ -75,10 +75,9 @@ int add_rule(struct open_rule_args *a)
 		ak_free(r);
 		return err;
 	}
-	r->id = policy.next_id++;
+	a->id = r->id = policy.next_id++;
 	ak_list_add_tail_rcu(&policy.rules, &r->node);
 	ak_lock_release(&policy.lock);
-	a->id = r->id;
 	return 0;
 }
 
@@ -100,7 +99,7 @@ int del_rule(struct open_rule_args *a)
 {
 	__u64 pattern[PATTERN_WORDS];
 	struct open_rule __arena *r;
-	int i, err;
+	int i, err, found = 0;
 
 #pragma clang loop unroll(full)
 	for (i = 0; i < PATTERN_WORDS; i++)
@@ -109,10 +108,12 @@ int del_rule(struct open_rule_args *a)
 	if (err)
 		return err;
 	ak_list_for_each_entry(r, &policy.rules, node)
-		if (same_pattern(r, pattern))
+		if (same_pattern(r, pattern)) {
+			found = 1;
 			break;
-	if (!r || &r->node == &policy.rules.head) {
-		/* Not found, or the walk was cut: say which. */
+		}
+	if (!found) {
+		/* Not there, or the walk was cut before it was found: say which. */
 		err = ak_list_walk_status(r, &policy.rules, node) ?: -ENOENT;
 	} else {
 		err = ak_list_del_rcu(&policy.rules, &r->node, &policy.rcu);
@@ -144,7 +145,7 @@ __noinline int count_match(unsigned int rule)
 {
 	__u32 zero = 0;
 	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
-	__u64 __arena *n;
+	__u64 __arena *n = 0;
 	__u64 none = 0;
 	int err = 0, tries;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * open_policy - count the files opened while a command runs, by glob rules
+ * open_policy - count the opens made while a command runs, by glob rules
  * matched in BPF on every CPU.
  *
  *   open_policy [-f FILE] [PATTERN...] -- COMMAND [ARG...]
@@ -13,6 +13,7 @@
  * prints them with what was seen and what was lost.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,12 +37,14 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: " PROG " [-f FILE] [PATTERN...] -- COMMAND [ARG...]\n"
-		"Count the files opened (open, openat) on this machine while COMMAND runs,\n"
+		"Count the open(2) and openat(2) calls made on this machine while COMMAND\n"
+		"runs (at system call entry, so failed opens too; x86-64 system call numbers),\n"
 		"per glob rule and per command name, matched in a BPF tracing program against\n"
-		"every rule on every open; rules are glob patterns (lib/glob.c: ? * [...] [!...] \\)\n"
+		"every rule on every call; rules are glob patterns (lib/glob.c: ? * [...] [!...] \\)\n"
 		"of 1 to %d bytes, from FILE (one a line; blank lines and lines starting with\n"
-		"'#' skipped) and the arguments. While COMMAND runs, lines on standard input\n"
-		"edit the rules: +PATTERN adds one, -PATTERN deletes it.\n"
+		"'#' skipped) and the arguments. While COMMAND runs (its standard input is\n"
+		"/dev/null), lines on standard input edit the rules: +PATTERN adds one,\n"
+		"-PATTERN deletes it.\n"
 		"Exits with COMMAND's status, 1 if " PROG " itself failed, 2 on bad arguments\n"
 		"or a bad rule.\n", OPEN_POLICY_PATTERN_MAX - 1);
 }
@@ -125,7 +128,8 @@ static int run_rule_prog(const struct bpf_program *prog, const char *pattern,
 }
 
 struct edits {
-	unsigned long long added, deleted, refused, failed, reclaimed, held;
+	unsigned long long added, deleted, refused, failed, held;
+	int overlong;	/* skipping the rest of a line too long to be an edit */
 };
 
 /* One line of standard input: +PATTERN or -PATTERN. */
@@ -135,8 +139,8 @@ static void edit(struct open_policy_bpf *skel, char *line, struct edits *e)
 	unsigned long long at;
 	int err, bad;
 
-	if (!line[0])
-		return;
+	if (!line[0] || line[0] == '#')
+		return;	/* as in a rules file */
 	bad = (line[0] == '+' || line[0] == '-') ?
 	      ak_glob_valid(line + 1, OPEN_POLICY_PATTERN_MAX - 1, &at) : -1;
 	if (bad) {
@@ -157,16 +161,17 @@ static void edit(struct open_policy_bpf *skel, char *line, struct edits *e)
 		e->added++;
 	} else {
 		e->deleted++;
-		if (a.reclaimed > 0)
-			e->reclaimed += a.reclaimed;
-		else if (a.reclaimed == -EAGAIN)
+		if (a.reclaimed == -EBUSY)
 			e->held++;	/* readers were inside: a later reclaim frees it */
 	}
 }
 
-/* The complete lines in @buf (@*len bytes) as edits; a partial one is kept. */
-static void edit_lines(struct open_policy_bpf *skel, char *buf, size_t *len, int last,
-		       struct edits *e)
+/*
+ * The complete lines in @buf (@*len bytes) as edits; a partial one is kept,
+ * or, if it fills @buf, refused with what follows it up to its newline.
+ */
+static void edit_lines(struct open_policy_bpf *skel, char *buf, size_t *len, size_t size,
+		       int last, struct edits *e)
 {
 	char *line = buf, *end;
 
@@ -175,19 +180,32 @@ static void edit_lines(struct open_policy_bpf *skel, char *buf, size_t *len, int
 			*end = 0;
 		else
 			buf[*len] = 0;
-		edit(skel, line, e);
+		if (!e->overlong)
+			edit(skel, line, e);
+		e->overlong = 0;
 		line = end ? end + 1 : buf + *len;
 	}
 	*len -= line - buf;
 	memmove(buf, line, *len);
+	if (*len == size - 1) {
+		if (!e->overlong) {
+			fprintf(stderr, PROG ": an edit longer than %zu bytes: refused\n", *len);
+			e->refused++;
+		}
+		e->overlong = 1;
+		*len = 0;
+	}
 }
 
-/* Run COMMAND; apply the edits on standard input until it exits. */
+/*
+ * Run COMMAND, its standard input /dev/null (the edits are ours); apply the
+ * edits on standard input until it exits.
+ */
 static int run_command(struct open_policy_bpf *skel, char **argv, struct edits *e)
 {
 	struct pollfd in = { .fd = STDIN_FILENO, .events = POLLIN };
 	char buf[4 * OPEN_POLICY_PATTERN_MAX + 1];
-	int status, open_in = 1;
+	int status, null, open_in = 1;
 	size_t len = 0;
 	ssize_t n;
 	pid_t pid = fork(), done;
@@ -195,6 +213,11 @@ static int run_command(struct open_policy_bpf *skel, char **argv, struct edits *
 	if (pid < 0)
 		return -errno;
 	if (!pid) {
+		null = open("/dev/null", O_RDONLY);
+		if (null < 0 || dup2(null, STDIN_FILENO) < 0) {
+			fprintf(stderr, PROG ": /dev/null: %s\n", strerror(errno));
+			_exit(127);
+		}
 		execvp(argv[0], argv);
 		fprintf(stderr, PROG ": %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -203,88 +226,143 @@ static int run_command(struct open_policy_bpf *skel, char **argv, struct edits *
 		if (poll(&in, 1, 20) <= 0)
 			continue;
 		n = read(STDIN_FILENO, buf + len, sizeof(buf) - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			fprintf(stderr, PROG ": reading the edits: %s; no more edits\n",
+				strerror(errno));
 		if (n <= 0) {
-			open_in = 0;	/* end of the edits (or no standard input) */
+			open_in = 0;	/* the end of the edits */
 			n = 0;
 		}
 		len += n;
-		if (len == sizeof(buf) - 1 && !memchr(buf, '\n', len)) {
-			fprintf(stderr, PROG ": edit longer than %zu bytes: ignored\n", len);
-			e->refused++;
-			len = 0;
-		}
-		edit_lines(skel, buf, &len, !open_in, e);
+		edit_lines(skel, buf, &len, sizeof(buf), !open_in, e);
 	}
 	if (done < 0)
 		return -errno;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* The counts table through the mmap, per (rule, command); totals by rule id. */
-static int print_counts(struct open_policy_bpf *skel, unsigned long long *by_rule,
-			unsigned int rules)
+/* A walk's answer that says "call again": a lock busy, or (stale) begin again. */
+static int walk_again(int err, int *tries)
 {
-	struct ak_htab_cursor c = {};
-	struct open_key key;
-	unsigned long long n;
-	int err, tries = 0;
+	if ((err != -EBUSY && err != -AK_ESTALE) || ++*tries > 1000)
+		return 0;
+	usleep(1000);
+	return 1;
+}
 
-	while ((err = ak_htab_next_copy(&skel->arena->counts, &c, &key, &n)) != -ENOENT) {
-		if (err == -EBUSY || err == -AK_ESTALE) {
-			if (++tries > 1000)
-				return err;
-			if (err == -AK_ESTALE)	/* begin again */
-				memset(by_rule, 0, rules * sizeof(*by_rule));
-			continue;
-		}
-		if (err)
-			return err;
-		printf("count rule %u %-16s %llu\n", key.rule, key.comm, n);
-		if (key.rule < rules)
-			by_rule[key.rule] += n;
+/* Append the @size bytes at @e to the array *@all of *@n (room for *@cap). */
+static int append(void **all, size_t *n, size_t *cap, const void *e, size_t size)
+{
+	void *more;
+
+	if (*n == *cap) {
+		more = realloc(*all, (*cap ? 2 * *cap : 256) * size);
+		if (!more)
+			return -ENOMEM;
+		*all = more;
+		*cap = *cap ? 2 * *cap : 256;
 	}
+	memcpy((char *)*all + (*n)++ * size, e, size);
 	return 0;
 }
 
-/* The rules through the mmap, with their totals. */
-static int print_rules(struct open_policy_bpf *skel, const unsigned long long *by_rule,
-		       unsigned int rules)
+struct count {
+	struct open_key key;
+	unsigned long long n;
+};
+
+/* Every entry of the counts table, copied through the mmap; a stale walk begins again. */
+static int read_counts(struct open_policy_bpf *skel, struct count **out, size_t *count)
+{
+	struct ak_htab_cursor c = {};
+	struct count e, *all = NULL;
+	size_t n = 0, cap = 0;
+	int err, tries = 0;
+
+	while ((err = ak_htab_next_copy(&skel->arena->counts, &c, &e.key, &e.n)) != -ENOENT) {
+		if (err && walk_again(err, &tries)) {
+			if (err == -AK_ESTALE)
+				n = 0;
+			continue;
+		}
+		err = err ?: append((void **)&all, &n, &cap, &e, sizeof(e));
+		if (err)
+			goto fail;
+	}
+	*out = all;
+	*count = n;
+	return 0;
+fail:
+	free(all);
+	return err;
+}
+
+/* Every rule, copied through the mmap under the writers' lock; likewise. */
+static int read_rules(struct open_policy_bpf *skel, struct open_rule **out, size_t *count)
 {
 	struct open_policy *p = &skel->arena->policy;
 	struct ak_list_cursor c = {};
-	struct open_rule r;
-	unsigned long long listed = 0, silent = 0;
+	struct open_rule r, *all = NULL;
+	size_t n = 0, cap = 0;
 	int err, tries = 0;
 
 	while ((err = ak_list_next_copy(&p->rules, &p->lock, &c, &r, node)) != -ENOENT) {
-		if (err == -EBUSY || err == -AK_ESTALE) {
-			if (++tries > 1000)
-				return err;
+		if (err && walk_again(err, &tries)) {
 			if (err == -AK_ESTALE)
-				listed = silent = 0;
+				n = 0;
 			continue;
 		}
+		err = err ?: append((void **)&all, &n, &cap, &r, sizeof(r));
 		if (err)
-			return err;
-		listed++;
-		if (r.id < rules && by_rule[r.id])
-			printf("rule %u %-32s %llu\n", r.id, r.pattern, by_rule[r.id]);
+			goto fail;
+	}
+	*out = all;
+	*count = n;
+	return 0;
+fail:
+	free(all);
+	return err;
+}
+
+/* The counts per (rule, command), then each rule that matched with its total. */
+static int print_counts_and_rules(struct open_policy_bpf *skel)
+{
+	unsigned int ids = skel->arena->policy.next_id;
+	unsigned long long *by_rule = calloc(ids + 1, sizeof(*by_rule)), silent = 0;
+	struct open_rule *rules = NULL;
+	struct count *counts = NULL;
+	size_t ncounts = 0, nrules = 0, i;
+	int err = by_rule ? 0 : -ENOMEM;
+
+	err = err ?: read_counts(skel, &counts, &ncounts);
+	err = err ?: read_rules(skel, &rules, &nrules);
+	for (i = 0; !err && i < ncounts; i++) {
+		printf("count rule %u %-16s %llu\n", counts[i].key.rule, counts[i].key.comm,
+		       counts[i].n);
+		if (counts[i].key.rule < ids)
+			by_rule[counts[i].key.rule] += counts[i].n;
+	}
+	for (i = 0; !err && i < nrules; i++) {
+		if (rules[i].id < ids && by_rule[rules[i].id])
+			printf("rule %u %-32s %llu\n", rules[i].id, rules[i].pattern,
+			       by_rule[rules[i].id]);
 		else
 			silent++;
 	}
-	printf("rules: %llu, %llu of them matched nothing\n", listed, silent);
-	return 0;
+	if (!err)
+		printf("rules: %zu, %llu of them matched nothing\n", nrules, silent);
+	free(rules);
+	free(counts);
+	free(by_rule);
+	return err;
 }
 
-static int report(struct open_policy_bpf *skel, const struct edits *e)
+static int report(struct open_policy_bpf *skel, const struct edits *e, unsigned long long freed)
 {
 	struct open_policy *p = &skel->arena->policy;
-	unsigned int rules = p->next_id;
-	unsigned long long *by_rule = calloc(rules + 1, sizeof(*by_rule));
-	int err;
 
-	if (!by_rule)
-		return -ENOMEM;
 	printf("opens seen: %llu, matched against every rule: %llu (%llu while the rules were "
 	       "edited), lost: %llu (%llu walks cut by the loop budget, %llu broken links)\n",
 	       p->opens, p->matched, p->matched_in_edit, p->lost_budget + p->lost_fault,
@@ -296,12 +374,22 @@ static int report(struct open_policy_bpf *skel, const struct edits *e)
 	printf("edits while the command ran: %llu rules added, %llu deleted, %llu refused, "
 	       "%llu failed; %llu reclaims found readers inside; %llu deleted rules freed, %llu "
 	       "waiting for readers\n", e->added, e->deleted, e->refused, e->failed, e->held,
-	       e->reclaimed, ak_rcu_pending(&p->rcu));
-	err = print_counts(skel, by_rule, rules);
-	if (!err)
-		err = print_rules(skel, by_rule, rules);
-	free(by_rule);
-	return err;
+	       freed, ak_rcu_pending(&p->rcu));
+	return print_counts_and_rules(skel);
+}
+
+/*
+ * Free every deleted rule. After the detach no new reader comes, but one
+ * already inside may still be: the reclaim answers -EBUSY until it leaves.
+ */
+static void reclaim_all(struct open_policy_bpf *skel)
+{
+	struct open_rule_args a;
+	int i;
+
+	for (i = 0; i < 1000 && ak_rcu_pending(&skel->arena->policy.rcu); i++)
+		if (run_rule_prog(skel->progs.reclaim, "", &a) || a.reclaimed == -EBUSY)
+			usleep(1000);
 }
 
 static int add_rules(struct open_policy_bpf *skel, const struct rules *rules)
@@ -325,7 +413,6 @@ int main(int argc, char **argv)
 	struct rules rules = {};
 	struct edits e = {};
 	struct open_policy_bpf *skel;
-	struct open_rule_args a;
 	int i, err = 0, status = 0, retval;
 
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
@@ -346,6 +433,7 @@ int main(int argc, char **argv)
 			return err;
 	}
 	if (i >= argc - 1 || !rules.n) {
+		fprintf(stderr, PROG ": %s\n", !rules.n ? "no rule given" : "no command given");
 		usage(stderr);
 		return 2;
 	}
@@ -382,11 +470,9 @@ int main(int argc, char **argv)
 	}
 	if (status)
 		fprintf(stderr, PROG ": %s exited with status %d\n", argv[i + 1], status);
-	/* No reader is left: two reclaims free every deleted rule. */
-	for (retval = 0; retval < 2; retval++)
-		if (!run_rule_prog(skel->progs.reclaim, "", &a) && a.reclaimed > 0)
-			e.reclaimed += a.reclaimed;
-	err = report(skel, &e);
+	reclaim_all(skel);
+	/* What was deleted and is not retired any more was freed. */
+	err = report(skel, &e, e.deleted - ak_rcu_pending(&skel->arena->policy.rcu));
 	if (err)
 		fprintf(stderr, PROG ": reading the counts: %s\n", strerror(-err));
 out:
