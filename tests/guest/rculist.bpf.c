@@ -38,11 +38,12 @@ int init(void *ctx)
 SEC("syscall")
 int add_rule(struct rcu_rule_args *a)
 {
-	struct rule __arena *r = ak_alloc(sizeof(*r));
+	struct rule __arena *r;
 	int i, err;
 
+	r = ak_alloc_err(sizeof(*r), &err);	/* -EBUSY too: the writer tries again */
 	if (!r)
-		return -ENOMEM;
+		return err;
 	/* Unrolled: a syscall program's context is read at constant offsets only. */
 #pragma clang loop unroll(full)
 	for (i = 0; i < RCU_PATTERN_MAX; i++)

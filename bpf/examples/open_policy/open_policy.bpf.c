@@ -57,13 +57,14 @@ int setup(void *ctx)
 SEC("syscall")
 int add_rule(struct open_rule_args *a)
 {
-	struct open_rule __arena *r = ak_alloc(sizeof(*r));
 	const __u64 *from = (const __u64 *)a->pattern;
+	struct open_rule __arena *r;
 	__u64 __arena *to;
 	int i, err;
 
+	r = ak_alloc_err(sizeof(*r), &err);	/* -ENOMEM, or -EBUSY: try later */
 	if (!r)
-		return -ENOMEM;
+		return err;
 	/* Unrolled: a syscall program's context is read at constant offsets. */
 	to = (__u64 __arena *)r->pattern;
 #pragma clang loop unroll(full)

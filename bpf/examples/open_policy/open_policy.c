@@ -116,15 +116,24 @@ static int read_rules_file(struct rules *rules, const char *file)
 	return err;
 }
 
+/*
+ * Run a rule program with @pattern. -EBUSY (a lock's bounded wait ran out,
+ * its holder's CPU preempted, say) means later: tried again, for a while.
+ */
 static int run_rule_prog(const struct bpf_program *prog, const char *pattern,
 			 struct open_rule_args *a)
 {
-	int retval, err;
+	int retval, err, tries;
 
-	memset(a, 0, sizeof(*a));
-	strncpy(a->pattern, pattern, sizeof(a->pattern) - 1);
-	err = ak_run(prog, a, sizeof(*a), &retval);
-	return err ? err : retval;
+	for (tries = 0; tries < 100; tries++) {
+		memset(a, 0, sizeof(*a));
+		strncpy(a->pattern, pattern, sizeof(a->pattern) - 1);
+		err = ak_run(prog, a, sizeof(*a), &retval) ?: retval;
+		if (err != -EBUSY)
+			break;
+		usleep(1000);
+	}
+	return err;
 }
 
 struct edits {
