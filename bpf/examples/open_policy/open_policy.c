@@ -57,14 +57,31 @@ static int kernel_is_ours(void)
 	return !uname(&u) && strstr(u.release, "-arenakit");
 }
 
+/* Append the @size bytes at @e to the array *@all of *@n (room for *@cap). */
+static int append(void **all, size_t *n, size_t *cap, const void *e, size_t size)
+{
+	void *more;
+
+	if (*n == *cap) {
+		more = realloc(*all, (*cap ? 2 * *cap : 256) * size);
+		if (!more)
+			return -ENOMEM;
+		*all = more;
+		*cap = *cap ? 2 * *cap : 256;
+	}
+	memcpy((char *)*all + (*n)++ * size, e, size);
+	return 0;
+}
+
 struct rules {
 	char **pattern;
-	int n, max;
+	size_t n, max;
 };
 
 /* Check @pattern and keep it; 0, or 2 (refused, with a message). */
 static int keep_rule(struct rules *rules, const char *pattern, const char *where)
 {
+	char *copy;
 	unsigned long long at;
 	int bad = ak_glob_valid(pattern, OPEN_POLICY_PATTERN_MAX - 1, &at);
 
@@ -74,20 +91,13 @@ static int keep_rule(struct rules *rules, const char *pattern, const char *where
 			OPEN_POLICY_PATTERN_MAX - 1);
 		return 2;
 	}
-	if (rules->n == rules->max) {
-		rules->max = rules->max ? 2 * rules->max : 64;
-		rules->pattern = realloc(rules->pattern, rules->max * sizeof(*rules->pattern));
-		if (!rules->pattern) {
-			fprintf(stderr, PROG ": out of memory\n");
-			return 1;
-		}
-	}
-	rules->pattern[rules->n] = strdup(pattern);
-	if (!rules->pattern[rules->n]) {
+	copy = strdup(pattern);
+	if (!copy || append((void **)&rules->pattern, &rules->n, &rules->max, &copy,
+			    sizeof(copy))) {
+		free(copy);
 		fprintf(stderr, PROG ": out of memory\n");
 		return 1;
 	}
-	rules->n++;
 	return 0;
 }
 
@@ -261,22 +271,6 @@ static int walk_again(int err, int *tries)
 	return 1;
 }
 
-/* Append the @size bytes at @e to the array *@all of *@n (room for *@cap). */
-static int append(void **all, size_t *n, size_t *cap, const void *e, size_t size)
-{
-	void *more;
-
-	if (*n == *cap) {
-		more = realloc(*all, (*cap ? 2 * *cap : 256) * size);
-		if (!more)
-			return -ENOMEM;
-		*all = more;
-		*cap = *cap ? 2 * *cap : 256;
-	}
-	memcpy((char *)*all + (*n)++ * size, e, size);
-	return 0;
-}
-
 struct count {
 	struct open_key key;
 	unsigned long long n;
@@ -404,7 +398,8 @@ static void reclaim_all(struct open_policy_bpf *skel)
 static int add_rules(struct open_policy_bpf *skel, const struct rules *rules)
 {
 	struct open_rule_args a;
-	int i, err;
+	size_t i;
+	int err;
 
 	for (i = 0; i < rules->n; i++) {
 		err = run_rule_prog(skel->progs.add_rule, rules->pattern[i], &a);
@@ -432,30 +427,34 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "-f")) {
 			if (++i == argc) {
 				usage(stderr);
-				return 2;
+				status = 2;
+				goto free_rules;
 			}
-			err = read_rules_file(&rules, argv[i]);
+			status = read_rules_file(&rules, argv[i]);
 		} else {
-			err = keep_rule(&rules, argv[i], "argument");
+			status = keep_rule(&rules, argv[i], "argument");
 		}
-		if (err)
-			return err;
+		if (status)
+			goto free_rules;
 	}
 	if (i >= argc - 1 || !rules.n) {
 		fprintf(stderr, PROG ": %s\n", !rules.n ? "no rule given" : "no command given");
 		usage(stderr);
-		return 2;
+		status = 2;
+		goto free_rules;
 	}
 	if (!kernel_is_ours()) {
 		fprintf(stderr, PROG ": refusing to load BPF: this is not the arenakit test "
 			"kernel (run it in the VM: make vm CMD=...)\n");
-		return 1;
+		status = 1;
+		goto free_rules;
 	}
 
 	skel = open_policy_bpf__open_and_load();
 	if (!skel) {
 		fprintf(stderr, PROG ": loading the BPF program: %s\n", strerror(errno));
-		return 1;
+		status = 1;
+		goto free_rules;
 	}
 	err = ak_run_until_done(skel->progs.setup, NULL, 0, 64, &retval, NULL) ?: retval;
 	if (err) {
@@ -486,8 +485,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": reading the counts: %s\n", strerror(-err));
 out:
 	open_policy_bpf__destroy(skel);
-	for (i = 0; i < rules.n; i++)
-		free(rules.pattern[i]);
+	if (err)
+		status = 1;
+free_rules:
+	while (rules.n)
+		free(rules.pattern[--rules.n]);
 	free(rules.pattern);
-	return err ? 1 : status;
+	return status;
 }
