@@ -262,102 +262,77 @@ static int run_command(struct open_policy_bpf *skel, char **argv, struct edits *
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* A walk's answer that says "call again": a lock busy, or (stale) begin again. */
-static int walk_again(int err, int *tries)
-{
-	if ((err != -EBUSY && err != -AK_ESTALE) || ++*tries > 1000)
-		return 0;
-	usleep(1000);
-	return 1;
-}
-
 struct count {
 	struct open_key key;
 	unsigned long long n;
 };
 
-/* Every entry of the counts table, copied through the mmap; a stale walk begins again. */
-static int read_counts(struct open_policy_bpf *skel, struct count **out, size_t *count)
-{
-	struct ak_htab_cursor c = {};
-	struct count e, *all = NULL;
-	size_t n = 0, cap = 0;
-	int err, tries = 0;
+/* The entries a walk through the mmap copied, kept as they come. */
+struct copies {
+	void *all;
+	size_t n, cap;
+	int tries;
+};
 
-	while ((err = ak_htab_next_copy(&skel->arena->counts, &c, &e.key, &e.n)) != -ENOENT) {
-		if (err && walk_again(err, &tries)) {
-			if (err == -AK_ESTALE)
-				n = 0;
-			continue;
-		}
-		err = err ?: append((void **)&all, &n, &cap, &e, sizeof(e));
-		if (err)
-			goto fail;
+/*
+ * Keep what one step of a copying walk answered: 1 to take the next step,
+ * 0 at the end, or an error. A busy lock means later, and a stale walk
+ * begins again, dropping what it kept; each for a while, a pause between.
+ */
+static int keep_copy(struct copies *c, int err, const void *e, size_t size)
+{
+	if (err == -ENOENT)
+		return 0;
+	if ((err == -EBUSY || err == -AK_ESTALE) && ++c->tries <= 1000) {
+		if (err == -AK_ESTALE)
+			c->n = 0;
+		usleep(1000);
+		return 1;
 	}
-	*out = all;
-	*count = n;
-	return 0;
-fail:
-	free(all);
-	return err;
+	return err ?: append(&c->all, &c->n, &c->cap, e, size) ?: 1;
 }
 
-/* Every rule, copied through the mmap under the writers' lock; likewise. */
-static int read_rules(struct open_policy_bpf *skel, struct open_rule **out, size_t *count)
-{
-	struct open_policy *p = &skel->arena->policy;
-	struct ak_list_cursor c = {};
-	struct open_rule r, *all = NULL;
-	size_t n = 0, cap = 0;
-	int err, tries = 0;
-
-	while ((err = ak_list_next_copy(&p->rules, &p->lock, &c, &r, node)) != -ENOENT) {
-		if (err && walk_again(err, &tries)) {
-			if (err == -AK_ESTALE)
-				n = 0;
-			continue;
-		}
-		err = err ?: append((void **)&all, &n, &cap, &r, sizeof(r));
-		if (err)
-			goto fail;
-	}
-	*out = all;
-	*count = n;
-	return 0;
-fail:
-	free(all);
-	return err;
-}
-
-/* The counts per (rule, command), then each rule that matched with its total. */
+/*
+ * The counts per (rule, command), then each rule that matched with its
+ * total: the table and the rules are each read whole before printing.
+ */
 static int print_counts_and_rules(struct open_policy_bpf *skel)
 {
-	unsigned int ids = skel->arena->policy.next_id;
+	struct open_policy *p = &skel->arena->policy;
+	unsigned int ids = p->next_id;
 	unsigned long long *by_rule = calloc(ids + 1, sizeof(*by_rule)), silent = 0;
-	struct open_rule *rules = NULL;
-	struct count *counts = NULL;
-	size_t ncounts = 0, nrules = 0, i;
-	int err = by_rule ? 0 : -ENOMEM;
+	struct copies counts = {}, rules = {};
+	struct ak_htab_cursor table_cursor = {};
+	struct ak_list_cursor list_cursor = {};
+	struct count e, *cs;
+	struct open_rule r, *rs;
+	size_t i;
+	int err = by_rule ? 1 : -ENOMEM;
 
-	err = err ?: read_counts(skel, &counts, &ncounts);
-	err = err ?: read_rules(skel, &rules, &nrules);
-	for (i = 0; !err && i < ncounts; i++) {
-		printf("count rule %u %-16s %llu\n", counts[i].key.rule, counts[i].key.comm,
-		       counts[i].n);
-		if (counts[i].key.rule < ids)
-			by_rule[counts[i].key.rule] += counts[i].n;
+	while (err == 1)
+		err = keep_copy(&counts, ak_htab_next_copy(&skel->arena->counts, &table_cursor,
+							   &e.key, &e.n), &e, sizeof(e));
+	err = err ?: 1;	/* the table read whole: now the rules */
+	while (err == 1)
+		err = keep_copy(&rules, ak_list_next_copy(&p->rules, &p->lock, &list_cursor,
+							  &r, node), &r, sizeof(r));
+	cs = counts.all;
+	rs = rules.all;
+	for (i = 0; !err && i < counts.n; i++) {
+		printf("count rule %u %-16s %llu\n", cs[i].key.rule, cs[i].key.comm, cs[i].n);
+		if (cs[i].key.rule < ids)
+			by_rule[cs[i].key.rule] += cs[i].n;
 	}
-	for (i = 0; !err && i < nrules; i++) {
-		if (rules[i].id < ids && by_rule[rules[i].id])
-			printf("rule %u %-32s %llu\n", rules[i].id, rules[i].pattern,
-			       by_rule[rules[i].id]);
+	for (i = 0; !err && i < rules.n; i++) {
+		if (rs[i].id < ids && by_rule[rs[i].id])
+			printf("rule %u %-32s %llu\n", rs[i].id, rs[i].pattern, by_rule[rs[i].id]);
 		else
 			silent++;
 	}
 	if (!err)
-		printf("rules: %zu, %llu of them matched nothing\n", nrules, silent);
-	free(rules);
-	free(counts);
+		printf("rules: %zu, %llu of them matched nothing\n", rules.n, silent);
+	free(rules.all);
+	free(counts.all);
 	free(by_rule);
 	return err;
 }
