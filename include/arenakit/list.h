@@ -192,8 +192,12 @@ static inline int __ak_list_unlink(struct ak_list __arena *list,
 
 	if (!next || !prev || next->prev != node || prev->next != node || node == &list->head)
 		return -EINVAL;
-	/* Write through the neighbours themselves, not through copies. */
-	prev->next = next;
+	/*
+	 * Write through the neighbours themselves, not through copies. The
+	 * forward link in one store: a lock-free reader (rculist.h) may be
+	 * about to follow it.
+	 */
+	ak_write_once(prev->next, next);
 	next->prev = prev;
 	list->len--;
 	list->gen++;

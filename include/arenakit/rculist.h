@@ -208,16 +208,16 @@ static inline void ak_list_add_tail_rcu(struct ak_list __arena *list,
 static inline int ak_list_del_rcu(struct ak_list __arena *list, struct ak_list_node __arena *node,
 				  struct ak_rcu __arena *rcu)
 {
-	struct ak_list_node __arena *next = node->next, *prev = node->prev;
 	unsigned int side;
+	int err;
 
-	if (!next || !prev || __ak_rcu_is_retired(prev) || next->prev != node ||
-	    prev->next != node || node == &list->head)
+	/* A retired node's back link is the chain's, tagged: it has no neighbours. */
+	if (__ak_rcu_is_retired(node->prev))
 		return -EINVAL;
-	ak_write_once(prev->next, next);
-	next->prev = prev;
-	list->len--;
-	list->gen++;
+	/* Unlinked as ak_list_del does, but its forward link stays. */
+	err = __ak_list_unlink(list, node);
+	if (err)
+		return err;
 	side = rcu->epoch & 1;
 	node->prev = __ak_rcu_chain(rcu->retired[side]);
 	rcu->retired[side] = node;
