@@ -14,14 +14,19 @@
  *
  *  - What a block is lives in its page's header: the class gives the block
  *    size, a bump offset the blocks ever handed out, and a bitmap one bit
- *    per block, set while the block is live. A free checks the page's
- *    magic, the class, that the offset is a block's start below the bump,
- *    and claims the block by clearing its bit (ak_fetch_and): of two frees
- *    racing for one block exactly one sees the bit set. A double free, a
- *    pointer the allocator never handed out, or one into the middle of an
- *    object is refused (-EINVAL, counted in stats.double_frees /
- *    stats.bad_frees) and changes nothing. A free block is linked into its
- *    page's free list through its own bytes, never through that state.
+ *    per block, set while the block is live. A free checks that the page
+ *    is one whose header the allocator wrote (a bit a page of the arena, in
+ *    a bitmap of its own beside ak_allocator: 1/32768 of the arena's size;
+ *    a large object's later pages start with the program's bytes, which may
+ *    look like a header), then the page's magic, the class, that the offset
+ *    is a block's start below the bump, and claims the block by clearing
+ *    its bit (ak_fetch_and): of two frees racing for one block exactly one
+ *    sees the bit set. A double free, a pointer the allocator never handed
+ *    out, or one into the middle of an object (of any of a large object's
+ *    pages, whatever they hold) is refused (-EINVAL, counted in
+ *    stats.double_frees / stats.bad_frees) and changes nothing. A free
+ *    block is linked into its page's free list through its own bytes, never
+ *    through that state.
  *  - A page is cut lazily (the bump): taking a page never loops, so no
  *    refill can be cut half way and leak the rest of a page.
  *  - A page whose blocks are all free again is kept while its class has
@@ -378,7 +383,7 @@ __ak_alloc_entry int ak_free_nosleep(__arg_arena void __arena *ptr);
  * @size: object size, at most AK_ALLOC_MAX_SMALL
  * @count: free objects of that class wanted, at most AK_ALLOC_MAX_RESERVE;
  *	sleepable frees keep at least this many free blocks of the class from
- *	then on
+ *	then on (the largest count asked for, until ak_alloc_trim)
  *
  * Return: 0; -EINVAL or -E2BIG for a size without a class, -E2BIG for a
  * count above AK_ALLOC_MAX_RESERVE (nothing is changed); -ENOMEM if the

@@ -80,6 +80,65 @@ _Static_assert(__AK_PAGE_DATA / 16 <= 4 * 64, "a bit for every 16-byte block");
 _Static_assert(sizeof(struct __ak_cpu_cache) == 512, "a CPU's cache is 512 bytes");
 
 /*
+ * Which pages start with a header the allocator wrote: a bit a page, set
+ * while the page is a slab page or a large object's first page. A page's
+ * own bytes cannot say so: a large object's later pages start with the
+ * program's bytes, which may hold a copy of a real header (magic, class,
+ * live bits and all), and a free that believed them would claim a "block"
+ * inside a live object and hand it out again. No object overlaps this
+ * bitmap, and a free checks a page's bit before anything the page says.
+ *
+ * The invariant: a page's bit is set from when its header is written
+ * (__ak_page_publish, __ak_alloc_large) until __ak_page_unwatched lets the
+ * page go (to the spare pages, or a large object's back to the kernel),
+ * and clear otherwise: spare pages, pages in the kernel, the program's own
+ * pages, and every page inside a large object. It changes under the lock
+ * only; frees read it without (see __ak_page_unwatched for that race).
+ *
+ * A page's bit is its page number (of the low 32 bits of its address, which
+ * BPF and user space agree on) modulo __AK_HEADER_PAGES. An arena's pages
+ * have consecutive numbers (it is at most 4 GiB and does not cross a 4 GiB
+ * boundary), so no two of them share a bit if it has at most that many: in
+ * BPF, the arena's own size (its map's max_entries, which __uint() makes
+ * an array length the compiler knows), so the bitmap is 1/32768 of the
+ * arena, 8 KiB of a 256 MiB one; in user space, all of 4 GiB, as .bss.
+ */
+#ifdef __BPF__
+#define __AK_HEADER_PAGES \
+	((unsigned int)(sizeof(*AK_ALLOC_MAP.max_entries) / sizeof(int) + 63) / 64 * 64)
+#else
+#define __AK_HEADER_PAGES (1U << 20)
+#endif
+_Static_assert(__AK_HEADER_PAGES <= (1U << 20), "an arena has at most 4 GiB of pages");
+
+#ifdef __BPF__
+/* Weak, as ak_allocator (alloc.h, "Several objects"). */
+unsigned long long __arena_global __ak_headers[__AK_HEADER_PAGES / 64] __weak;
+#else
+__attribute__((weak)) unsigned long long __ak_headers[__AK_HEADER_PAGES / 64];
+#endif
+
+#define __ak_header_number(page) \
+	(((unsigned int)(unsigned long long)(page) / AK_PAGE_SIZE) % __AK_HEADER_PAGES)
+
+/* Does @page start with a header the allocator wrote? */
+static __ak_always_inline int __ak_is_header(struct __ak_page __arena *page)
+{
+	unsigned int n = __ak_header_number(page);
+
+	return (ak_read_once(__ak_headers[n / 64]) >> (n % 64)) & 1;
+}
+
+/* Under the lock: @page's header is the allocator's (@on), or no longer. */
+static __ak_always_inline void __ak_header_mark(struct __ak_page __arena *page, int on)
+{
+	unsigned int n = __ak_header_number(page);
+	unsigned long long word = __ak_headers[n / 64], bit = 1ULL << (n % 64);
+
+	ak_write_once(__ak_headers[n / 64], on ? word | bit : word & ~bit);
+}
+
+/*
  * The number of the CPU this runs on. In user space AK_ALLOC_CPU() if the
  * includer defines it (tests/explore/ does: a CPU per logical thread),
  * else 0: threads then share one cache, whose lock keeps them apart.
@@ -508,6 +567,7 @@ static __ak_always_inline void __ak_page_publish(struct __ak_class __arena *cls,
 						 unsigned int class, int obj)
 {
 	__ak_page_init(page, class);
+	__ak_header_mark(page, 1);
 	if (obj) {
 		page->bump += __ak_block_size(class);
 		page->live = 1;
@@ -569,6 +629,7 @@ static __ak_always_inline void __arena *__ak_alloc_large(unsigned long long size
 {
 	unsigned int pages = (size + __AK_PAGE_HDR + AK_PAGE_SIZE - 1) / AK_PAGE_SIZE;
 	struct __ak_page __arena *page = __ak_pages_get(pages);
+	int err;
 
 	/* The spare pages may be what the arena lacks: give them back, try again. */
 	if (!page && ak_read_once(ak_allocator.stats.spare_pages) && !__ak_spare_trim(0))
@@ -579,6 +640,14 @@ static __ak_always_inline void __arena *__ak_alloc_large(unsigned long long size
 	page->pages = pages;
 	page->live = 1;
 	page->map[0] = 1;
+	/* Its header bit (__ak_headers) changes under the lock only. */
+	err = ak_lock_acquire(&ak_allocator.lock);
+	if (err) {
+		__ak_pages_put(page, pages);
+		return __ak_alloc_fail(err, errp);
+	}
+	__ak_header_mark(page, 1);
+	ak_lock_release(&ak_allocator.lock);
 	__ak_count_taken(pages, 1);
 	return __ak_hand_out((char __arena *)page + __AK_PAGE_HDR, __AK_CLASS_LARGE,
 			     (unsigned long long)pages * AK_PAGE_SIZE);
@@ -778,15 +847,22 @@ static __ak_always_inline void __arena *__ak_alloc(unsigned long long size, int 
  * Check that @ptr is a live object of ours, without the lock, and claim
  * it: clear its live bit, which only one free of it sees set. Only pages
  * with a live block of their own can be given back, and this one has one
- * (see __ak_page_unwatched for the race with one that has none). Returns
- * its page, its block's index and bytes (a large object's: its pages'), and
- * whether it is large; or -EINVAL, counted as a double or a bad free, or
- * -EBUSY / -AK_EBUDGET if the bitmap word kept changing (nothing done).
- * The caller works from these, never from the class again: a class whose
- * range the verifier knows from one way through here would split its
- * verification by the ways through __ak_block_size.
+ * (see __ak_page_unwatched for the race with one that has none). The page
+ * must be one whose header the allocator wrote (__ak_headers) before its
+ * bytes are believed. With @want a class (not -1), the page must be of that
+ * class when the claim reads it: a cached free chose its cache by the class
+ * it read before, and a page whose class changed since had no live block
+ * when the free began (a page with one cannot become spare, or go, while a
+ * free watches it), so the free is refused, as of a block not live, rather
+ * than claim the page's new object into another class's cache. Returns its page, its block's index and bytes (a large
+ * object's: its pages'), and whether it is large; or -EINVAL, counted as a
+ * double or a bad free, or -EBUSY / -AK_EBUDGET if the bitmap word kept
+ * changing (nothing done). The caller works from these, never from the
+ * class again: a class whose range the verifier knows from one way through
+ * here would split its verification by the ways through __ak_block_size.
  */
-static __ak_always_inline int __ak_free_claim(void __arena *ptr, struct __ak_page __arena **pagep,
+static __ak_always_inline int __ak_free_claim(void __arena *ptr, int want,
+					      struct __ak_page __arena **pagep,
 					      unsigned int *indexp, unsigned long long *bytesp,
 					      int *largep)
 {
@@ -795,9 +871,11 @@ static __ak_always_inline int __ak_free_claim(void __arena *ptr, struct __ak_pag
 	struct __ak_page __arena *page = __ak_page_of(ptr);
 	int err;
 
-	if (at & 7 || ak_read_once(page->magic) != __AK_PAGE_MAGIC)
+	if (at & 7 || !__ak_is_header(page) || ak_read_once(page->magic) != __AK_PAGE_MAGIC)
 		goto bad;
 	class = page->class;
+	if (want >= 0 && class != (unsigned int)want)
+		goto bad;
 	if (class == __AK_CLASS_LARGE) {
 		if (offset != __AK_PAGE_HDR)
 			goto bad;
@@ -879,21 +957,25 @@ spent:
  * with an atomic on the bitmap would write into a page the kernel may have
  * handed out again, where the same bit of a page of the same class may be
  * set (a double free that loses its race would free another program's
- * object). A free says it is checking before it reads the page's magic:
- * on the shared path it counts itself into ak_allocator.freeing, on a CPU's
- * cache it holds the cache's lock as __AK_CACHE_FREE until its claim is
- * made. Here the magic is cleared before those are read, all fully
- * ordered, so either the free sees no magic and refuses (the page has no
- * live block: it was a double or a bad free), or this sees the free, and
- * waits (a claim is a few instructions) until it is over before the page
- * goes; or keeps the page, if the wait is longer than __AK_CLAIM_WAIT
- * reads. @own_cpu's cache is not looked at: its holder is this very call.
+ * object). A free says it is checking before it reads the page's header
+ * bit and magic: on the shared path it counts itself into
+ * ak_allocator.freeing, on a CPU's cache it holds the cache's lock as
+ * __AK_CACHE_FREE until its claim is made. Here the bit and the magic are
+ * cleared before those are read, all fully ordered (the exchange orders
+ * the bit's store too), so either the free sees no bit or no magic and
+ * refuses (the page has no live block: it was a double or a bad free), or
+ * this sees the free, and waits (a claim is a few instructions) until it is
+ * over before the page goes; or keeps the page, if the wait is longer than
+ * __AK_CLAIM_WAIT reads. So a free that saw the bit set is over before the
+ * page can be another object's. @own_cpu's cache is not looked at: its
+ * holder is this very call. Under the lock (the bit's rule).
  */
 static __ak_always_inline int __ak_page_unwatched(struct __ak_page __arena *page,
 						  unsigned int own_cpu)
 {
 	unsigned int cpu, spins;
 
+	__ak_header_mark(page, 0);
 	ak_xchg(&page->magic, 0);
 	for (spins = (unsigned int)ak_opaque_zero(); ak_read_once(ak_allocator.freeing); spins++) {
 		if (spins >= __AK_CLAIM_WAIT)
@@ -914,6 +996,7 @@ static __ak_always_inline int __ak_page_unwatched(struct __ak_page __arena *page
 	}
 	return 1;
 watched:
+	__ak_header_mark(page, 1);
 	ak_write_once(page->magic, __AK_PAGE_MAGIC);
 	return 0;
 }
@@ -993,9 +1076,9 @@ static __ak_always_inline unsigned int __ak_drain_queued(unsigned int max)
  */
 static __ak_always_inline int __ak_drain_deferred(void)
 {
-	struct __ak_page __arena *page;
+	struct __ak_page __arena *page = 0;
 	void __arena *block;
-	int err;
+	int err, gone = 0;
 
 	for (;;) {
 		ak_cond_break_label(cut);
@@ -1005,11 +1088,14 @@ static __ak_always_inline int __ak_drain_deferred(void)
 		if (err)
 			return err;
 		block = __ak_queue_pop(&ak_allocator.deferred);
+		if (block) {
+			page = __ak_page_of(block);
+			gone = __ak_page_unwatched(page, AK_ALLOC_CPU_SLOTS);
+		}
 		ak_lock_release(&ak_allocator.lock);
 		if (!block)
 			continue;
-		page = __ak_page_of(block);
-		if (__ak_page_unwatched(page, AK_ALLOC_CPU_SLOTS)) {
+		if (gone) {
 			__ak_put_large(page);
 			continue;
 		}
@@ -1035,7 +1121,7 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 		return 0;
 	/* Counted in while it reads the page: see __ak_page_unwatched. */
 	ak_fetch_add(&ak_allocator.freeing, 1);
-	err = __ak_free_claim(ptr, &page, &index, &bytes, &large);
+	err = __ak_free_claim(ptr, -1, &page, &index, &bytes, &large);
 	ak_fetch_add(&ak_allocator.freeing, -1ULL);
 	if (err)
 		return err;
@@ -1092,7 +1178,8 @@ static __ak_always_inline int __ak_cache_free(void __arena *ptr, int sleepable)
 		ak_lock_release(&cache->lock);
 		return 1;	/* a large object, not ours at all, or a full cache */
 	}
-	err = __ak_free_claim(ptr, &page, &index, &bytes, &large);
+	/* The block goes to the cache of @class: the claim checks it still is. */
+	err = __ak_free_claim(ptr, class, &page, &index, &bytes, &large);
 	/*
 	 * Claimed (or refused): the page is no longer read, and a page return
 	 * meanwhile (a flush below, another CPU's) need not wait for this one.
@@ -1253,6 +1340,26 @@ __ak_global int ak_free_nosleep(__arg_arena void __arena *ptr)
 #endif
 }
 
+/*
+ * Raise @cls's reserve to @count, never lower it; under the lock, where
+ * every reader of it reads it (refills, the frees that empty a page, the
+ * reclaim) and ak_alloc_trim zeroes it: two reserves racing leave the
+ * larger, where a read and a store of each could leave the smaller.
+ * 0, or -EBUSY / -AK_EBUDGET (nothing changed).
+ */
+static __ak_always_inline int __ak_reserve_raise(struct __ak_class __arena *cls,
+						 unsigned long long count)
+{
+	int err = ak_lock_acquire(&ak_allocator.lock);
+
+	if (err)
+		return err;
+	if (cls->reserved < count)
+		cls->reserved = count;
+	ak_lock_release(&ak_allocator.lock);
+	return 0;
+}
+
 __ak_global int ak_alloc_reserve(unsigned long long size, unsigned long long count)
 {
 	int class = __ak_alloc_class(size), err;
@@ -1266,19 +1373,16 @@ __ak_global int ak_alloc_reserve(unsigned long long size, unsigned long long cou
 	err = __ak_drain_deferred();
 	if (err)
 		return err;
-	while (cls->free_blocks < count) {
+	while (ak_read_once(cls->free_blocks) < count) {
 		ak_cond_break_label(cut);
 		err = __ak_add_page(class, 0, 1);
 		if (err)
 			return err;
 	}
-	if (cls->reserved < count)
-		cls->reserved = count;
-	return 0;
+	return __ak_reserve_raise(cls, count);
 cut:
-	/* Keep what was taken for the call that finishes the job. */
-	if (cls->reserved < count)
-		cls->reserved = count;
+	/* Keep what was taken for the call that finishes the job (if the lock lets us). */
+	__ak_reserve_raise(cls, count);
 	return -AK_EBUDGET;
 }
 
@@ -1396,14 +1500,17 @@ __ak_global int ak_alloc_trim(void)
 	err = __ak_drain_deferred();
 	if (err)
 		return err;
-	for (class = (unsigned int)ak_opaque_zero(); class < AK_ALLOC_CLASSES; class++) {
+	/* Under the lock, as __ak_reserve_raise raises them. */
+	err = ak_lock_acquire(&ak_allocator.lock);
+	if (err)
+		return err;
+	for (class = (unsigned int)ak_opaque_zero(); class < AK_ALLOC_CLASSES && ak_can_loop; class++)
 		__ak_class_of(class)->reserved = 0;
-		ak_cond_break_label(cut);
-	}
+	ak_lock_release(&ak_allocator.lock);
+	if (class < AK_ALLOC_CLASSES)
+		return -AK_EBUDGET;
 	/* Every empty page becomes spare, and every spare page goes back. */
 	return __ak_alloc_reclaim() ?: __ak_spare_trim(0);
-cut:
-	return -AK_EBUDGET;
 }
 #endif /* __AK_ALLOC_DEFINE */
 

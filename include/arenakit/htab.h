@@ -29,7 +29,8 @@
  * moves AK_HTAB_MIGRATE_STEP old buckets (and first the one its own key
  * hashes to), ak_htab_maintain moves the rest, and the old array is freed
  * once its last bucket is moved and no caller holds it. A lookup
- * during growth reads the old bucket unless it is marked moved. Chosen
+ * during growth reads the old bucket unless it is marked moved, and the
+ * new one too where a move was cut part way (a busy lock). Chosen
  * over growing in one step because moving a million entries in one call
  * would spend most of a frame's budget and stall every writer, and because
  * non-sleepable programs can do the moving (it needs no allocation). The
@@ -535,11 +536,20 @@ __ak_global int ak_htab_next(__arg_arena struct ak_htab __arena *h,
 	err = ak_htab_maintain(h);
 	if (err)
 		return err;
-	if (ak_read_once(h->old))
-		return -EBUSY;
+	/*
+	 * Held before h->cur is read: a growth that begins and ends during
+	 * the walk moves the generation (the walk is stale), but cannot free
+	 * the array this step reads and locks buckets of.
+	 */
+	__ak_htab_hold(h);
+	/* The generation before the array: a growth after it makes the walk stale. */
 	if (__ak_htab_cursor_begin(h, c))
 		goto stale;
 	t = ak_read_once(h->cur);
+	if (ak_read_once(h->old)) {
+		err = -EBUSY;
+		goto out;
+	}
 	for (b = c->bucket + ak_opaque_zero(); b < t->nbuckets; b++) {
 		ak_cond_break_label(cut);
 		bucket = &t->buckets[b];
@@ -551,7 +561,7 @@ __ak_global int ak_htab_next(__arg_arena struct ak_htab __arena *h,
 		err = ak_bit_lock_acquire(bucket);
 		if (err) {
 			c->bucket = b;
-			return err;
+			goto out;
 		}
 		node = __ak_htab_node_of(*bucket);
 		for (k = ak_opaque_zero(); node && k < c->skip; k++) {
@@ -559,29 +569,43 @@ __ak_global int ak_htab_next(__arg_arena struct ak_htab __arena *h,
 			node = node->next;
 		}
 		ak_bit_lock_release(bucket);
-		if (c->gen != ak_read_once(h->gen))
-			goto stale;
 		if (node) {
+			/*
+			 * The generation is read last: an entry returned was in
+			 * the table, unchanged, after every other step of the call.
+			 */
+			__ak_htab_mover_leave(h, __AK_HTAB_NOSLEEP);
+			if (c->gen != ak_read_once(h->gen))
+				goto stale_left;
 			c->bucket = b;
 			c->skip = k + 1;
 			*key = (void __arena *)node->data;
 			*value = __ak_htab_value(h, node);
 			return 0;
 		}
+		if (c->gen != ak_read_once(h->gen))
+			goto stale;
 		c->skip = 0;
 	}
 	if (c->gen != ak_read_once(h->gen))
 		goto stale;
 	__ak_htab_cursor_reset(c);
-	return -ENOENT;
+	err = -ENOENT;
+	goto out;
 cut_locked:
 	ak_bit_lock_release(bucket);
 cut:
 	c->bucket = b;
-	return -AK_EBUDGET;
+	err = -AK_EBUDGET;
+	goto out;
 stale:
+	__ak_htab_mover_leave(h, __AK_HTAB_NOSLEEP);
+stale_left:
 	__ak_htab_cursor_reset(c);
 	return -AK_ESTALE;
+out:
+	__ak_htab_mover_leave(h, __AK_HTAB_NOSLEEP);
+	return err;
 }
 
 /**
@@ -600,25 +624,28 @@ stale:
 __ak_global int ak_htab_delete_current(__arg_arena struct ak_htab __arena *h,
 				       __ak_nonnull struct ak_htab_cursor *c)
 {
-	struct __ak_htab_table __arena *t = ak_read_once(h->cur);
+	struct __ak_htab_table __arena *t;
 	struct ak_htab_node __arena *node;
 	unsigned long long __arena *bucket;
 	unsigned long long __arena *link;
 	unsigned long long k, gen;
 	int err;
 
-	if (!t)
+	if (!ak_read_once(h->cur))
 		return -EINVAL;
 	if (c->htab != h || !c->skip)
 		goto stale;
+	/* Held before h->cur is read, as in ak_htab_next: the array outlives the lock. */
+	__ak_htab_hold(h);
+	t = ak_read_once(h->cur);
 	bucket = &t->buckets[c->bucket & (t->nbuckets - 1)];
 	err = ak_bit_lock_acquire(bucket);
 	if (err)
-		return err;
+		goto out;
 	/* Under the lock this chain holds still; the generation says the rest did. */
 	if (c->gen != ak_read_once(h->gen) || ak_read_once(h->cur) != t) {
 		ak_bit_lock_release(bucket);
-		goto stale;
+		goto stale_held;
 	}
 	link = bucket;
 	node = __ak_htab_node_of(*bucket);
@@ -629,10 +656,11 @@ __ak_global int ak_htab_delete_current(__arg_arena struct ak_htab __arena *h,
 	}
 	if (!node) {
 		ak_bit_lock_release(bucket);
-		goto stale;
+		goto stale_held;
 	}
 	gen = __ak_htab_unlink_at(h, bucket, link, node);
 	ak_bit_lock_release(bucket);
+	__ak_htab_mover_leave(h, __AK_HTAB_NOSLEEP);
 	c->skip--;
 	/* Only this delete since the walk's last step: the walk goes on. */
 	if (gen == c->gen)
@@ -640,7 +668,12 @@ __ak_global int ak_htab_delete_current(__arg_arena struct ak_htab __arena *h,
 	return ak_free_nosleep(node);
 cut:
 	ak_bit_lock_release(bucket);
-	return -AK_EBUDGET;
+	err = -AK_EBUDGET;
+out:
+	__ak_htab_mover_leave(h, __AK_HTAB_NOSLEEP);
+	return err;
+stale_held:
+	__ak_htab_mover_leave(h, __AK_HTAB_NOSLEEP);
 stale:
 	__ak_htab_cursor_reset(c);
 	return -AK_ESTALE;
@@ -748,6 +781,9 @@ stale:
  * ak_htab_clear - remove every entry and give every node back (sleepable)
  * @h: the table
  *
+ * Entries go one at a time, bucket by bucket: a reader meanwhile may see
+ * any part of them gone, and an entry added meanwhile may stay. The table
+ * does not grow while this runs (a growth in progress is finished first).
  * Return: 0; -EBUSY; -AK_EBUDGET (call again: what was removed stays so);
  * -EINVAL if @h is not initialised (or destroyed).
  */
@@ -759,9 +795,18 @@ __ak_global int ak_htab_clear(__arg_arena struct ak_htab __arena *h)
 	unsigned long long b;
 	int err;
 
-	err = ak_htab_maintain(h);
+	if (!ak_read_once(h->cur))
+		return -EINVAL;
+	/*
+	 * The grow lock keeps h->cur the array walked here: no growth can
+	 * begin, so none can move its buckets or free it under this walk.
+	 */
+	err = ak_lock_acquire(&h->grow_lock);
 	if (err)
 		return err;
+	err = ak_htab_maintain(h);
+	if (err)
+		goto out;
 	t = ak_read_once(h->cur);
 	for (b = ak_opaque_zero(); b < t->nbuckets; b++) {
 		bucket = &t->buckets[b];
@@ -769,7 +814,7 @@ __ak_global int ak_htab_clear(__arg_arena struct ak_htab __arena *h)
 			ak_cond_break_label(cut);
 			err = ak_bit_lock_acquire(bucket);
 			if (err)
-				return err;
+				goto out;
 			node = __ak_htab_node_of(*bucket);
 			if (node)
 				__ak_htab_unlink_at(h, bucket, bucket, node);
@@ -779,9 +824,12 @@ __ak_global int ak_htab_clear(__arg_arena struct ak_htab __arena *h)
 		}
 		ak_cond_break_label(cut);
 	}
-	return 0;
+	goto out;
 cut:
-	return -AK_EBUDGET;
+	err = -AK_EBUDGET;
+out:
+	ak_lock_release(&h->grow_lock);
+	return err;
 }
 
 /**

@@ -8,7 +8,10 @@
  *
  * A bucket is one word: the address of its chain's first node, with bit 0
  * as the bucket's lock (__AK_HTAB_LOCKED); an old bucket whose nodes were
- * moved into the new array holds __AK_HTAB_MOVED. A table grows in steps
+ * moved into the new array holds __AK_HTAB_MOVED, and one whose move was
+ * cut part way (a busy lock, the loop budget) holds the rest of its chain
+ * with __AK_HTAB_MOVED set: its keys are in that chain or in the new
+ * array's bucket, and readers look in both. A table grows in steps
  * (htab.h says why):
  *  - __ak_htab_grow, from a sleepable update, allocates an array of twice
  *    the buckets and publishes it: h->old, then h->cur.
@@ -31,7 +34,8 @@
 #define __ARENAKIT_HTAB_IMPL_H
 
 #define __AK_HTAB_LOCKED AK_BIT_LOCK	/* the bucket's lock bit */
-#define __AK_HTAB_MOVED 2ULL	/* an old bucket whose nodes are in the new array */
+/* Alone: an old bucket whose nodes are in the new array; with a chain: some are. */
+#define __AK_HTAB_MOVED 2ULL
 
 /* A bucket array: h->cur, and h->old while the table grows. */
 struct __ak_htab_table {
@@ -90,24 +94,36 @@ __ak_htab_table_new(unsigned long long nbuckets, enum __ak_htab_caller caller, i
 	return t;
 }
 
-/* The bucket @hash lives in now: the old array's, unless it was moved. */
+/*
+ * The bucket @hash lives in now: the old array's, unless it was moved.
+ * For an old bucket, *@newer is the new array's bucket of @hash, where the
+ * nodes of a partly moved one are (__AK_HTAB_MOVED set with a chain);
+ * NULL otherwise.
+ */
 static inline unsigned long long __arena *__ak_htab_bucket(struct ak_htab __arena *h,
-							    unsigned long long hash)
+							    unsigned long long hash,
+							    unsigned long long __arena **newer)
 {
 	struct __ak_htab_table __arena *cur = ak_read_once(h->cur), *old = ak_read_once(h->old);
 	unsigned long long __arena *bucket;
 
+	*newer = 0;
 	if (old && old != cur) {
 		bucket = &old->buckets[hash & (old->nbuckets - 1)];
-		if (ak_read_once(*bucket) != __AK_HTAB_MOVED)
+		if (ak_read_once(*bucket) != __AK_HTAB_MOVED) {
+			*newer = &cur->buckets[hash & (cur->nbuckets - 1)];
 			return bucket;
+		}
 	}
 	return &cur->buckets[hash & (cur->nbuckets - 1)];
 }
 
 /*
  * Move old bucket @i into the new array. Returns 1 if this call moved it,
- * 0 if it was moved already, or an error (-EBUSY, -AK_EBUDGET).
+ * 0 if it was moved already, or an error (-EBUSY, -AK_EBUDGET). A move cut
+ * part way leaves __AK_HTAB_MOVED set beside the rest of the chain, so
+ * readers look in the new bucket too; the next move of @i goes on from
+ * there.
  */
 __ak_global int __ak_htab_move_bucket(__arg_arena struct ak_htab __arena *h,
 					    __arg_arena struct __ak_htab_table __arena *old,
@@ -139,8 +155,8 @@ __ak_global int __ak_htab_move_bucket(__arg_arena struct ak_htab __arena *h,
 		ak_write_once(*to, (unsigned long long)node | __AK_HTAB_LOCKED);
 		ak_bit_lock_release(to);
 		node = next;
-		/* What is left of the chain stays reachable from the old bucket. */
-		ak_write_once(*from, (unsigned long long)node | __AK_HTAB_LOCKED);
+		/* What is left stays here; MOVED says the rest is in the new array. */
+		ak_write_once(*from, (unsigned long long)node | __AK_HTAB_MOVED | __AK_HTAB_LOCKED);
 	}
 	ak_write_once(*from, __AK_HTAB_MOVED | __AK_HTAB_LOCKED);
 	ak_bit_lock_release(from);
@@ -330,13 +346,20 @@ static __ak_always_inline int __ak_htab_lock_home(struct ak_htab __arena *h,
 		err = __ak_htab_migrate(h, hash, caller);
 		if (err)
 			return err;
+		/*
+		 * Held from before h->cur is read until its bucket is locked:
+		 * a growth that starts and ends meanwhile cannot free the
+		 * array under the lock's compare-and-swap. Once locked, the
+		 * array cannot be retired (its bucket cannot be moved).
+		 */
+		__ak_htab_hold(h);
 		table = ak_read_once(h->cur);
 		bucket = &table->buckets[hash & (table->nbuckets - 1)];
 		err = ak_bit_lock_acquire(bucket);
-		if (err)
+		if (err) {
+			__ak_htab_unhold(h);
 			return err;
-		/* Held while the old array is read; a lock holder never frees it. */
-		__ak_htab_hold(h);
+		}
 		old = ak_read_once(h->old);
 		home = ak_read_once(h->cur) == table &&
 		       (!old || old == table ||
@@ -539,13 +562,13 @@ static __ak_always_inline int __ak_htab_lock_find(struct ak_htab __arena *h,
 						  unsigned long long __arena **bucketp,
 						  struct ak_htab_node __arena **nodep)
 {
-	unsigned long long __arena *bucket;
+	unsigned long long __arena *bucket, *newer;
 	unsigned int tries;
 	int err = -EBUSY;
 
 	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
 	     tries++) {
-		bucket = __ak_htab_bucket(h, hash);
+		bucket = __ak_htab_bucket(h, hash, &newer);
 		err = ak_bit_lock_acquire(bucket);
 		if (err)
 			return err;
@@ -556,6 +579,18 @@ static __ak_always_inline int __ak_htab_lock_find(struct ak_htab __arena *h,
 			continue;
 		}
 		err = __ak_htab_chain_find(bucket, hash, w, words, nodep, 0);
+		if (!err && !*nodep && newer && (ak_read_once(*bucket) & __AK_HTAB_MOVED)) {
+			/*
+			 * Partly moved, and held still by its lock: the rest is in
+			 * the new bucket (locked second, as a mover does).
+			 */
+			err = ak_bit_lock_acquire(newer);
+			ak_bit_lock_release(bucket);
+			if (err)
+				return err;
+			bucket = newer;
+			err = __ak_htab_chain_find(bucket, hash, w, words, nodep, 0);
+		}
 		if (!err && !*nodep)
 			err = -ENOENT;
 		if (err) {
@@ -574,7 +609,7 @@ static __ak_always_inline void __arena *__ak_htab_lookup_impl(struct ak_htab __a
 							      unsigned int words, int *errp)
 {
 	unsigned long long hash = __ak_htab_hash(h, w, words), gen, head;
-	unsigned long long __arena *bucket;
+	unsigned long long __arena *bucket, *newer;
 	/* Its own variable: a may_goto exit must not store an unset bucket. */
 	unsigned long long __arena *locked = 0;
 	struct ak_htab_node __arena *node;
@@ -595,9 +630,12 @@ static __ak_always_inline void __arena *__ak_htab_lookup_impl(struct ak_htab __a
 	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
 	     tries++) {
 		gen = ak_read_once(h->gen);
-		bucket = __ak_htab_bucket(h, hash);
+		bucket = __ak_htab_bucket(h, hash, &newer);
 		head = ak_read_once(*bucket);
 		err = __ak_htab_chain_find(bucket, hash, w, words, &node, 0);
+		/* A partly moved old bucket: the rest is in the new one. */
+		if (!err && !node && newer && (head & __AK_HTAB_MOVED))
+			err = __ak_htab_chain_find(newer, hash, w, words, &node, 0);
 		if (err)
 			goto fail;
 		if (node)

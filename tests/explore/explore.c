@@ -117,11 +117,13 @@ struct lthread {
 	pthread_t tid;
 	int id;
 	int done;
+	int started;		/* has run: a thread nested on it holds it off */
 	int spinning;		/* its last attempt at a lock failed */
 	sem_t baton;
 	sigjmp_buf escape;	/* where a wild access ends the thread */
 	const char *op, *file;	/* its last point */
 	int line;
+	unsigned long budget_checks;	/* this run's, for explore_cut */
 };
 
 struct decision {
@@ -142,6 +144,7 @@ static struct decision stack[MAX_DECISIONS];
 static size_t depth, prefix, overflowed;
 static int nondeterministic;
 
+static unsigned long setup_budget_checks;	/* setup's and check's */
 static int run_failed;
 static char run_report[2048];
 static size_t run_report_len;
@@ -167,6 +170,18 @@ void explore_fail(const char *fmt, ...)
 	run_report[run_report_len] = 0;
 }
 
+int explore_cut(void)
+{
+	unsigned long *checks = self ? &self->budget_checks : &setup_budget_checks;
+
+	if (++*checks <= EXPLORE_LOOP_BUDGET)
+		return 0;
+	if (*checks == EXPLORE_LOOP_BUDGET + 1)
+		explore_fail("T%d ran out of its loop budget (%d checks): a loop that never ends",
+			     self ? self->id : -1, EXPLORE_LOOP_BUDGET);
+	return 1;
+}
+
 int explore_cpu(void)
 {
 	if (!self)
@@ -182,6 +197,10 @@ static unsigned int enabled_mask(void)
 	for (i = 0; i < scenario->threads; i++)
 		if (!threads[i].done)
 			mask |= 1U << i;
+	/* The CPU of an interrupted thread runs the nested one until it ends. */
+	for (i = 0; scenario->nested_on && i < scenario->threads; i++)
+		if (scenario->nested_on[i] >= 0 && threads[i].started && !threads[i].done)
+			mask &= ~(1U << scenario->nested_on[i]);
 	return mask;
 }
 
@@ -235,9 +254,12 @@ static int decide(const char *op, const char *file, int line)
 	d->line = line;
 	if (next != cur && runnable && !spin)
 		preemptions++;
+	threads[next].started = 1;
 	depth++;
 	return next;
 }
+
+static const char *base_name(const char *file);
 
 static void hand_over(struct lthread *me, int next)
 {
@@ -257,6 +279,12 @@ void explore_point(const char *op, const char *file, int line)
 	me->op = op;
 	me->file = file;
 	me->line = line;
+	if (depth >= MAX_DECISIONS) {
+		/* A thread that never ends (a spin on a word no one clears). */
+		explore_fail("T%d still running after %d decisions, at its %s at %s:%d", me->id,
+			     MAX_DECISIONS, op, base_name(file), line);
+		siglongjmp(me->escape, 1);
+	}
 	next = decide(op, file, line);
 	if (next != me->id)
 		hand_over(me, next);
@@ -268,26 +296,62 @@ void explore_spin(void)
 		self->spinning = 1;
 }
 
+/*
+ * A logical thread's POSIX thread, made once per explore() and reused for
+ * every schedule (making threads is most of a short schedule's cost under
+ * ASan): it waits for the baton, runs the scenario's thread, hands over.
+ */
+static int quitting;
+
 static void *thread_main(void *arg)
 {
 	struct lthread *me = arg;
 	int next;
 
 	self = me;
-	while (sem_wait(&me->baton) && errno == EINTR)
-		;
-	if (!sigsetjmp(me->escape, 1))
-		scenario->thread(me->id);
-	me->done = 1;
-	next = decide("exit", NULL, 0);
-	self = NULL;
-	if (next < 0) {
-		sem_post(&all_done);
-	} else {
-		current = next;
-		sem_post(&threads[next].baton);
+	for (;;) {
+		while (sem_wait(&me->baton) && errno == EINTR)
+			;
+		if (quitting)
+			return NULL;
+		if (!sigsetjmp(me->escape, 1))
+			scenario->thread(me->id);
+		me->done = 1;
+		next = decide("exit", NULL, 0);
+		if (next < 0) {
+			sem_post(&all_done);
+		} else {
+			current = next;
+			sem_post(&threads[next].baton);
+		}
 	}
-	return NULL;
+}
+
+static void threads_start(void)
+{
+	int i;
+
+	quitting = 0;
+	sem_init(&all_done, 0, 0);
+	for (i = 0; i < scenario->threads; i++) {
+		threads[i].id = i;
+		sem_init(&threads[i].baton, 0, 0);
+		if (pthread_create(&threads[i].tid, NULL, thread_main, &threads[i]))
+			abort();
+	}
+}
+
+static void threads_stop(void)
+{
+	int i;
+
+	quitting = 1;
+	for (i = 0; i < scenario->threads; i++) {
+		sem_post(&threads[i].baton);
+		pthread_join(threads[i].tid, NULL);
+		sem_destroy(&threads[i].baton);
+	}
+	sem_destroy(&all_done);
 }
 
 static const char *base_name(const char *file)
@@ -344,22 +408,19 @@ static void run_once(void)
 	run_failed = 0;
 	run_report_len = 0;
 	run_report[0] = 0;
+	setup_budget_checks = 0;
 	scenario->setup();
 	preemptions = 0;
 	depth = 0;
-	sem_init(&all_done, 0, 0);
 	for (i = 0; i < scenario->threads; i++) {
-		threads[i].id = i;
 		threads[i].done = 0;
+		threads[i].started = 0;
+		threads[i].budget_checks = 0;
 		threads[i].spinning = 0;
 		threads[i].op = "start";
 		threads[i].file = NULL;
 		threads[i].line = 0;
-		sem_init(&threads[i].baton, 0, 0);
 	}
-	for (i = 0; i < scenario->threads; i++)
-		if (pthread_create(&threads[i].tid, NULL, thread_main, &threads[i]))
-			abort();
 	starting = 1;
 	current = 0;
 	next = decide("start", NULL, 0);
@@ -368,11 +429,7 @@ static void run_once(void)
 	sem_post(&threads[next].baton);
 	while (sem_wait(&all_done) && errno == EINTR)
 		;
-	for (i = 0; i < scenario->threads; i++) {
-		pthread_join(threads[i].tid, NULL);
-		sem_destroy(&threads[i].baton);
-	}
-	sem_destroy(&all_done);
+	setup_budget_checks = 0;
 	scenario->check();
 }
 
@@ -445,6 +502,7 @@ int explore(const struct explore_scenario *s, int preemption_bound, int stop_at_
 	nondeterministic = 0;
 	install_fault_handler();
 	__asan_set_error_report_callback(on_asan_report);
+	threads_start();
 	do {
 		schedule_no = ++r->schedules;
 		run_once();
@@ -456,6 +514,7 @@ int explore(const struct explore_scenario *s, int preemption_bound, int stop_at_
 			snprintf(r->first_report, sizeof(r->first_report),
 				 "schedule %llu did not replay its prefix: the scenario is not deterministic",
 				 r->schedules);
+			threads_stop();
 			return -2;
 		}
 		if (run_failed && !r->failed++) {
@@ -469,6 +528,7 @@ int explore(const struct explore_scenario *s, int preemption_bound, int stop_at_
 				break;
 		}
 	} while (backtrack());
+	threads_stop();
 	return r->failed ? -1 : 0;
 }
 

@@ -61,6 +61,15 @@ void explore_object_taken(void *obj, unsigned long long room);
 int explore_cpu(void);
 #define AK_ALLOC_CPU_SLOTS EXPLORE_MAX_THREADS
 #define AK_ALLOC_CPU() explore_cpu()
+/*
+ * A loop budget, as BPF's may_goto has one: a thread (or setup and check)
+ * whose budget checks pass EXPLORE_LOOP_BUDGET in one run is cut there
+ * (-AK_EBUDGET), so a loop that would go on forever ends, and fails its
+ * schedule, instead of hanging the explorer.
+ */
+#define EXPLORE_LOOP_BUDGET 1000000
+int explore_cut(void);
+#define AK_TEST_CUT() explore_cut()
 /* Scenarios choose which keys share a bucket: the key's first word. */
 #define AK_HTAB_TEST_HASH(h, w, words, size) ((void)(h), (void)(words), (void)(size), (w)[0])
 
@@ -72,6 +81,15 @@ struct explore_scenario {
 	int threads;
 	/* The CPU of each thread (NULL: thread i on CPU i). */
 	const int *cpus;
+	/*
+	 * A program nested on another's CPU (NULL: none): thread i, once it
+	 * has run, runs to its end before thread nested_on[i] (-1: none) runs
+	 * again, as a tracing program that interrupted it, or the task that
+	 * preempted a sleepable program for the rest of the scenario. What the
+	 * interrupted thread holds stays held: the nested one's bounded waits
+	 * end in -EBUSY.
+	 */
+	const int *nested_on;
 	/* Lock-free readers may read a freed page (BPF reads 0 there). */
 	int allow_stale_reads;
 	/* ... and freed objects (no poisoning: ASan cannot tell reads apart). */
