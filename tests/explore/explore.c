@@ -109,6 +109,8 @@ static void arena_reset(void)
 	arena_bump = 0;
 	pages_held = 0;
 	memset(&ak_allocator, 0, sizeof(ak_allocator));
+	/* Which pages hold the allocator's headers: none of a fresh arena's. */
+	memset(__ak_headers, 0, sizeof(__ak_headers));
 }
 
 /* ---- the scheduler ---- */

@@ -139,6 +139,8 @@ static void gen_check(void)
 		}
 		events += phases(i);
 	}
+	if (table->states[state].settle)
+		table->states[state].settle();
 	table->model->restore(model_start);
 	if (!explained_from(0, events)) {
 		describe_calls(text, sizeof(text));
@@ -189,7 +191,7 @@ static void run_one(const char *name, int n, const int *nested_on, struct gen_to
 void gen_explore(const struct gen_table *t, int st)
 {
 	static const int nested[2] = { -1, 0 };	/* thread 1 nested on thread 0 */
-	const char *env = getenv("EXPLORE_BOUND");
+	const char *env = getenv("EXPLORE_GEN_BOUND") ?: getenv("EXPLORE_BOUND");
 	int bound = env ? atoi(env) : 2, i, j;
 	struct gen_totals tot = {};
 	struct timespec t0, t1;

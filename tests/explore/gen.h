@@ -22,7 +22,8 @@
  * Adding an operation to the table explores it against every other.
  *
  * EXPLORE_ONLY=substring runs only the generated scenarios whose name
- * contains it (the mutants use it to name theirs).
+ * contains it (the mutants use it to name theirs). EXPLORE_GEN_BOUND sets
+ * their preemption bound (default: EXPLORE_BOUND's).
  */
 #ifndef ARENAKIT_TESTS_EXPLORE_GEN_H
 #define ARENAKIT_TESTS_EXPLORE_GEN_H
@@ -61,6 +62,12 @@ struct gen_op {
 struct gen_state {
 	const char *name;
 	void (*setup)(void);
+	/*
+	 * After the threads, before the checks (may be NULL): what a program
+	 * that could not run during the schedule does when it runs again
+	 * (a state may start with a lock held by one).
+	 */
+	void (*settle)(void);
 };
 
 /*

@@ -38,13 +38,16 @@ static void insert(unsigned long long key)
 		explore_fail("setup: insert %llu: %d", key, err);
 }
 
-/* P, Q and key 2; nodes for four _nosleep inserts in the pool. */
+/*
+ * P, Q and key 2 (P heads bucket 1's chain, so a move of the bucket takes
+ * P first); nodes for four _nosleep inserts in the pool.
+ */
 static void setup_small(void)
 {
 	if (ak_htab_init(&table, 8, 8, 16))
 		explore_fail("setup: init");
-	insert(KEY_P);
 	insert(KEY_Q);
+	insert(KEY_P);
 	insert(2);
 	if (ak_htab_reserve(&table, 4))
 		explore_fail("setup: reserve");
@@ -92,12 +95,30 @@ static void setup_grown(void)
 		explore_fail("setup: the growth did not finish");
 }
 
-enum { SMALL, FULL, BEGUN, END, GROWN, NSTATES };
+/*
+ * A growth begun, and Q's bucket in the new array locked by a program that
+ * cannot run until the scenario ends (a writer a tracing program
+ * interrupted on its CPU): a move of bucket 1 takes P and stops at Q.
+ */
+static void setup_growth_held(void)
+{
+	setup_growth_begun();
+	if (table.cur)
+		table.cur->buckets[KEY_Q & (table.cur->nbuckets - 1)] |= __AK_HTAB_LOCKED;
+}
+
+static void settle_growth_held(void)
+{
+	table.cur->buckets[KEY_Q & (table.cur->nbuckets - 1)] &= ~__AK_HTAB_LOCKED;
+}
+
+enum { SMALL, FULL, BEGUN, HELD, END, GROWN, NSTATES };
 
 static const struct gen_state states[NSTATES] = {
 	[SMALL] = { "3 keys", setup_small },
 	[FULL] = { "13 keys, an update grows it", setup_full },
 	[BEGUN] = { "growth begun", setup_growth_begun },
+	[HELD] = { "growth begun, Q's new bucket held", setup_growth_held, settle_growth_held },
 	[END] = { "growth's end", setup_growth_end },
 	[GROWN] = { "grown", setup_grown },
 };
@@ -603,6 +624,11 @@ Test(explore_gen_htab, full)
 Test(explore_gen_htab, growth_begun)
 {
 	gen_explore(&htab_table, BEGUN);
+}
+
+Test(explore_gen_htab, growth_held)
+{
+	gen_explore(&htab_table, HELD);
 }
 
 Test(explore_gen_htab, growth_end)

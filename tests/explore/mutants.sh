@@ -4,12 +4,14 @@
 # Do the tests find the defects they were written for? Each mutant in
 # tests/explore/mutants/ is a patch that takes one fix back out of the
 # headers, and names the test that must then fail: an explorer scenario
-# ("# scenario: suite/test") or a host test of tests/host/misuse_host.c or
-# alloc_host.c ("# host
-# test: suite/test"). For each: copy the headers, apply the patch, build the
-# test against them, run it, and say how it failed (for the explorer, after
-# how many schedules). Exit 1 if a mutant survives (its test passes: it
-# would not have found the defect) or does not apply.
+# ("# scenario: suite/test", and for a generated one "# generated: NAME",
+# the scenario's name as the generator prints it) or a host test of
+# tests/host/misuse_host.c or alloc_host.c ("# host test: suite/test").
+# For each: copy the headers, apply the patch exactly (no fuzz, at most 3
+# lines from where it was written), build the test against them, run it,
+# and say how it failed (for the explorer, after how many schedules).
+# Exit 1 if a mutant survives (its test passes: it would not have found
+# the defect), does not apply exactly, or does not build.
 #
 # Usage: tests/explore/mutants.sh BUILD_DIR [MUTANT.patch...]
 # CC, CFLAGS (the build's, sanitizers in) and EXPLORE_BOUND from the Makefile.
@@ -22,13 +24,23 @@ survived=0
 for mutant in "$@"; do
 	name=$(basename "$mutant" .patch)
 	scenario=$(sed -n 's/^# scenario: //p' "$mutant")
+	generated=$(sed -n 's/^# generated: //p' "$mutant")
 	host_test=$(sed -n 's/^# host test: //p' "$mutant")
 	dir=$out/$name
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	cp -r include "$dir/include"
-	if ! patch -s -d "$dir" -p1 < "$mutant"; then
-		echo "mutant $name: does not apply to today's headers"
+	# Exactly where it was written, or it may mean another defect now.
+	if ! patch -d "$dir" -p1 --fuzz=0 < "$mutant" > "$dir/patch.log" 2>&1; then
+		echo "mutant $name: does not apply to today's headers:"
+		sed 's/^/  /' "$dir/patch.log"
+		survived=$((survived + 1))
+		continue
+	fi
+	if grep -q 'offset [4-9]\|offset [1-9][0-9]' "$dir/patch.log"; then
+		echo "mutant $name: applies only more than 3 lines from where it was written" \
+			"(refresh it: tests/explore/mutants-refresh.sh):"
+		grep 'offset' "$dir/patch.log" | sed 's/^/  /'
 		survived=$((survived + 1))
 		continue
 	fi
@@ -47,7 +59,7 @@ for mutant in "$@"; do
 		survived=$((survived + 1))
 		continue
 	fi
-	EXPLORE_BOUND=$EXPLORE_BOUND ASAN_OPTIONS=allow_user_segv_handler=1 \
+	EXPLORE_BOUND=$EXPLORE_BOUND EXPLORE_ONLY=$generated ASAN_OPTIONS=allow_user_segv_handler=1 \
 		"$dir/test" --filter="$test" > "$dir/run.log" 2>&1
 	found=$(grep -a -m1 '^explore: .* schedule [0-9]* \(failed\|stopped\)' "$dir/run.log")
 	if [ -n "$found" ]; then

@@ -4,11 +4,33 @@
  * used after destroy or never initialised, a set (value size 0), macro
  * arguments with side effects, a node deleted twice, a growth past the
  * largest bucket array, a reserve too large to count, a list cursor that
- * outlived its list's memory.
+ * outlived its list's memory, a pointer into a large object's later pages
+ * (whatever bytes they hold), a stale free racing its page's reuse.
  */
 #include <stdint.h>
 #include <string.h>
 #include <criterion/criterion.h>
+
+/*
+ * A program nested on this CPU, as a tracing program interrupts another at
+ * any instruction: set nested_call, and it runs at the nested_at-th
+ * schedule point (atomic.h: before each of the library's atomics) of this
+ * file's calls from then on, once.
+ */
+static void (*nested_call)(void);
+static unsigned int nested_at;
+
+static void nested_point(void)
+{
+	void (*call)(void) = nested_call;
+
+	if (call && !--nested_at) {
+		nested_call = NULL;
+		call();
+	}
+}
+
+#define AK_SCHED_POINT(op) nested_point()
 
 #include "host/alloc_pages.h"
 #include <arenakit/htab.h>
@@ -227,4 +249,127 @@ Test(misuse, growth_stops_at_the_largest_bucket_array)
 	cr_expect_eq(ak_allocator.stats.fail_size, 0, "an allocation too large was tried");
 	t.count = 1;
 	cr_expect_eq(ak_htab_destroy(&t), 0);
+}
+
+/*
+ * A free of @ptr, which is no object (it points into the live large object
+ * @big of @pages pages): refused, counted as a bad free, and nothing else
+ * changes, in the allocator or in the object; the next small allocations
+ * come from elsewhere.
+ */
+static void expect_refused_inside(char *ptr, char *big, unsigned int pages)
+{
+	static struct ak_allocator before;
+	static char object[5 * AK_PAGE_SIZE];
+	size_t room = (size_t)pages * AK_PAGE_SIZE - 64;
+	char *a, *b;
+
+	cr_assert_leq(room, sizeof(object));
+	before = ak_allocator;
+	memcpy(object, big, room);
+	cr_assert_eq(ak_free(ptr), -EINVAL, "a free %#zx bytes into a live %u-page object was accepted",
+		     (size_t)(ptr - big), pages);
+	before.stats.bad_frees++;
+	cr_expect_eq(memcmp(&before, &ak_allocator, sizeof(before)), 0,
+		     "the allocator changed (bad_frees %llu)", ak_allocator.stats.bad_frees);
+	cr_expect_eq(memcmp(object, big, room), 0, "the free wrote into the object");
+	a = ak_alloc(16);
+	b = ak_alloc(32);
+	cr_assert(a && b);
+	cr_assert(a + 16 <= big || a >= big + room, "ak_alloc(16) gave %#zx bytes into the object",
+		  (size_t)(a - big));
+	cr_assert(b + 32 <= big || b >= big + room, "ak_alloc(32) gave %#zx bytes into the object",
+		  (size_t)(b - big));
+	cr_expect_eq(ak_free(a), 0);
+	cr_expect_eq(ak_free(b), 0);
+}
+
+/*
+ * Issue 34, defect 4: the later pages of a large object hold the program's
+ * bytes, and a page header is 64 bytes anyone can copy. With a copy of a
+ * real slab page's header at such a page's start (as found, and made up
+ * with every block live), or of the object's own first page's, a pointer
+ * into the page (at a block's start, as a real page's blocks lie) is still
+ * no object: refused, counted, and changes nothing.
+ */
+Test(misuse, a_pointer_into_a_large_objects_later_page_is_refused_whatever_the_page_holds)
+{
+	static const unsigned int pages[] = { 2, 3, 5 };
+	static const unsigned int offsets[] = { 64, 80, 144, 2048, AK_PAGE_SIZE - 16 };
+	unsigned char slab[64], made_up[64], own[64];
+	const unsigned char *headers[] = { slab, made_up, own };
+	struct __ak_page *h = (struct __ak_page *)made_up;
+	char *small[8], *big, *page;
+	unsigned int n, k, i, o;
+
+	/* A live slab page: eight 16-byte objects, blocks 0 to 7. */
+	for (i = 0; i < 8; i++)
+		cr_assert(small[i] = ak_alloc(16));
+	memcpy(slab, small[0] - 64, 64);
+	cr_assert_eq(((struct __ak_page *)slab)->magic, __AK_PAGE_MAGIC);
+	memcpy(made_up, slab, 64);
+	h->bump = AK_PAGE_SIZE;
+	memset(h->map, 0xff, sizeof(h->map));
+	for (n = 0; n < sizeof(pages) / sizeof(pages[0]); n++) {
+		big = ak_alloc((size_t)pages[n] * AK_PAGE_SIZE - 64);
+		cr_assert(big);
+		cr_assert_eq(alloc_stats().large_pages, pages[n]);
+		memcpy(own, big - 64, 64);
+		for (k = 1; k < pages[n]; k++) {
+			page = big - 64 + (size_t)k * AK_PAGE_SIZE;
+			for (i = 0; i < sizeof(headers) / sizeof(headers[0]); i++) {
+				memcpy(page, headers[i], 64);
+				for (o = 0; o < sizeof(offsets) / sizeof(offsets[0]); o++)
+					expect_refused_inside(page + offsets[o], big, pages[n]);
+			}
+			memset(page, 0, 64);
+		}
+		cr_expect_eq(ak_free(big), 0);
+	}
+	for (i = 0; i < 8; i++)
+		cr_expect_eq(ak_free(small[i]), 0);
+	cr_expect_eq(alloc_stats().objects, 0);
+	cr_expect_eq(ak_allocator.stats.bad_frees, 3 * (1 + 2 + 4) * 5);
+}
+
+static char *nested_object;
+
+static void nested_alloc_32(void)
+{
+	nested_object = ak_alloc(32);
+}
+
+/*
+ * Issue 34, also settle: a stale free on a CPU's cache reads the block's
+ * class to choose the cache, then claims the block. Between the two, a
+ * program nested on the CPU takes the (spare) page for another class and
+ * hands out the same address: the free must not claim that object into the
+ * first class's cache (two owners, and a 32-byte block handed out as a
+ * 16-byte one), but be refused, as a free of a page with no live block.
+ */
+Test(misuse, a_stale_cached_free_racing_its_pages_reuse_is_refused)
+{
+	char *x = ak_alloc(16), *y;
+
+	cr_assert(x);
+	cr_assert_eq(ak_free(x), 0);
+	/* Its page empties (the cache flushed) and becomes spare. */
+	cr_assert_eq(__ak_alloc_reclaim(), 0);
+	cr_assert_eq(ak_allocator.stats.slab_pages, 0);
+	/* Points: the cache's lock, the class read, then the claim's first. */
+	nested_call = nested_alloc_32;
+	nested_at = 3;
+	cr_expect_eq(ak_free(x), -EINVAL, "the stale free was accepted");
+	cr_assert_null(nested_call, "the nested program did not run");
+	cr_assert_eq(nested_object, x, "the nested program got %p, not the stale free's %p",
+		     nested_object, x);
+	cr_expect_eq(ak_allocator.stats.bad_frees + ak_allocator.stats.double_frees, 1);
+	cr_expect_eq(alloc_stats().objects, 1);
+	y = ak_alloc(16);
+	cr_assert(y);
+	cr_expect(y + 16 <= nested_object || y >= nested_object + 32,
+		  "ak_alloc(16) handed out the live 32-byte object");
+	cr_expect_eq(ak_free(y), 0);
+	cr_expect_eq(ak_free(nested_object), 0, "the 32-byte object is no longer live");
+	cr_expect_eq(alloc_stats().objects, 0);
 }
