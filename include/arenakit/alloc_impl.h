@@ -1172,6 +1172,14 @@ static __ak_always_inline int __ak_cache_free(void __arena *ptr, int sleepable)
 
 	if (!cache)
 		return 1;
+	/*
+	 * Nothing is read of a page whose header is not the allocator's (a
+	 * freed large object's, a page given back): the shared path refuses.
+	 */
+	if (!__ak_is_header(page)) {
+		ak_lock_release(&cache->lock);
+		return 1;
+	}
 	class = ak_read_once(page->class);
 	cap = class < AK_ALLOC_CLASSES ? __ak_cache_cap(class) : 0;
 	if (!cap || cache->count[class] >= 2 * cap) {

@@ -18,7 +18,7 @@ for mutant in "$@"; do
 	mkdir -p "$work/a" "$work/b"
 	cp -r include "$work/a/include"
 	cp -r include "$work/b/include"
-	if ! patch -d "$work/b" -p1 < "$mutant" > "$work/log" 2>&1; then
+	if ! patch --no-backup-if-mismatch -d "$work/b" -p1 < "$mutant" > "$work/log" 2>&1; then
 		echo "$mutant: does not apply even with fuzz: rewrite it"
 		sed 's/^/  /' "$work/log"
 		continue
