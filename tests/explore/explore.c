@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The schedule explorer's scheduler and emulated arena (explore.h says what
- * they do). Logical threads are POSIX threads of which exactly one runs at
- * a time: at each point the scheduler decides who runs next and hands the
- * baton over with a semaphore, so a run is a pure function of its decisions.
+ * they do). Logical threads are coroutines (ucontext) on the test's own
+ * thread, of which exactly one runs at a time: at each point the scheduler
+ * decides who runs next and switches to it, so a run is a pure function of
+ * its decisions, and a switch costs no system call but the signal mask's.
  * The decisions of a run are kept on a stack; the next schedule replays a
  * prefix of it and takes another choice at its last open decision, depth
  * first, until every choice within the preemption bound was taken.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <pthread.h>
-#include <semaphore.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -33,6 +32,14 @@ enum page_state { PAGE_UNUSED, PAGE_LIVE, PAGE_FREED };
 
 static char *arena_base;
 static unsigned char page_state[ARENA_PAGES];
+/*
+ * Pages mapped readable and writable now. A page an earlier schedule was
+ * given stays so, zeroed at the reset, so that a schedule costs no system
+ * call for the pages it is given (most schedules are given the same ones);
+ * a page given back is unmapped at once, as before.
+ */
+static unsigned char page_rw[ARENA_PAGES];
+static int checking;	/* the scenario's check runs: no thread is left */
 static unsigned int arena_bump;
 static unsigned long long pages_held;
 
@@ -46,8 +53,11 @@ void *ak_user_pages_get(unsigned int pages)
 		return NULL;
 	p = arena_base + (size_t)arena_bump * AK_PAGE_SIZE;
 	/* Never used since the reset: zero, as the kernel's pages come. */
-	if (mprotect(p, (size_t)pages * AK_PAGE_SIZE, PROT_READ | PROT_WRITE))
-		abort();
+	if (memchr(page_rw + arena_bump, 0, pages)) {
+		if (mprotect(p, (size_t)pages * AK_PAGE_SIZE, PROT_READ | PROT_WRITE))
+			abort();
+		memset(page_rw + arena_bump, 1, pages);
+	}
 	memset(page_state + arena_bump, PAGE_LIVE, pages);
 	arena_bump += pages;
 	pages_held += pages;
@@ -68,11 +78,20 @@ void ak_user_pages_put(void *ptr, unsigned int pages)
 			explore_fail("page %zu given back twice", i);
 			return;
 		}
+	memset(page_state + first, PAGE_FREED, pages);
+	pages_held -= pages;
+	if (checking) {
+		/* The schedule is over: nothing is left to touch it; zero is enough. */
+		ASAN_UNPOISON_MEMORY_REGION(ptr, (size_t)pages * AK_PAGE_SIZE);
+		for (i = first; i < first + pages; i++)
+			if (page_rw[i])
+				memset(arena_base + i * AK_PAGE_SIZE, 0, AK_PAGE_SIZE);
+		return;
+	}
 	/* Gone: a later touch gets a fresh zero page (see on_fault). */
 	madvise(ptr, (size_t)pages * AK_PAGE_SIZE, MADV_DONTNEED);
 	mprotect(ptr, (size_t)pages * AK_PAGE_SIZE, PROT_NONE);
-	memset(page_state + first, PAGE_FREED, pages);
-	pages_held -= pages;
+	memset(page_rw + first, 0, pages);
 }
 
 unsigned long long explore_pages_held(void)
@@ -101,27 +120,32 @@ static void arena_reset(void)
 		if (arena_base == MAP_FAILED)
 			abort();
 	} else if (arena_bump) {
+		size_t i;
+
 		ASAN_UNPOISON_MEMORY_REGION(arena_base, (size_t)arena_bump * AK_PAGE_SIZE);
-		madvise(arena_base, (size_t)arena_bump * AK_PAGE_SIZE, MADV_DONTNEED);
-		mprotect(arena_base, (size_t)arena_bump * AK_PAGE_SIZE, PROT_NONE);
+		for (i = 0; i < arena_bump; i++) {
+			if (page_rw[i])
+				memset(arena_base + i * AK_PAGE_SIZE, 0, AK_PAGE_SIZE);
+			/* Which pages hold the allocator's headers: none of a fresh arena's. */
+			__ak_header_mark((void *)(arena_base + i * AK_PAGE_SIZE), 0);
+		}
 	}
 	memset(page_state, PAGE_UNUSED, sizeof(page_state));
 	arena_bump = 0;
 	pages_held = 0;
 	memset(&ak_allocator, 0, sizeof(ak_allocator));
-	/* Which pages hold the allocator's headers: none of a fresh arena's. */
-	memset(__ak_headers, 0, sizeof(__ak_headers));
 }
 
 /* ---- the scheduler ---- */
 
 struct lthread {
-	pthread_t tid;
+	ucontext_t context;
+	void *stack;		/* EXPLORE_STACK bytes, made once */
+	void *asan_fake_stack;	/* AddressSanitizer's, while switched away */
 	int id;
 	int done;
 	int started;		/* has run: a thread nested on it holds it off */
 	int spinning;		/* its last attempt at a lock failed */
-	sem_t baton;
 	sigjmp_buf escape;	/* where a wild access ends the thread */
 	const char *op, *file;	/* its last point */
 	int line;
@@ -139,9 +163,12 @@ struct decision {
 #define MAX_DECISIONS 100000
 
 static struct lthread threads[EXPLORE_MAX_THREADS];
-static __thread struct lthread *self;
+/* Small, as AddressSanitizer clears a stack's shadow at each fresh start. */
+#define EXPLORE_STACK (128 << 10)
+
+static ucontext_t scheduler_context;	/* where the run began, and ends */
+static struct lthread *self;		/* the thread running; NULL: setup and check */
 static int current, starting, bound, preemptions;
-static sem_t all_done;
 static struct decision stack[MAX_DECISIONS];
 static size_t depth, prefix, overflowed;
 static int nondeterministic;
@@ -263,12 +290,28 @@ static int decide(const char *op, const char *file, int line)
 
 static const char *base_name(const char *file);
 
+/*
+ * Switch from @from (NULL: the scheduler) to @to (NULL: the scheduler),
+ * telling AddressSanitizer which stack is in use from now on.
+ */
+static void switch_to(struct lthread *from, struct lthread *to)
+{
+	ucontext_t *from_context = from ? &from->context : &scheduler_context;
+	void *fake_stack = NULL;
+
+	self = to;
+	__sanitizer_start_switch_fiber(from ? &from->asan_fake_stack : &fake_stack,
+				       to ? to->stack : NULL, to ? EXPLORE_STACK : 0);
+	swapcontext(from_context, to ? &to->context : &scheduler_context);
+	/* Back in @from. */
+	__sanitizer_finish_switch_fiber(from ? from->asan_fake_stack : fake_stack, NULL, NULL);
+	self = from;
+}
+
 static void hand_over(struct lthread *me, int next)
 {
 	current = next;
-	sem_post(&threads[next].baton);
-	while (sem_wait(&me->baton) && errno == EINTR)
-		;
+	switch_to(me, &threads[next]);
 }
 
 void explore_point(const char *op, const char *file, int line)
@@ -298,62 +341,53 @@ void explore_spin(void)
 		self->spinning = 1;
 }
 
-/*
- * A logical thread's POSIX thread, made once per explore() and reused for
- * every schedule (making threads is most of a short schedule's cost under
- * ASan): it waits for the baton, runs the scenario's thread, hands over.
- */
-static int quitting;
-
-static void *thread_main(void *arg)
+/* A logical thread, from its first switch in to its exit. */
+static void thread_main(void)
 {
-	struct lthread *me = arg;
+	struct lthread *me = self;
 	int next;
 
-	self = me;
-	for (;;) {
-		while (sem_wait(&me->baton) && errno == EINTR)
-			;
-		if (quitting)
-			return NULL;
-		if (!sigsetjmp(me->escape, 1))
-			scenario->thread(me->id);
-		me->done = 1;
-		next = decide("exit", NULL, 0);
-		if (next < 0) {
-			sem_post(&all_done);
-		} else {
-			current = next;
-			sem_post(&threads[next].baton);
-		}
-	}
+	__sanitizer_finish_switch_fiber(NULL, NULL, NULL);
+	if (!sigsetjmp(me->escape, 0))
+		scenario->thread(me->id);
+	me->done = 1;
+	next = decide("exit", NULL, 0);
+	if (next >= 0)
+		current = next;
+	self = next >= 0 ? &threads[next] : NULL;
+	/* This stack is left for good: no fake stack to keep. */
+	__sanitizer_start_switch_fiber(NULL, self ? self->stack : NULL, self ? EXPLORE_STACK : 0);
+	setcontext(self ? &self->context : &scheduler_context);
 }
 
 static void threads_start(void)
 {
 	int i;
 
-	quitting = 0;
-	sem_init(&all_done, 0, 0);
 	for (i = 0; i < scenario->threads; i++) {
 		threads[i].id = i;
-		sem_init(&threads[i].baton, 0, 0);
-		if (pthread_create(&threads[i].tid, NULL, thread_main, &threads[i]))
-			abort();
+		if (!threads[i].stack) {
+			threads[i].stack = mmap(NULL, EXPLORE_STACK, PROT_READ | PROT_WRITE,
+						MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (threads[i].stack == MAP_FAILED)
+				abort();
+		}
 	}
+}
+
+/* A fresh start for @t: its stack from the top, thread_main first. */
+static void thread_reset(struct lthread *t)
+{
+	if (getcontext(&t->context))
+		abort();
+	t->context.uc_stack.ss_sp = t->stack;
+	t->context.uc_stack.ss_size = EXPLORE_STACK;
+	t->context.uc_link = NULL;
+	makecontext(&t->context, thread_main, 0);
 }
 
 static void threads_stop(void)
 {
-	int i;
-
-	quitting = 1;
-	for (i = 0; i < scenario->threads; i++) {
-		sem_post(&threads[i].baton);
-		pthread_join(threads[i].tid, NULL);
-		sem_destroy(&threads[i].baton);
-	}
-	sem_destroy(&all_done);
 }
 
 static const char *base_name(const char *file)
@@ -384,6 +418,7 @@ static void on_fault(int sig, siginfo_t *info, void *context)
 		/* The page's bytes were dropped: it reads as a fresh zero page. */
 		mprotect(arena_base + page * AK_PAGE_SIZE, AK_PAGE_SIZE,
 			 write ? PROT_READ | PROT_WRITE : PROT_READ);
+		page_rw[page] = write;	/* read-only: mapped again when given */
 		return;
 	}
 	if (me) {
@@ -415,6 +450,7 @@ static void run_once(void)
 	preemptions = 0;
 	depth = 0;
 	for (i = 0; i < scenario->threads; i++) {
+		thread_reset(&threads[i]);
 		threads[i].done = 0;
 		threads[i].started = 0;
 		threads[i].budget_checks = 0;
@@ -428,11 +464,11 @@ static void run_once(void)
 	next = decide("start", NULL, 0);
 	starting = 0;
 	current = next;
-	sem_post(&threads[next].baton);
-	while (sem_wait(&all_done) && errno == EINTR)
-		;
+	switch_to(NULL, &threads[next]);
 	setup_budget_checks = 0;
+	checking = 1;
 	scenario->check();
+	checking = 0;
 }
 
 /* The next schedule: another choice at the deepest open decision. */

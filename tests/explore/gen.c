@@ -152,6 +152,7 @@ static void gen_check(void)
 
 struct gen_totals {
 	unsigned long long scenarios[3];	/* pairs, nested pairs, triples */
+	unsigned long long schedules_of[3];	/* their schedules */
 	unsigned long long schedules, failed;
 };
 
@@ -178,6 +179,7 @@ static void run_one(const char *name, int n, const int *nested_on, struct gen_to
 	ncalls = n;
 	err = explore(&s, bound, 1, &r);
 	tot->scenarios[nested_on ? 1 : n == 2 ? 0 : 2]++;
+	tot->schedules_of[nested_on ? 1 : n == 2 ? 0 : 2] += r.schedules;
 	tot->schedules += r.schedules;
 	if (err) {
 		if (tot->failed++ < 4) {
@@ -225,9 +227,10 @@ void gen_explore(const struct gen_table *t, int st)
 		run_one(name, 3, NULL, &tot, bound);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	printf("explore: generated %s/%s: %d operations; %llu pairs, %llu nested pairs, %llu triples; %llu schedules up to %d preemptions in %.1f s: %s\n",
+	printf("explore: generated %s/%s: %d operations; %llu pairs, %llu nested pairs, %llu triples (%llu, %llu and %llu schedules); %llu schedules up to %d preemptions in %.1f s: %s\n",
 	       t->name, t->states[st].name, t->nops, tot.scenarios[0], tot.scenarios[1],
-	       tot.scenarios[2], tot.schedules, bound,
+	       tot.scenarios[2], tot.schedules_of[0], tot.schedules_of[1], tot.schedules_of[2],
+	       tot.schedules, bound,
 	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
 	       tot.failed ? "FAILED" : "every answer explained");
 	fflush(stdout);
