@@ -23,7 +23,9 @@
  *
  * EXPLORE_ONLY=substring runs only the generated scenarios whose name
  * contains it (the mutants use it to name theirs). EXPLORE_GEN_BOUND sets
- * their preemption bound (default: EXPLORE_BOUND's).
+ * the preemption bound of the pairs (default: EXPLORE_BOUND's); triples
+ * run with one fewer (at least one): at bound 2 a state's triples alone
+ * took as many schedules as all its pairs.
  */
 #ifndef ARENAKIT_TESTS_EXPLORE_GEN_H
 #define ARENAKIT_TESTS_EXPLORE_GEN_H

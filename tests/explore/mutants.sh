@@ -20,8 +20,10 @@ out=${1:?usage: $0 BUILD_DIR [MUTANT.patch...]}
 shift
 [ $# -gt 0 ] || set -- tests/explore/mutants/*.patch
 : "${CC:=cc}" "${CFLAGS:=-O2 -g}" "${EXPLORE_BOUND:=2}"
-survived=0
-for mutant in "$@"; do
+# One mutant: its report in $out/NAME/report, "survived" in $out/NAME/verdict
+# if its test did not find it.
+try_mutant() {
+	local mutant=$1 name scenario generated host_test dir sources test found schedules
 	name=$(basename "$mutant" .patch)
 	scenario=$(sed -n 's/^# scenario: //p' "$mutant")
 	generated=$(sed -n 's/^# generated: //p' "$mutant")
@@ -30,41 +32,41 @@ for mutant in "$@"; do
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	cp -r include "$dir/include"
+	exec > "$dir/report"
+	echo survived > "$dir/verdict"
 	# Exactly where it was written, or it may mean another defect now.
 	if ! patch -d "$dir" -p1 --fuzz=0 < "$mutant" > "$dir/patch.log" 2>&1; then
 		echo "mutant $name: does not apply to today's headers:"
 		sed 's/^/  /' "$dir/patch.log"
-		survived=$((survived + 1))
-		continue
+		return
 	fi
 	if grep -q 'offset [4-9]\|offset [1-9][0-9]' "$dir/patch.log"; then
 		echo "mutant $name: applies only more than 3 lines from where it was written" \
 			"(refresh it: tests/explore/mutants-refresh.sh):"
 		grep 'offset' "$dir/patch.log" | sed 's/^/  /'
-		survived=$((survived + 1))
-		continue
+		return
 	fi
-	# The patched headers come first; the sources are today's.
+	# The patched headers come first; the sources are today's: the
+	# scheduler, the generator and the file that holds the test's suite.
 	if [ -n "$host_test" ]; then
 		sources="tests/host/misuse_host.c tests/host/alloc_host.c tests/host/alloc_pages.c"
 		test=$host_test
 	else
-		sources=tests/explore/*.c
+		sources="tests/explore/explore.c tests/explore/gen.c $(grep -l "^Test(${scenario%%/*}," tests/explore/*.c)"
 		test=$scenario
 	fi
 	if ! $CC -I"$dir/include" $CFLAGS -Itests -o "$dir/test" $sources \
 		-lcriterion > "$dir/build.log" 2>&1; then
 		echo "mutant $name: does not build:"
 		sed 's/^/  /' "$dir/build.log"
-		survived=$((survived + 1))
-		continue
+		return
 	fi
 	EXPLORE_BOUND=$EXPLORE_BOUND EXPLORE_ONLY=$generated ASAN_OPTIONS=allow_user_segv_handler=1 \
 		"$dir/test" --filter="$test" > "$dir/run.log" 2>&1
 	found=$(grep -a -m1 '^explore: .* schedule [0-9]* \(failed\|stopped\)' "$dir/run.log")
 	if [ -n "$found" ]; then
 		schedules=$(sed -n 's/.* schedule \([0-9]*\) \(failed\|stopped\).*/\1/p' <<< "$found")
-		echo "mutant $name: found by $test after $schedules schedules:"
+		echo "mutant $name: found by $test${generated:+ ($generated)} after $schedules schedules:"
 		if grep -q ' stopped by AddressSanitizer' <<< "$found"; then
 			grep -a -m1 -A2 'ERROR: AddressSanitizer' "$dir/run.log" |
 				sed 's/ at pc .*//; s/ thread T[0-9]*//' | cut -c1-150 | sed 's/^/  /'
@@ -74,15 +76,34 @@ for mutant in "$@"; do
 			sed -n '/ failed:$/,/^\[/p' "$dir/run.log" | sed '1d;$d' | head -n 12 |
 				sed 's/^/  /'
 		fi
+		echo found > "$dir/verdict"
 	elif [ -n "$host_test" ] && grep -q 'Synthesis: .*Passing: 0 ' "$dir/run.log"; then
 		echo "mutant $name: found by $test:"
 		grep -a -m3 'Assertion Failed\|CRASH\|Unexpected signal\|runtime error\|ERROR: AddressSanitizer' -A2 "$dir/run.log" |
 			grep -v '^\[----\] *$\|Synthesis' | cut -c1-160 | head -n 4 | sed 's/^/  /'
+		echo found > "$dir/verdict"
 	else
 		echo "mutant $name: SURVIVED ($test passed with the fix taken out)"
 		sed 's/^/  /' "$dir/run.log" | tail -n 5
-		survived=$((survived + 1))
 	fi
+}
+
+# Two at a time (this machine has two cores), reported in order.
+running=0
+for mutant in "$@"; do
+	try_mutant "$mutant" &
+	running=$((running + 1))
+	if [ $running -ge "${MUTANT_JOBS:-2}" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+done
+wait
+survived=0
+for mutant in "$@"; do
+	name=$(basename "$mutant" .patch)
+	cat "$out/$name/report"
+	[ "$(cat "$out/$name/verdict")" = found ] || survived=$((survived + 1))
 done
 echo "mutants: $# tried, $(($# - survived)) found, $survived survived"
 [ $survived = 0 ]
