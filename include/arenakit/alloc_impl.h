@@ -854,7 +854,10 @@ static __ak_always_inline void __arena *__ak_alloc(unsigned long long size, int 
  * it read before, and a page whose class changed since had no live block
  * when the free began (a page with one cannot become spare, or go, while a
  * free watches it), so the free is refused, as of a block not live, rather
- * than claim the page's new object into another class's cache. Returns its page, its block's index and bytes (a large
+ * than claim the page's new object into another class's cache. (A guard:
+ * no test reaches it since a cached free checks the page's header bit
+ * before its class, so a spare page is refused before the class is read.)
+ * Returns its page, its block's index and bytes (a large
  * object's: its pages'), and whether it is large; or -EINVAL, counted as a
  * double or a bad free, or -EBUSY / -AK_EBUDGET if the bitmap word kept
  * changing (nothing done). The caller works from these, never from the

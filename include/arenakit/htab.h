@@ -531,7 +531,7 @@ __ak_global int ak_htab_next(__arg_arena struct ak_htab __arena *h,
 	struct ak_htab_node __arena *node;
 	unsigned long long __arena *bucket;
 	unsigned long long b, k;
-	int err;
+	int err, fresh;
 
 	err = ak_htab_maintain(h);
 	if (err)
@@ -542,11 +542,14 @@ __ak_global int ak_htab_next(__arg_arena struct ak_htab __arena *h,
 	 * the array this step reads and locks buckets of.
 	 */
 	__ak_htab_hold(h);
+	fresh = !c->htab;
 	/* The generation before the array: a growth after it makes the walk stale. */
 	if (__ak_htab_cursor_begin(h, c))
 		goto stale;
 	t = ak_read_once(h->cur);
 	if (ak_read_once(h->old)) {
+		if (fresh)
+			__ak_htab_cursor_reset(c);	/* not begun: the next call begins */
 		err = -EBUSY;
 		goto out;
 	}

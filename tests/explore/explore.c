@@ -163,7 +163,7 @@ struct decision {
 #define MAX_DECISIONS 100000
 
 static struct lthread threads[EXPLORE_MAX_THREADS];
-/* Small, as AddressSanitizer clears a stack's shadow at each fresh start. */
+/* A thread's stack; its shadow is cleared at each fresh start. */
 #define EXPLORE_STACK (128 << 10)
 
 static ucontext_t scheduler_context;	/* where the run began, and ends */
@@ -299,10 +299,21 @@ static void switch_to(struct lthread *from, struct lthread *to)
 	ucontext_t *from_context = from ? &from->context : &scheduler_context;
 	void *fake_stack = NULL;
 
+	volatile int resumed = 0;
+
 	self = to;
 	__sanitizer_start_switch_fiber(from ? &from->asan_fake_stack : &fake_stack,
 				       to ? to->stack : NULL, to ? EXPLORE_STACK : 0);
-	swapcontext(from_context, to ? &to->context : &scheduler_context);
+	/*
+	 * getcontext, then setcontext, not swapcontext: AddressSanitizer's
+	 * swapcontext re-maps the shadow of the stack it switches to, a TLB
+	 * flush a switch (thread_reset clears a fresh stack's shadow instead).
+	 */
+	getcontext(from_context);
+	if (!resumed) {
+		resumed = 1;
+		setcontext(to ? &to->context : &scheduler_context);
+	}
 	/* Back in @from. */
 	__sanitizer_finish_switch_fiber(from ? from->asan_fake_stack : fake_stack, NULL, NULL);
 	self = from;
@@ -378,6 +389,8 @@ static void threads_start(void)
 /* A fresh start for @t: its stack from the top, thread_main first. */
 static void thread_reset(struct lthread *t)
 {
+	/* No frame of its last run is left: nothing on it is poisoned. */
+	ASAN_UNPOISON_MEMORY_REGION(t->stack, EXPLORE_STACK);
 	if (getcontext(&t->context))
 		abort();
 	t->context.uc_stack.ss_sp = t->stack;
