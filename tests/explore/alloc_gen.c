@@ -182,6 +182,31 @@ static void op_free_inside_l(struct gen_call *c)
 	c->ret = ak_free((char *)shared_large + AK_PAGE_SIZE);
 }
 
+/*
+ * A program's own large object whose later pages hold a copy of a real
+ * page header (that of its own 16-byte object's page), as bytes a program
+ * stores or copies may: a free of a pointer at the first block the copy
+ * would describe is refused (ret), and both objects then free (aux).
+ */
+static void op_free_forged(struct gen_call *c)
+{
+	int err = 0;
+	char *big = ak_alloc_err(LARGE, &err), *small = big ? ak_alloc_err(16, &err) : NULL;
+	unsigned long long page;
+
+	c->ret = err;
+	if (!small) {
+		c->aux = (unsigned long long)(long long)ak_free(big);
+		return;
+	}
+	for (page = 1; page < 3; page++)
+		memcpy(big - 64 + page * AK_PAGE_SIZE,
+		       (void *)((unsigned long long)small & ~(AK_PAGE_SIZE - 1)), 64);
+	use();
+	c->ret = ak_free(big - 64 + AK_PAGE_SIZE + 64);
+	c->aux = (unsigned long long)(long long)(ak_free(small) ?: ak_free(big));
+}
+
 static void op_reserve(struct gen_call *c)
 {
 	c->ret = ak_alloc_reserve(16, 6);
@@ -194,7 +219,7 @@ static void op_trim(struct gen_call *c)
 
 enum {
 	ALLOC16, ALLOC_LARGE, ALLOC_NOSLEEP16, ALLOC_FREE24, FREE_S, FREE_NOSLEEP_S, FREE_L,
-	FREE_NOSLEEP_L, FREE_INSIDE_L, RESERVE, TRIM, NOPS
+	FREE_NOSLEEP_L, FREE_INSIDE_L, FREE_FORGED, RESERVE, TRIM, NOPS
 };
 
 static const struct gen_op ops[NOPS] = {
@@ -207,6 +232,8 @@ static const struct gen_op ops[NOPS] = {
 	[FREE_L] = { "free(L)", GEN_CHANGES, op_free_l },
 	[FREE_NOSLEEP_L] = { "free_nosleep(L)", GEN_CHANGES, op_free_nosleep_l },
 	[FREE_INSIDE_L] = { "free(inside L)", 0, op_free_inside_l },
+	[FREE_FORGED] = { "free(inside a large object, behind a forged header)", GEN_CHANGES,
+			  op_free_forged },
 	[RESERVE] = { "reserve(16, 6)", GEN_CHANGES, op_reserve },
 	[TRIM] = { "trim", GEN_CHANGES, op_trim },
 };
@@ -290,6 +317,15 @@ static int model_step(const struct gen_call *c, int phase, int others_change)
 	case FREE_INSIDE_L:
 		if (c->ret != -EINVAL)
 			return refuse("a pointer inside a large object freed");
+		m.refused++;
+		return 1;
+	case FREE_FORGED:
+		if (c->ret == -ENOMEM || weak(c->ret))
+			return 1;	/* no object to forge in */
+		if (c->ret != -EINVAL)
+			return refuse("a pointer behind a forged header freed");
+		if (c->aux)
+			return refuse("the object with a forged header would not free");
 		m.refused++;
 		return 1;
 	case RESERVE:
