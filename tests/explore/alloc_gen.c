@@ -245,7 +245,6 @@ struct model {
 };
 
 static struct model m;
-static const char *refusal;
 
 static void model_begin(int st)
 {
@@ -253,31 +252,10 @@ static void model_begin(int st)
 	m = (struct model){ .small_live = 1, .large_live = 1 };
 }
 
-static void model_save(void *to)
-{
-	memcpy(to, &m, sizeof(m));
-}
-
-static void model_restore(const void *from)
-{
-	memcpy(&m, from, sizeof(m));
-}
-
-static int refuse(const char *why)
-{
-	refusal = why;
-	return 0;
-}
-
-static int weak(long long ret)
-{
-	return ret == -EBUSY || ret == -AK_EBUDGET;
-}
-
 /* A free of an object: 0 while it is live, -EINVAL (counted) after. */
 static int step_free(int *live, long long ret)
 {
-	if (weak(ret))
+	if (gen_weak(ret))
 		return 1;	/* "the object is then still allocated" */
 	if (ret == 0 && *live) {
 		*live = 0;
@@ -287,7 +265,7 @@ static int step_free(int *live, long long ret)
 		m.refused++;
 		return 1;
 	}
-	return refuse(ret ? "a free of a live object refused" : "a double free accepted");
+	return gen_refuse(ret ? "a free of a live object refused" : "a double free accepted");
 }
 
 static int model_step(const struct gen_call *c, int phase, int others_change)
@@ -302,12 +280,13 @@ static int model_step(const struct gen_call *c, int phase, int others_change)
 			m.kept++;
 			return 1;
 		}
-		return c->ret == -ENOMEM || weak(c->ret) ? 1 : refuse("alloc: an undocumented error");
+		return c->ret == -ENOMEM || gen_weak(c->ret) ? 1 :
+			gen_refuse("alloc: an undocumented error");
 	case ALLOC_FREE24:
 		if (c->ret)
-			return c->ret == -ENOMEM || weak(c->ret) ? 1 :
-				refuse("alloc: an undocumented error");
-		return c->aux == 0 ? 1 : refuse("the free of a block just allocated failed");
+			return c->ret == -ENOMEM || gen_weak(c->ret) ? 1 :
+				gen_refuse("alloc: an undocumented error");
+		return c->aux == 0 ? 1 : gen_refuse("the free of a block just allocated failed");
 	case FREE_S:
 	case FREE_NOSLEEP_S:
 		return step_free(&m.small_live, c->ret);
@@ -316,23 +295,23 @@ static int model_step(const struct gen_call *c, int phase, int others_change)
 		return step_free(&m.large_live, c->ret);
 	case FREE_INSIDE_L:
 		if (c->ret != -EINVAL)
-			return refuse("a pointer inside a large object freed");
+			return gen_refuse("a pointer inside a large object freed");
 		m.refused++;
 		return 1;
 	case FREE_FORGED:
-		if (c->ret == -ENOMEM || weak(c->ret))
+		if (c->ret == -ENOMEM || gen_weak(c->ret))
 			return 1;	/* no object to forge in */
 		if (c->ret != -EINVAL)
-			return refuse("a pointer behind a forged header freed");
+			return gen_refuse("a pointer behind a forged header freed");
 		if (c->aux)
-			return refuse("the object with a forged header would not free");
+			return gen_refuse("the object with a forged header would not free");
 		m.refused++;
 		return 1;
 	case RESERVE:
 	case TRIM:
-		return !c->ret || weak(c->ret) ? 1 : refuse("an undocumented error");
+		return !c->ret || gen_weak(c->ret) ? 1 : gen_refuse("an undocumented error");
 	}
-	return refuse("an operation the model does not know");
+	return gen_refuse("an operation the model does not know");
 }
 
 /* The live objects the allocator counts, and the frees it refused. */
@@ -342,10 +321,10 @@ static int model_end(void)
 	unsigned long long live = (unsigned long long)(m.small_live + m.large_live + m.kept);
 
 	if (s.objects != live)
-		return refuse("the allocator counts other live objects than the model");
+		return gen_refuse("the allocator counts other live objects than the model");
 	if (ak_allocator.stats.double_frees + ak_allocator.stats.bad_frees !=
 	    (unsigned long long)m.refused)
-		return refuse("the allocator counts other refused frees than the model");
+		return gen_refuse("the allocator counts other refused frees than the model");
 	return 1;
 }
 
@@ -379,20 +358,13 @@ static void check_and_destroy(void)
 		explore_fail("the allocator's lock is held");
 }
 
-static const char *why(void)
-{
-	return refusal ? refusal : "?";
-}
-
 static const struct gen_model model = {
 	.begin = model_begin,
 	.step = model_step,
 	.end = model_end,
-	.save = model_save,
-	.restore = model_restore,
-	.size = sizeof(struct model),
+	.state = &m,
+	.size = sizeof(m),
 	.check_and_destroy = check_and_destroy,
-	.why = why,
 };
 
 /* A double free racing a reuse of the block, and a trim. */

@@ -24,13 +24,21 @@ unsigned int gen_now(void)
 	return ++clock_now;
 }
 
+static const char *refusal;
+
+int gen_refuse(const char *why)
+{
+	refusal = why;
+	return 0;
+}
+
 static void gen_setup(void)
 {
 	clock_now = 0;
 	memset(calls, 0, sizeof(calls));
 	table->states[state].setup();
 	table->model->begin(state);
-	table->model->save(model_start);
+	memcpy(model_start, table->model->state, table->model->size);
 }
 
 static void gen_thread(int id)
@@ -96,7 +104,7 @@ static int explained_from(unsigned int done, int left)
 
 	if (!left)
 		return m->end();
-	m->save(saved);
+	memcpy(saved, m->state, m->size);
 	for (e.call = 0; e.call < ncalls; e.call++) {
 		for (e.phase = 0; e.phase < phases(e.call); e.phase++) {
 			if (done & 1U << (e.call * 2 + e.phase) || !may_come(e, done))
@@ -106,7 +114,7 @@ static int explained_from(unsigned int done, int left)
 			     explained_from(done | 1U << (e.call * 2 + e.phase), left - 1);
 			if (ok)
 				return 1;
-			m->restore(saved);
+			memcpy(m->state, saved, m->size);
 		}
 	}
 	return 0;
@@ -141,11 +149,12 @@ static void gen_check(void)
 	}
 	if (table->states[state].settle)
 		table->states[state].settle();
-	table->model->restore(model_start);
+	memcpy(table->model->state, model_start, table->model->size);
+	refusal = "?";
 	if (!explained_from(0, events)) {
 		describe_calls(text, sizeof(text));
 		explore_fail("no sequential order explains the answers (the last order tried: %s):\n%s",
-			     table->model->why(), text);
+			     refusal, text);
 	}
 	table->model->check_and_destroy();
 }

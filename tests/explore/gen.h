@@ -74,24 +74,22 @@ struct gen_state {
 
 /*
  * The sequential model. @begin resets it to the state @state starts in;
- * @step applies @c if its answer is allowed there (1) or refuses it (0),
- * @phase saying which event of a GEN_SPANS call it is (0: its beginning,
- * 1: its end; -1 for any other call), @others_change whether a call
- * running beside it may change the structure; @end compares the model with the structure as the schedule
- * left it (1: the same). The model lives in the structure's file.
+ * @step applies @c if its answer is allowed there (1) or refuses it (0,
+ * with gen_refuse), @phase saying which event of a GEN_SPANS call it is
+ * (0: its beginning, 1: its end; -1 for any other call), @others_change
+ * whether a call running beside it may change the structure; @end
+ * compares the model with the structure as the schedule left it (1: the
+ * same). The model lives in the structure's file.
  */
 struct gen_model {
 	void (*begin)(int state);
 	int (*step)(const struct gen_call *c, int phase, int others_change);
 	int (*end)(void);
-	/* Copies of the model, to try another order from the same start. */
-	void (*save)(void *to);
-	void (*restore)(const void *from);
+	/* The model's state, copied to try another order from the same start. */
+	void *state;
 	unsigned int size;
 	/* The structure's invariants, then everything given back: explore_fail(). */
 	void (*check_and_destroy)(void);
-	/* Say why a call was refused (the report), after a failed step. */
-	const char *(*why)(void);
 };
 
 struct gen_table {
@@ -110,5 +108,14 @@ void gen_explore(const struct gen_table *t, int state);
 
 /* Logical time, for a gen_op's run: the calls' begin and end. */
 unsigned int gen_now(void);
+
+/* From a model's step or end: refuse, saying why (for the report). 0. */
+int gen_refuse(const char *why);
+
+/* An answer a call documents as "nothing done, call again". */
+static inline int gen_weak(long long ret)
+{
+	return ret == -EBUSY || ret == -AK_EBUDGET;
+}
 
 #endif

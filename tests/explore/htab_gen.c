@@ -327,7 +327,6 @@ struct model {
 };
 
 static struct model m;
-static const char *refusal;
 
 static void model_begin(int st)
 {
@@ -340,28 +339,6 @@ static void model_begin(int st)
 			m.value[k] = k * 10;
 		}
 	}
-}
-
-static void model_save(void *to)
-{
-	memcpy(to, &m, sizeof(m));
-}
-
-static void model_restore(const void *from)
-{
-	memcpy(&m, from, sizeof(m));
-}
-
-static int refuse(const char *why)
-{
-	refusal = why;
-	return 0;
-}
-
-/* An answer of a call that documents it as "nothing done, call again". */
-static int weak(long long ret)
-{
-	return ret == -EBUSY || ret == -AK_EBUDGET;
 }
 
 static int may_be_present(unsigned long long k)
@@ -384,47 +361,47 @@ static void set(unsigned long long k, unsigned long long v)
 static int step_found(unsigned long long k, long long ret, unsigned long long out)
 {
 	if (ret == -ENOENT)
-		return may_be_absent(k) ? 1 : refuse("a present key reported absent");
-	if (weak(ret))
+		return may_be_absent(k) ? 1 : gen_refuse("a present key reported absent");
+	if (gen_weak(ret))
 		return 1;
 	if (ret)
-		return refuse("an error the call does not document");
+		return gen_refuse("an error the call does not document");
 	if (!may_be_present(k) || out != m.value[k])
-		return refuse("a value the key does not hold");
+		return gen_refuse("a value the key does not hold");
 	return 1;
 }
 
 static int step_update(unsigned long long k, int flags, const struct gen_call *c)
 {
-	if (weak(c->ret) || (c->op->run == op_update_nosleep && c->ret == -ENOMEM))
+	if (gen_weak(c->ret) || (c->op->run == op_update_nosleep && c->ret == -ENOMEM))
 		return 1;
 	if (c->ret == -EEXIST)
 		return flags == AK_HTAB_NOEXIST && may_be_present(k) ? 1 :
-			refuse("-EEXIST for an absent key");
+			gen_refuse("-EEXIST for an absent key");
 	if (c->ret == -ENOENT)
 		return flags == AK_HTAB_EXIST && may_be_absent(k) ? 1 :
-			refuse("-ENOENT from an update that may add");
+			gen_refuse("-ENOENT from an update that may add");
 	if (c->ret)
-		return refuse("an error the update does not document");
+		return gen_refuse("an error the update does not document");
 	if ((flags == AK_HTAB_NOEXIST && !may_be_absent(k)) ||
 	    (flags == AK_HTAB_EXIST && !may_be_present(k)))
-		return refuse("an update its flags forbid");
+		return gen_refuse("an update its flags forbid");
 	set(k, written(c, k));
 	return 1;
 }
 
 static int step_delete(unsigned long long k, const struct gen_call *c)
 {
-	if (weak(c->ret))
+	if (gen_weak(c->ret))
 		return 1;
 	if (c->ret == -ENOENT)
-		return may_be_absent(k) ? 1 : refuse("delete of a present key: -ENOENT");
+		return may_be_absent(k) ? 1 : gen_refuse("delete of a present key: -ENOENT");
 	if (c->ret)
-		return refuse("an error delete does not document");
+		return gen_refuse("an error delete does not document");
 	if (!may_be_present(k))
-		return refuse("delete of an absent key: 0");
+		return gen_refuse("delete of an absent key: 0");
 	if (c->op->run == op_lookup_and_delete && c->out != m.value[k])
-		return refuse("lookup_and_delete: not the key's value");
+		return gen_refuse("lookup_and_delete: not the key's value");
 	m.presence[k] = ABSENT;
 	return 1;
 }
@@ -439,25 +416,25 @@ static int step_walk(const struct gen_call *c, int others_change)
 	unsigned long long k;
 
 	if (c->ret == -AK_ESTALE && !others_change)
-		return refuse("a walk stale with no one changing the table");
-	if (c->ret && c->ret != -AK_ESTALE && !weak(c->ret))
-		return refuse("an error the walk does not document");
+		return gen_refuse("a walk stale with no one changing the table");
+	if (c->ret && c->ret != -AK_ESTALE && !gen_weak(c->ret))
+		return gen_refuse("an error the walk does not document");
 	for (k = 1; !c->ret && k < UNIVERSE; k++) {
 		int seen = !!(c->out & 1ULL << k);
 
 		if ((seen && !may_be_present(k)) || (!seen && !may_be_absent(k)))
-			return refuse("a complete walk that is wrong");
+			return gen_refuse("a complete walk that is wrong");
 	}
 	if (c->op->run != op_delete_current || c->aux == 1)
 		return 1;
 	if (c->aux == 0) {
 		if (!may_be_present(KEY_P))
-			return refuse("delete_current deleted an absent key");
+			return gen_refuse("delete_current deleted an absent key");
 		m.presence[KEY_P] = ABSENT;
 		return 1;
 	}
-	return c->aux == (unsigned long long)-AK_ESTALE || weak((long long)c->aux) ? 1 :
-		refuse("delete_current: an error it does not document");
+	return c->aux == (unsigned long long)-AK_ESTALE || gen_weak((long long)c->aux) ? 1 :
+		gen_refuse("delete_current: an error it does not document");
 }
 
 static int model_step(const struct gen_call *c, int phase, int others_change)
@@ -477,17 +454,17 @@ static int model_step(const struct gen_call *c, int phase, int others_change)
 	case UPDATE_NOSLEEP:
 		return step_update(KEY_A, AK_HTAB_ANY, c);
 	case LOOKUP_OR_INIT:
-		if (weak(c->ret))
+		if (gen_weak(c->ret))
 			return 1;
 		if (c->ret)
-			return refuse("lookup_or_init: an error it does not document");
+			return gen_refuse("lookup_or_init: an error it does not document");
 		if (may_be_present(KEY_A) && c->out == m.value[KEY_A])
 			return 1;
 		if (may_be_absent(KEY_A) && c->out == written(c, KEY_A)) {
 			set(KEY_A, c->out);
 			return 1;
 		}
-		return refuse("lookup_or_init: neither the value there nor its own");
+		return gen_refuse("lookup_or_init: neither the value there nor its own");
 	case DELETE:
 	case LOOKUP_AND_DELETE:
 		return step_delete(KEY_P, c);
@@ -498,8 +475,8 @@ static int model_step(const struct gen_call *c, int phase, int others_change)
 	case NEXT_COPY:
 		return step_walk(c, others_change);
 	case CLEAR:
-		if (c->ret && !weak(c->ret))
-			return refuse("clear: an error it does not document");
+		if (c->ret && !gen_weak(c->ret))
+			return gen_refuse("clear: an error it does not document");
 		for (k = 1; k < UNIVERSE; k++) {
 			if (phase == 0 && m.presence[k] == PRESENT)
 				m.presence[k] = CLEARING;
@@ -515,12 +492,12 @@ static int model_step(const struct gen_call *c, int phase, int others_change)
 			lo += m.presence[k] == PRESENT;
 			hi += m.presence[k] != ABSENT;
 		}
-		return c->out >= lo && c->out <= hi ? 1 : refuse("count");
+		return c->out >= lo && c->out <= hi ? 1 : gen_refuse("count");
 	case RESERVE:
 	case MAINTAIN:
-		return !c->ret || weak(c->ret) ? 1 : refuse("an error it does not document");
+		return !c->ret || gen_weak(c->ret) ? 1 : gen_refuse("an error it does not document");
 	}
-	return refuse("an operation the model does not know");
+	return gen_refuse("an operation the model does not know");
 }
 
 /* The table as the schedule left it: every key of the universe looked up. */
@@ -532,11 +509,11 @@ static int model_end(void)
 	for (k = 1; k < UNIVERSE; k++) {
 		err = ak_htab_lookup_copy(&table, &k, &v);
 		if (err && err != -ENOENT)
-			return refuse("the table does not answer after the schedule");
+			return gen_refuse("the table does not answer after the schedule");
 		if (!err && (!may_be_present(k) || v != m.value[k]))
-			return refuse("the table holds a key or value the model does not");
+			return gen_refuse("the table holds a key or value the model does not");
 		if (err && !may_be_absent(k))
-			return refuse("the table lost a key the model holds");
+			return gen_refuse("the table lost a key the model holds");
 	}
 	return 1;
 }
@@ -576,20 +553,13 @@ static void check_and_destroy(void)
 			     ak_allocator.stats.pages, explore_pages_held());
 }
 
-static const char *why(void)
-{
-	return refusal ? refusal : "?";
-}
-
 static const struct gen_model model = {
 	.begin = model_begin,
 	.step = model_step,
 	.end = model_end,
-	.save = model_save,
-	.restore = model_restore,
-	.size = sizeof(struct model),
+	.state = &m,
+	.size = sizeof(m),
 	.check_and_destroy = check_and_destroy,
-	.why = why,
 };
 
 /* Three calls where a third changes what two race over. */

@@ -239,7 +239,6 @@ struct model {
 };
 
 static struct model m;
-static const char *refusal;
 
 static void model_begin(int st)
 {
@@ -248,22 +247,6 @@ static void model_begin(int st)
 	memset(&m, 0, sizeof(m));
 	for (k = st == RETIRED ? 2 : 1; k <= 4; k++)
 		m.keys[m.n++] = (unsigned char)k;
-}
-
-static void model_save(void *to)
-{
-	memcpy(to, &m, sizeof(m));
-}
-
-static void model_restore(const void *from)
-{
-	memcpy(&m, from, sizeof(m));
-}
-
-static int refuse(const char *why)
-{
-	refusal = why;
-	return 0;
 }
 
 static unsigned long long present(void)
@@ -287,11 +270,11 @@ static int walk_explained(const struct gen_call *c)
 	unsigned int i, next = 0;
 
 	if (c->aux > MAX_KEYS)
-		return refuse("a walk saw more entries than the list ever held");
+		return gen_refuse("a walk saw more entries than the list ever held");
 	for (i = 0; i < c->aux; i++) {
 		key = (c->out >> (8 * i)) & 0xff;
 		if (!key || key >= UNIVERSE || (seen & 1ULL << key))
-			return refuse("a walk saw an entry twice, or one no writer made");
+			return gen_refuse("a walk saw an entry twice, or one no writer made");
 		seen |= 1ULL << key;
 		if (!(throughout & 1ULL << key))
 			continue;
@@ -299,10 +282,10 @@ static int walk_explained(const struct gen_call *c)
 		while (next < (unsigned int)m.n && m.keys[next] != key)
 			next++;
 		if (next == (unsigned int)m.n)
-			return refuse("a walk saw entries out of order");
+			return gen_refuse("a walk saw entries out of order");
 	}
 	if ((seen & throughout) != throughout)
-		return refuse("a walk missed an entry there throughout");
+		return gen_refuse("a walk missed an entry there throughout");
 	return 1;
 }
 
@@ -315,10 +298,10 @@ static int model_step(const struct gen_call *c, int phase, int others_change)
 	case ADD_HEAD:
 	case ADD_TAIL:
 		if (c->ret)
-			return c->ret == -EBUSY || c->ret == -AK_EBUDGET || c->ret == -ENOMEM ? 1 :
-				refuse("add: an undocumented error");
+			return gen_weak(c->ret) || c->ret == -ENOMEM ? 1 :
+				gen_refuse("add: an undocumented error");
 		if (m.n == MAX_KEYS)
-			return refuse("the model's list is full");
+			return gen_refuse("the model's list is full");
 		key = (unsigned char)((c->op - ops == ADD_TAIL ? 20 : 10) + c->thread);
 		if (c->op - ops == ADD_TAIL) {
 			m.keys[m.n++] = key;
@@ -333,20 +316,20 @@ static int model_step(const struct gen_call *c, int phase, int others_change)
 		key = c->op - ops == DEL2 ? 2 : 3;
 		for (i = 0; i < m.n && m.keys[i] != key; i++)
 			;
-		if (c->ret == -EBUSY || c->ret == -AK_EBUDGET)
+		if (gen_weak(c->ret))
 			return 1;
 		if (c->ret == -ENOENT)
-			return i == m.n ? 1 : refuse("del: a key on the list not found");
+			return i == m.n ? 1 : gen_refuse("del: a key on the list not found");
 		if (c->ret)
-			return refuse("del: an undocumented error");
+			return gen_refuse("del: an undocumented error");
 		if (i == m.n)
-			return refuse("del: a key not on the list deleted");
+			return gen_refuse("del: a key not on the list deleted");
 		memmove(m.keys + i, m.keys + i + 1, (size_t)(m.n - i - 1));
 		m.n--;
 		return 1;
 	case RECLAIM:
-		return c->ret >= 0 || c->ret == -EBUSY || c->ret == -AK_EBUDGET ? 1 :
-			refuse("reclaim: an undocumented error");
+		return c->ret >= 0 || gen_weak(c->ret) ? 1 :
+			gen_refuse("reclaim: an undocumented error");
 	case READ_SECTION:
 	case NEXT_COPY:
 		if (phase == 0) {
@@ -354,20 +337,20 @@ static int model_step(const struct gen_call *c, int phase, int others_change)
 			return 1;
 		}
 		if (c->ret == -AK_ESTALE && c->op - ops == NEXT_COPY)
-			return others_change ? 1 : refuse("a copying walk stale with no writer");
+			return others_change ? 1 : gen_refuse("a copying walk stale with no writer");
 		if (c->ret == -EBUSY && c->op - ops == NEXT_COPY)
 			return 1;
 		if (c->ret)
-			return refuse("a walk ended with an undocumented error");
+			return gen_refuse("a walk ended with an undocumented error");
 		return walk_explained(c);
 	case LEN:
-		if (c->ret == -EBUSY || c->ret == -AK_EBUDGET)
+		if (gen_weak(c->ret))
 			return 1;
 		if (c->ret)
-			return refuse("ak_list_check failed under the lock");
-		return c->out == (unsigned long long)m.n ? 1 : refuse("the length");
+			return gen_refuse("ak_list_check failed under the lock");
+		return c->out == (unsigned long long)m.n ? 1 : gen_refuse("the length");
 	}
-	return refuse("an operation the model does not know");
+	return gen_refuse("an operation the model does not know");
 }
 
 /* The list as the schedule left it: the model's keys, in its order. */
@@ -377,13 +360,13 @@ static int model_end(void)
 	int i = 0;
 
 	if (ak_list_check(&list, NULL, NULL) || ak_list_len(&list) != (unsigned long long)m.n)
-		return refuse("the list is broken, or its length is not the model's");
+		return gen_refuse("the list is broken, or its length is not the model's");
 	ak_list_for_each_entry(e, &list, node) {
 		if (i == m.n || e->key != m.keys[i])
-			return refuse("the list holds other keys than the model, or in another order");
+			return gen_refuse("the list holds other keys than the model, or in another order");
 		i++;
 	}
-	return i == m.n ? 1 : refuse("the list is shorter than the model");
+	return i == m.n ? 1 : gen_refuse("the list is shorter than the model");
 }
 
 static void check_and_destroy(void)
@@ -417,20 +400,13 @@ static void check_and_destroy(void)
 			     ak_allocator.stats.bad_frees);
 }
 
-static const char *why(void)
-{
-	return refusal ? refusal : "?";
-}
-
 static const struct gen_model model = {
 	.begin = model_begin,
 	.step = model_step,
 	.end = model_end,
-	.save = model_save,
-	.restore = model_restore,
-	.size = sizeof(struct model),
+	.state = &m,
+	.size = sizeof(m),
 	.check_and_destroy = check_and_destroy,
-	.why = why,
 };
 
 /* A reader against a delete and the reclaim that may free what it reads. */
