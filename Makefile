@@ -64,8 +64,11 @@ CLANG_BPF_SYS_INCLUDES := $(call bpf_sys_includes,$(CLANG))
 CLANG_NEW_BPF_SYS_INCLUDES := $(call bpf_sys_includes,$(CLANG_NEW))
 endif
 
-# The cache entry for this kernel variant (empty without linux-source).
-KDIR := $(shell kernel/build.sh --dir 2>/dev/null)
+# The cache entry for this kernel variant (empty without linux-source). The
+# variables are passed by hand: make 4.3 (Debian 12's) gives $(shell) the
+# environment make started with, without its command line's variables.
+KDIR := $(shell KERNEL='$(KERNEL)' KASAN='$(KASAN)' ARENAKIT_CACHE='$(ARENAKIT_CACHE)' \
+	kernel/build.sh --dir 2>/dev/null)
 KSTAMP := $(KDIR)/.done
 LIBBPF_INC := $(KDIR)/libbpf/include
 LIBBPF_A := $(KDIR)/libbpf/lib/libbpf.a
@@ -145,7 +148,7 @@ GUEST_MEM ?= 4G
 TEST_ARGS := --color=never $(if $(FILTER),--filter='$(FILTER)') $(CRITERION_ARGS)
 
 .PHONY: all test run vm deps help clean kernel-clean kernel-selftests bench stress
-.PHONY: kernel bpf tool tests host-test guest-test example explore install uninstall flags
+.PHONY: kernel bpf tool tests host-test guest-test example explore install uninstall flags kernel-dir
 
 help:
 	@echo 'make            build everything (the kernel, libbpf and bpftool once, in the cache)'
@@ -176,6 +179,7 @@ help:
 	@echo "make flags      BPFTOOL=, LIBBPF_DIR= and VMLINUX_DIR= of the project's kernel, for"
 	@echo '                  your own Makefile: make -C bpf/examples/exec_glob $$(make -s flags)'
 	@echo '                  after make install'
+	@echo 'make kernel-dir the kernel cache entry KERNEL= and KASAN= name (builds nothing)'
 	@echo 'make example    the worked examples (bpf/examples: exec_glob, open_policy) built from'
 	@echo '                  a scratch install in build/example/ (make does it too)'
 	@echo 'make clean      remove build/; make kernel-clean removes the cached kernel'
@@ -368,6 +372,10 @@ uninstall:
 	$(Q)rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/arenakit/,$(notdir $(HEADERS))) \
 		$(DESTDIR)$(PCDIR)/arenakit.pc
 	-$(Q)rmdir $(DESTDIR)$(INCLUDEDIR)/arenakit 2> /dev/null
+
+# The kernel cache entry these variables name (builds nothing).
+kernel-dir:
+	@echo $(KDIR)
 
 flags: $(KSTAMP)
 	@echo BPFTOOL=$(BPFTOOL) LIBBPF_DIR=$(KDIR)/libbpf VMLINUX_DIR=$(KDIR)

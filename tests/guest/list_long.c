@@ -74,9 +74,11 @@ Test(list_long, ten_million_nodes_counted_exactly, .timeout = 600)
 
 	/*
 	 * One run of ak_list_count without a cursor: the whole count, or the
-	 * cut reported. 10M nodes take more than the 8,388,608-step count; in
-	 * 250 ms of a time-bounded frame they fit when the guest's CPU is its
-	 * own, and may not under TCG on a loaded host: either answer is right.
+	 * cut reported. The walk checks the budget once per group of 8 nodes,
+	 * so the 8,388,608-step count covers 8 times that many nodes: 10M fit
+	 * in one run of a count-bounded frame. In 250 ms of a time-bounded one
+	 * they fit when the guest's CPU is its own, and may not under TCG on a
+	 * loaded host: either answer is right there.
 	 */
 	run(skel->progs.count_once, &retval);
 	if (timed)
@@ -84,7 +86,7 @@ Test(list_long, ten_million_nodes_counted_exactly, .timeout = 600)
 			  skel->bss->count_result == -AK_EBUDGET,
 			  "count %lld in one run (time budget)", skel->bss->count_result);
 	else
-		cr_expect_eq(skel->bss->count_result, -AK_EBUDGET,
+		cr_expect_eq(skel->bss->count_result, (long long)nodes,
 			     "count %lld in one run (count budget)", skel->bss->count_result);
 	cr_log_info("ak_list_count in one run: %lld", skel->bss->count_result);
 
@@ -94,8 +96,6 @@ Test(list_long, ten_million_nodes_counted_exactly, .timeout = 600)
 	runs = uruns;
 	cr_expect_eq(skel->bss->count_result, (long long)nodes, "count %lld after %d runs",
 		     skel->bss->count_result, runs);
-	if (!timed)
-		cr_expect_geq(runs, 2, "one run was enough: the list does not exceed the budget");
 	cr_log_info("ak_list_count with a cursor: %lld nodes in %d runs",
 		    skel->bss->count_result, runs);
 	cr_expect_null(skel->bss->cursor.pos, "the cursor was not reset");
