@@ -99,6 +99,25 @@ unsigned long long explore_pages_held(void)
 	return pages_held;
 }
 
+void explore_expect_given_back(int refused_frees_expected)
+{
+	int err = ak_alloc_trim();
+	struct ak_alloc_stats s = explore_alloc_stats();
+
+	if (err)
+		explore_fail("trim after everything was freed: %d", err);
+	if (s.objects || s.bytes)
+		explore_fail("%llu objects, %llu bytes still allocated", s.objects, s.bytes);
+	if (s.pages || pages_held)
+		explore_fail("after a trim with nothing allocated: stats say %llu pages, the arena holds %llu",
+			     s.pages, pages_held);
+	if (!refused_frees_expected && (ak_allocator.stats.double_frees || ak_allocator.stats.bad_frees))
+		explore_fail("%llu double and %llu bad frees", ak_allocator.stats.double_frees,
+			     ak_allocator.stats.bad_frees);
+	if (ak_allocator.lock.locked)
+		explore_fail("the allocator's lock is held");
+}
+
 static const struct explore_scenario *scenario;
 
 void explore_object_freed(void *obj, unsigned long long room)

@@ -132,6 +132,14 @@ static inline struct ak_alloc_stats explore_alloc_stats(void)
 unsigned long long explore_pages_held(void);
 
 /*
+ * After a scenario freed every object: a trim gives every page back, the
+ * allocator's stats agree with the arena and its lock is free; and no free
+ * was refused, unless @refused_frees_expected (the scenario's model counts
+ * them). explore_fail() for each broken one.
+ */
+void explore_expect_given_back(int refused_frees_expected);
+
+/*
  * A Criterion test of a scenario: explores with EXPLORE_BOUND preemptions
  * (default 2), prints the schedule count, fails with the first failing
  * schedule's report.

@@ -539,18 +539,7 @@ static void check_and_destroy(void)
 	err = ak_htab_destroy(&table);
 	if (err)
 		explore_fail("destroy: %d", err);
-	err = ak_alloc_trim();
-	if (err)
-		explore_fail("trim: %d", err);
-	if (explore_alloc_stats().objects || explore_alloc_stats().bytes)
-		explore_fail("after destroy: %llu objects, %llu bytes still allocated",
-			     explore_alloc_stats().objects, explore_alloc_stats().bytes);
-	if (ak_allocator.stats.double_frees || ak_allocator.stats.bad_frees)
-		explore_fail("%llu double and %llu bad frees", ak_allocator.stats.double_frees,
-			     ak_allocator.stats.bad_frees);
-	if (ak_allocator.stats.pages != explore_pages_held())
-		explore_fail("stats say %llu pages, the arena holds %llu",
-			     ak_allocator.stats.pages, explore_pages_held());
+	explore_expect_given_back(0);
 }
 
 static const struct gen_model model = {
