@@ -27,7 +27,9 @@
  * 3/4 of it, incrementally: the new array is allocated by a sleepable
  * update (ak_htab_update), then every update or delete, in any program,
  * moves AK_HTAB_MIGRATE_STEP old buckets (and first the one its own key
- * hashes to), ak_htab_maintain moves the rest, and the old array is freed
+ * hashes to; the buckets are handed out round and round, so one a busy
+ * lock kept from moving is tried again while anyone writes),
+ * ak_htab_maintain moves the rest, and the old array is freed
  * once its last bucket is moved and no caller holds it. A lookup
  * during growth reads the old bucket unless it is marked moved, and the
  * new one too where a move was cut part way (a busy lock). Chosen

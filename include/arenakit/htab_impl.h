@@ -16,10 +16,11 @@
  *  - __ak_htab_grow, from a sleepable update, allocates an array of twice
  *    the buckets and publishes it: h->old, then h->cur.
  *  - While h->old is set, every update and delete first moves the old
- *    bucket of its own key, then up to AK_HTAB_MIGRATE_STEP more
- *    (__ak_htab_migrate); ak_htab_maintain moves the rest. A bucket is
- *    moved under its lock, node by node, into the new array's buckets
- *    (__ak_htab_move_bucket).
+ *    bucket of its own key, then up to AK_HTAB_MIGRATE_STEP more, claimed
+ *    round and round until the growth ends, so one whose lock was busy is
+ *    tried again (__ak_htab_migrate); ak_htab_maintain moves the rest. A
+ *    bucket is moved under its lock, node by node, into the new array's
+ *    buckets (__ak_htab_move_bucket).
  *  - The mover of the last old bucket retires the old array; the last
  *    caller that may still hold it frees it (__ak_htab_moved_one says why
  *    no one can touch it then).
@@ -284,11 +285,15 @@ static __ak_always_inline int __ak_htab_migrate_impl(struct ak_htab __arena *h,
 	for (done = (unsigned int)ak_opaque_zero(); !ret && done < step && ak_can_loop; done++) {
 		if (ak_read_once(h->old) != old)
 			break;
-		i = ak_fetch_add(&h->claimed, 1);
-		if (i >= old->nbuckets)
-			break;
-		/* A bucket a mover could not move is moved on touch or by maintain. */
-		ret = __ak_htab_move_counted(h, old, cur, i);
+		/*
+		 * Claims go round: a bucket whose move failed (its lock was
+		 * busy) is tried again on a later pass, so the growth ends
+		 * while anyone writes, whatever keys they touch. A second
+		 * pass costs a load per bucket moved already.
+		 */
+		i = ak_fetch_add(&h->claimed, 1) & (old->nbuckets - 1);
+		if (ak_read_once(old->buckets[i]) != __AK_HTAB_MOVED)
+			ret = __ak_htab_move_counted(h, old, cur, i);
 	}
 out:
 	__ak_htab_mover_leave(h, caller);

@@ -244,6 +244,51 @@ Test(htab_host, grows_incrementally_and_finds_everything)
 	cr_expect_eq(ak_allocator.stats.pages, 0);
 }
 
+/*
+ * A bucket a mover could not move (its lock was held) is tried again by
+ * later writers whatever keys they touch: the growth ends, so a reader
+ * that waits for it (ak_htab_next_copy's -EBUSY) is not stuck until
+ * someone calls ak_htab_maintain. Every key shares one chain here, so no
+ * writer ever touches the held bucket's keys.
+ */
+Test(htab_host, a_bucket_left_unmoved_is_moved_by_later_writers)
+{
+	struct __ak_htab_table *old;
+	unsigned long long *held = NULL;
+	uint32_t k, v = 1;
+	int i, j;
+
+	one_chain = 1;
+	cr_assert_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 16), 0);
+	for (k = 0; !table.old && k < 64; k++)
+		cr_assert_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), 0);
+	old = table.old;
+	cr_assert(old, "no growth started");
+	/* An old bucket not moved yet, other than the chain's. */
+	for (j = 0; j < (int)old->nbuckets && !held; j++)
+		if (j != (int)(0x5eedULL & (old->nbuckets - 1)) &&
+		    old->buckets[j] != __AK_HTAB_MOVED)
+			held = &old->buckets[j];
+	cr_assert(held, "every bucket moved already");
+	cr_assert_eq(ak_bit_lock_acquire(held), 0);
+	/* Writers claim every bucket while it is held: its move fails once. */
+	for (i = 0; table.claimed < old->nbuckets && i < 1000; i++) {
+		k = i % 8;
+		ak_htab_update(&table, &k, &v, AK_HTAB_EXIST);
+	}
+	cr_assert_geq(table.claimed, old->nbuckets);
+	cr_assert_not_null(table.old, "the growth ended with a bucket held");
+	ak_bit_lock_release(held);
+	for (i = 0; table.old && i < 4 * (int)old->nbuckets; i++) {
+		k = i % 8;
+		cr_assert_eq(ak_htab_update(&table, &k, &v, AK_HTAB_EXIST), 0);
+	}
+	cr_expect_null(table.old, "the growth did not end after %d writes", i);
+	one_chain = 0;
+	cr_expect_eq(ak_htab_destroy(&table), 0);
+	cr_expect_eq(alloc_stats().objects, 0);
+}
+
 Test(htab_host, walk_visits_each_entry_once_and_may_delete)
 {
 	enum { N = 1000 };
