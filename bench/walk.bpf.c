@@ -174,7 +174,7 @@ static __noinline long long loop_kfunc(unsigned long long n)
 	return i;
 }
 
-/* Loaded only where the kernel has the kfunc (patch 5). */
+/* Loaded only where the kernel has the kfunc (kernel patch 6). */
 SEC("syscall")
 int loop_can_loop_kfunc(void *ctx)
 {
@@ -394,7 +394,7 @@ __noinline long long walk_kfunc(void)
 	return n;
 }
 
-/* Loaded only where the kernel has the kfunc (patch 5). */
+/* Loaded only where the kernel has the kfunc (kernel patch 6). */
 SEC("syscall")
 int walk_can_loop_kfunc(void *ctx)
 {

@@ -15,7 +15,7 @@
 #    commit message rebuilds nothing and an edited selftest little. It
 #    keeps the stock release string (the loader's mark is in both).
 # 3. The upstream tests the series could change run on each kernel in the
-#    VM, and the series' own tests (verifier_may_goto_nop, _timed_may_goto,
+#    VM, and the series' own tests (verifier_may_goto_nop, _may_goto_clock,
 #    _can_loop) on both too, from the patched tree's test_progs; the logs go
 #    to build/selftests-{stock,stock-ours,patched}.log, the tests whose
 #    result differs to build/selftests-diff.txt. The exit status is non-zero
@@ -33,7 +33,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(dirname "$here")
 tests=${SELFTESTS_TESTS:-verifier_iterating_callbacks,verifier_arena,verifier_arena_large,arena_list,arena_htab,iters,verifier_bpf_fastcall,verifier_loops1,verifier_bounds}
 # The series' own tests.
-ours=verifier_may_goto_nop,verifier_timed_may_goto,verifier_can_loop
+ours=verifier_may_goto_nop,verifier_may_goto_clock,verifier_can_loop
 jobs=${JOBS:-$(nproc)}
 
 log() { echo "kernel/selftests.sh: $*" >&2; }

@@ -63,6 +63,25 @@ Test(may_goto_zero, hand_assembled_loads_runs_and_is_dropped, .timeout = GUEST_T
 	close(fd);
 }
 
+/*
+ * Dropping the +0 turns the +1 before it into a +0, and then the +2: each
+ * is looked at again, and all three go.
+ */
+Test(may_goto_zero, jumps_that_become_plus_0_are_dropped_too, .timeout = GUEST_TEST_TIMEOUT)
+{
+	/* r0 = 40; may_goto +2; may_goto +1; may_goto +0; r0 += 2; exit */
+	const struct bpf_insn insns[] = {
+		MOV0(40), MAY_GOTO(2), MAY_GOTO(1), MAY_GOTO(0), ADD0(2), EXIT,
+	};
+	unsigned int retval;
+	int fd = load_and_run("mg0_batch", insns, 6, &retval);
+
+	cr_expect_eq(retval, 42);
+	cr_expect_eq(xlated_count(fd), 3, "%u insns left: a may_goto that became +0 stayed",
+		     xlated_count(fd));
+	close(fd);
+}
+
 /* Nested in a real may_goto loop: still a nop, the loop still ends. */
 Test(may_goto_zero, inside_a_bounded_loop, .timeout = GUEST_TEST_TIMEOUT)
 {

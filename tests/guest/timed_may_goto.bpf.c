@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kernel patches 3 and 4 (may_goto bounded by time): loops that only
+ * Kernel patches 4 and 5 (may_goto bounded by time): loops that only
  * may_goto ends, timed from inside the program; tests/guest/timed_may_goto.c
  * runs them.
  */
@@ -91,6 +91,26 @@ int slow_steps(void *ctx)
 		busy_wait(step_ns);
 		n++;
 	}
+	elapsed_ns = bpf_ktime_get_ns() - start;
+	steps = n;
+	return 0;
+}
+
+__u64 stall_ns, stall_at;	/* stalled_once(): one step waits this long */
+
+/*
+ * A loop of cheap steps, one of which (step stall_at, among the steps the
+ * first check times) stalls for stall_ns, as a preempted or faulting step
+ * would: the frame must not take every step for that slow.
+ */
+SEC("syscall")
+int stalled_once(void *ctx)
+{
+	__u64 start = bpf_ktime_get_ns(), n;
+
+	for (n = ak_opaque_zero(); n < target && can_loop; n++)
+		if (n == stall_at)
+			busy_wait(stall_ns);
 	elapsed_ns = bpf_ktime_get_ns() - start;
 	steps = n;
 	return 0;

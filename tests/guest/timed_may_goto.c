@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * Kernel patches 3 and 4: on x86-64 with the JIT, a frame's may_goto budget
+ * Kernel patches 4 and 5: on x86-64 with the JIT, a frame's may_goto budget
  * is time (BPF_MAY_GOTO_BUDGET_NS, 250 ms), not 8,388,608 steps; checks come
  * about a millisecond apart whatever a step costs; a spent budget stays
  * spent; and an expansion whose jump does not fit is refused. On a kernel
@@ -32,7 +32,7 @@ static struct timed_may_goto *load(void)
 {
 	struct timed_may_goto *skel;
 
-	guest_require_feature(ARENAKIT_TIMED_MAY_GOTO, "kernel/patches/0004");
+	guest_require_feature(ARENAKIT_TIMED_MAY_GOTO, "kernel/patches/0005");
 	skel = timed_may_goto__open_and_load();
 	cr_assert(skel, "cannot load: %s", strerror(errno));
 	return skel;
@@ -155,6 +155,46 @@ Test(timed_may_goto, steps_of_30us_stop_within_255ms, .timeout = GUEST_TEST_TIME
 	slow_steps_stop_within_the_budget(30);
 }
 
+/*
+ * The steps before a frame's first check (256) are counted in at the cost
+ * the next 16 are timed at. One of those 16 stalling (a preempted or
+ * faulting step; here a 30 ms wait at step 260) must not make the frame take
+ * every step for that slow and end it after 272 steps: the check times a
+ * second sample before it believes the estimate. The stall still counts:
+ * an endless loop after it ends at the budget, as without it.
+ */
+static void stall_once(struct timed_may_goto *skel, unsigned long long target)
+{
+	skel->bss->target = target;
+	skel->bss->stall_at = 260;
+	skel->bss->stall_ns = 30 * MS;
+	run(skel->progs.stalled_once);
+	printf("timed_may_goto: a 30 ms stall at step 260, then %llu of %llu steps in %llu ms\n",
+	       skel->bss->steps, target, skel->bss->elapsed_ns / MS);
+}
+
+Test(timed_may_goto, one_stall_in_the_first_timed_steps_does_not_end_the_frame,
+     .timeout = GUEST_TEST_TIMEOUT)
+{
+	struct timed_may_goto *skel = load();
+	unsigned long long ns = 0;
+	int tries;
+
+	stall_once(skel, 200000);
+	cr_expect_eq(skel->bss->steps, 200000, "the frame ended after %llu steps, %llu ms",
+		     skel->bss->steps, skel->bss->elapsed_ns / MS);
+	/* In the window in one run of up to SLOW_TRIES, as slow steps are. */
+	for (tries = 0; tries < SLOW_TRIES && !(ns >= BUDGET_MIN_NS && ns <= BUDGET_SLOW_MAX_NS);
+	     tries++) {
+		stall_once(skel, ~0ULL);
+		ns = skel->bss->elapsed_ns;
+	}
+	cr_expect(ns >= BUDGET_MIN_NS && ns <= BUDGET_SLOW_MAX_NS,
+		  "after a stall, no run of %d ended within %llu-%llu ms", SLOW_TRIES,
+		  BUDGET_MIN_NS / MS, BUDGET_SLOW_MAX_NS / MS);
+	timed_may_goto__destroy(skel);
+}
+
 #define INSN ARENAKIT_INSN
 #define MOV0 ARENAKIT_MOV0
 #define ADD0 ARENAKIT_ADD0
@@ -165,7 +205,7 @@ Test(timed_may_goto, steps_of_30us_stop_within_255ms, .timeout = GUEST_TEST_TIME
 #define ADD64_IMM(d, imm) INSN(BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, imm)
 
 /*
- * The frame's hidden state (struct bpf_timed_may_goto: count, start, steps)
+ * The frame's hidden state (struct bpf_may_goto_clock: count, two times, steps)
  * sits right below the program's own stack, here 8 bytes: its steps at
  * r10 - 16. bpf_probe_read_kernel() copies them to r10 - 8, and the program
  * returns them.
@@ -193,7 +233,42 @@ static unsigned int run_insns(const char *name, const struct bpf_insn *insns, si
 }
 
 /*
- * Once the budget is spent, the frame's steps are -1 (BPF_TIMED_LOOPS_SPENT):
+ * The frame's state (32 bytes) counts against the 512-byte stack limit:
+ * beside 480 bytes of the program's own it fits, beside 488 it does not.
+ * Stock 6.12 adds its 8-byte count after the check, so 512 bytes and a
+ * may_goto load there and run on 520.
+ */
+static int load_with_stack(int depth, char *log, size_t log_size)
+{
+	const struct bpf_insn insns[] = {
+		MOV0(0), INSN(BPF_STX | BPF_MEM | BPF_DW, BPF_REG_10, BPF_REG_0, -depth, 0),
+		MAY_GOTO(1), JA(-2), EXIT,
+	};
+
+	return arenakit_load_insns("mg_stack", insns, sizeof(insns) / sizeof(*insns), log,
+				   log_size);
+}
+
+Test(timed_may_goto, its_state_counts_against_the_stack_limit, .timeout = GUEST_TEST_TIMEOUT)
+{
+	static char log[65536];
+	int fd;
+
+	load();
+	fd = load_with_stack(480, log, sizeof(log));
+	cr_expect_geq(fd, 0, "480 bytes and the state refused: %s\n%s", strerror(-fd), log);
+	if (fd >= 0)
+		close(fd);
+	fd = load_with_stack(488, log, sizeof(log));
+	cr_expect_lt(fd, 0, "488 bytes and the state (520) loaded");
+	if (fd >= 0)
+		close(fd);
+	cr_expect(strstr(log, "combined stack size of 1 calls is 528. Too large"),
+		  "the log says:\n%s", log);
+}
+
+/*
+ * Once the budget is spent, the frame's steps are -1 (BPF_MAY_GOTO_SPENT):
  * no clock reading can make it go on again, and a later may_goto leaves
  * without a check. Were a spent budget a count of 0, which also means
  * "check due", every later may_goto would read the clock again, and one
@@ -221,7 +296,7 @@ Test(timed_may_goto, bpf_can_loop_stays_spent, .timeout = GUEST_TEST_TIMEOUT)
 	struct bpf_insn again = INSN(BPF_JMP | BPF_JNE | BPF_K, BPF_REG_0, 0, -3, 0);
 
 	load();
-	guest_require_feature(ARENAKIT_CAN_LOOP_KFUNC, "kernel/patches/0005");
+	guest_require_feature(ARENAKIT_CAN_LOOP_KFUNC, "kernel/patches/0006");
 	call.imm = arenakit_can_loop_btf_id();
 	cr_assert_gt(call.imm, 0, "no BTF id for bpf_can_loop: %d", call.imm);
 	{
