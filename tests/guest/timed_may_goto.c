@@ -124,6 +124,12 @@ Test(timed_may_goto, three_nested_frames_each_get_the_budget, .timeout = GUEST_T
  */
 #define SLOW_TRIES 5
 
+/* A frame of slow steps ended within its budget and a slice (and a margin). */
+static bool in_the_slow_window(unsigned long long ns)
+{
+	return ns >= BUDGET_MIN_NS && ns <= BUDGET_SLOW_MAX_NS;
+}
+
 static void slow_steps_stop_within_the_budget(unsigned long long step_us)
 {
 	struct timed_may_goto *skel = load();
@@ -135,7 +141,7 @@ static void slow_steps_stop_within_the_budget(unsigned long long step_us)
 	for (tries = 0; tries < SLOW_TRIES && !in_window; tries++) {
 		run(skel->progs.slow_steps);
 		ns = skel->bss->elapsed_ns;
-		in_window = ns >= BUDGET_MIN_NS && ns <= BUDGET_SLOW_MAX_NS;
+		in_window = in_the_slow_window(ns);
 		ms_x100 = ns / (MS / 100);
 		printf("timed_may_goto: %llu steps of %llu us ended after %llu.%02llu ms\n",
 		       skel->bss->steps, step_us, ms_x100 / 100, ms_x100 % 100);
@@ -184,14 +190,12 @@ Test(timed_may_goto, one_stall_in_the_first_timed_steps_does_not_end_the_frame,
 	cr_expect_eq(skel->bss->steps, 200000, "the frame ended after %llu steps, %llu ms",
 		     skel->bss->steps, skel->bss->elapsed_ns / MS);
 	/* In the window in one run of up to SLOW_TRIES, as slow steps are. */
-	for (tries = 0; tries < SLOW_TRIES && !(ns >= BUDGET_MIN_NS && ns <= BUDGET_SLOW_MAX_NS);
-	     tries++) {
+	for (tries = 0; tries < SLOW_TRIES && !in_the_slow_window(ns); tries++) {
 		stall_once(skel, ~0ULL);
 		ns = skel->bss->elapsed_ns;
 	}
-	cr_expect(ns >= BUDGET_MIN_NS && ns <= BUDGET_SLOW_MAX_NS,
-		  "after a stall, no run of %d ended within %llu-%llu ms", SLOW_TRIES,
-		  BUDGET_MIN_NS / MS, BUDGET_SLOW_MAX_NS / MS);
+	cr_expect(in_the_slow_window(ns), "after a stall, no run of %d ended within %llu-%llu ms",
+		  SLOW_TRIES, BUDGET_MIN_NS / MS, BUDGET_SLOW_MAX_NS / MS);
 	timed_may_goto__destroy(skel);
 }
 
