@@ -8,17 +8,19 @@
 #   kernel/selftests.sh        (make kernel-selftests)
 #
 # 1. SELFTESTS=1 KERNEL=stock kernel/build.sh: the stock kernel configured
-#    for the selftests too (its own cache entry), its modules and test_progs.
+#    for the selftests too (its own cache entry), its modules, test_progs
+#    and test_verifier.
 # 2. A copy of that tree brought to stock + the series (its selftests
-#    included): kernel, modules and test_progs rebuilt incrementally. Only
-#    files whose content the series changes are rewritten, so an edited
-#    commit message rebuilds nothing and an edited selftest little. It
-#    keeps the stock release string (the loader's mark is in both).
-# 3. The upstream tests the series could change run on each kernel in the
-#    VM, and the series' own tests (verifier_may_goto_nop, _may_goto_clock,
-#    _can_loop) on both too, from the patched tree's test_progs; the logs go
-#    to build/selftests-{stock,stock-ours,patched}.log, the tests whose
-#    result differs to build/selftests-diff.txt. The exit status is non-zero
+#    included): the same rebuilt incrementally. Only files whose content
+#    the series changes are rewritten, so an edited commit message rebuilds
+#    nothing and an edited selftest little. It keeps the stock release
+#    string (the loader's mark is in both).
+# 3. The upstream tests the series could change and the whole of
+#    test_verifier run on each kernel in the VM, and the series' own tests
+#    (verifier_may_goto_nop, _may_goto_clock, _can_loop) on both too, from
+#    the patched tree's test_progs; the logs go to
+#    build/selftests-{stock,stock-ours,patched,verifier-stock,verifier-patched}.log,
+#    the tests whose result differs to build/selftests-diff.txt. The exit status is non-zero
 #    if a test that passes on stock does not pass with the series, or one of
 #    the series' own tests does not pass with it.
 #
@@ -31,7 +33,10 @@ unset MAKELEVEL MAKEFLAGS MFLAGS
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(dirname "$here")
-tests=${SELFTESTS_TESTS:-verifier_iterating_callbacks,verifier_arena,verifier_arena_large,arena_list,arena_htab,iters,verifier_bpf_fastcall,verifier_loops1,verifier_bounds}
+# Every verifier_* test (the series changes the verifier), and the runtime
+# tests of what it touches: arenas, iterators and loops, tail calls (the
+# clock's call must keep the tail-call count), exceptions and callbacks.
+tests=${SELFTESTS_TESTS:-verifier,arena_list,arena_htab,arena_atomics,iters,bpf_loop,tailcalls,exceptions,timer}
 # The series' own tests.
 ours=verifier_may_goto_nop,verifier_may_goto_clock,verifier_can_loop
 jobs=${JOBS:-$(nproc)}
@@ -59,7 +64,7 @@ if [ ! -e "$stock/.stage-test_progs" ]; then
 	log "building test_progs (long)"
 	# clang, ld.lld and llvm-strip without version suffixes, as the Makefile calls them.
 	PATH=/usr/lib/llvm-19/bin:$PATH make -C "$sel" -s -j"$jobs" \
-		VMLINUX_BTF="$stock/vmlinux" test_progs >&2
+		VMLINUX_BTF="$stock/vmlinux" test_progs test_verifier >&2
 	touch "$stock/.stage-test_progs"
 fi
 
@@ -108,39 +113,45 @@ if [ $changed = 1 ] || [ ! -e "$patched/.done" ]; then
 	# The test module's BTF is built on the kernel's: it must be this one's.
 	rm -f "$patched$sel_in_tree/bpf_testmod.ko" "$patched$sel_in_tree"/bpf_testmod/*.o
 	PATH=/usr/lib/llvm-19/bin:$PATH make -C "$patched$sel_in_tree" -s -j"$jobs" \
-		VMLINUX_BTF="$patched/src/vmlinux" test_progs >&2
+		VMLINUX_BTF="$patched/src/vmlinux" test_progs test_verifier >&2
 	cp "$patched/src/arch/x86/boot/bzImage" "$patched/src/vmlinux" "$patched/"
 	make -C "$patched/src" -s kernelrelease > "$patched/release"
 	touch "$patched/.done"
 fi
 
 mkdir -p "$repo/build"
-# test_progs of @tree on @kernel, running @tests, into build/selftests-@name.log
-run() {	# name kernel tree tests
+# @command in @tree's selftests directory on @kernel, into build/selftests-@name.log
+run() {	# name kernel tree command
 	log "running $4 on the ${2##*/} kernel"
 	MEM=${MEM:-2G} "$here/vm" -k "$2" \
 		"mount -t debugfs none /sys/kernel/debug; mount -t tracefs none /sys/kernel/tracing;
-		 cd $3$sel_in_tree && ./test_progs -t $4" \
+		 cd $3$sel_in_tree && $4" \
 		> "$repo/build/selftests-$1.log" 2>&1 || true
 	grep -a '^Summary:' "$repo/build/selftests-$1.log" >&2 ||
 		log "no summary in build/selftests-$1.log: the run did not finish"
 }
-run stock "$stock" "$stock" "$tests"
+run stock "$stock" "$stock" "./test_progs -t $tests"
 # The series' own tests exist only in the patched tree; its test_progs runs
 # them on the stock kernel too, where they show what the series changes.
-run stock-ours "$stock" "$patched" "$ours"
-run patched "$patched" "$patched" "$tests,$ours"
+run stock-ours "$stock" "$patched" "./test_progs -t $ours"
+run patched "$patched" "$patched" "./test_progs -t $tests,$ours"
+run verifier-stock "$stock" "$stock" ./test_verifier
+run verifier-patched "$patched" "$patched" ./test_verifier
 
-# "#12/3    name/sub: a description:OK" lines, as "name<TAB>result".
+# "#12/3    name/sub: a description:OK" (test_progs) and "#12/p a
+# description OK" (test_verifier) lines, as "name<TAB>result".
 tab=$'\t'
 results() {
-	sed -n "s/^#[0-9/]*[[:space:]]*\(.*\):\([A-Z]*\)\$/\1$tab\2/p" "$@" | sort -u -t"$tab" -k1,1
+	sed -n -e "s/^#[0-9/]*[[:space:]]*\(.*\):\([A-Z]*\)\$/\1$tab\2/p" \
+	       -e "s|^#[0-9]*/\([up]\) \(.*\) \(OK\|FAIL\|SKIP\)\$|test_verifier/\1 \2$tab\3|p" "$@" |
+		sort -u -t"$tab" -k1,1
 }
 log "differences (test, stock, patched):"
 join -t"$tab" -a1 -a2 -e none -o 0,1.2,2.2 \
-	<(results "$repo/build/selftests-stock.log" "$repo/build/selftests-stock-ours.log") \
-	<(results "$repo/build/selftests-patched.log") | awk -F"$tab" '$2 != $3' |
-	tee "$repo/build/selftests-diff.txt" >&2
+	<(results "$repo/build/selftests-stock.log" "$repo/build/selftests-stock-ours.log" \
+		  "$repo/build/selftests-verifier-stock.log") \
+	<(results "$repo/build/selftests-patched.log" "$repo/build/selftests-verifier-patched.log") |
+	awk -F"$tab" '$2 != $3' | tee "$repo/build/selftests-diff.txt" >&2
 # Failed: a test that passes on stock and not with the series, or one of
 # the series' own tests that does not pass with it.
 ours_re="^(${ours//,/|})[$tab/]"
