@@ -51,7 +51,7 @@ LLVM_OBJDUMP := llvm-objdump-19
 NO_DEPS_GOALS := help clean install uninstall kernel-clean
 ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),$(.DEFAULT_GOAL))),)
 $(shell kernel/deps.sh $(if $(findstring n,$(MAKE_FLAG_LETTERS))$(findstring q,$(MAKE_FLAG_LETTERS)),--check) \
-	$(filter bench kernel-selftests,$(MAKECMDGOALS)) >&2)
+	$(patsubst bench-kernels,bench,$(filter bench bench-kernels kernel-selftests,$(MAKECMDGOALS))) >&2)
 ifneq ($(.SHELLSTATUS),0)
 $(error kernel/deps.sh failed (its message is above))
 endif
@@ -147,7 +147,7 @@ GUEST_MEM ?= 4G
 # Criterion options: FILTER='suite/test' selects tests, CRITERION_ARGS adds more.
 TEST_ARGS := --color=never $(if $(FILTER),--filter='$(FILTER)') $(CRITERION_ARGS)
 
-.PHONY: all test run vm deps help clean kernel-clean kernel-selftests bench stress
+.PHONY: all test run vm deps help clean kernel-clean kernel-selftests bench bench-kernels stress
 .PHONY: kernel bpf tool tests host-test guest-test example explore install uninstall flags kernel-dir
 
 help:
@@ -170,6 +170,9 @@ help:
 	@echo '                  build/bench/results.json and plots; BENCH_RUNS=5 BENCH_ARGS=walk,'
 	@echo '                  BENCH_ARGS=--quick BENCH_RUNS=1: small sizes only, a check that'
 	@echo '                  every case runs and answers right'
+	@echo 'make bench-kernels  the same on the stock kernel and on ours, each row side by side'
+	@echo '                  with its ratio: build/bench-kernels/kernels.txt (BENCH_ARGS=frames:'
+	@echo '                  what a call of a bounded loop costs under each kernel; ICOUNT=1)'
 	@echo 'make stress     arenakit stress, every scenario, lists up to 100M items, in a'
 	@echo '                  4-CPU 6 GiB VM; STRESS_ARGS= other arguments (make run ARGS="stress --help")'
 	@echo "make kernel-selftests  the tree's BPF selftests on the stock and patched"
@@ -331,6 +334,12 @@ endif
 BENCH_RUNS ?= 5
 bench: all $(KERNEL_FILES)
 	$(Q)bench/run.sh $(BUILD)/bench --runs $(BENCH_RUNS) --glob-input $(KERNEL_FILES) \
+		--objects $(BUILD)/tests/guest $(BENCH_ARGS)
+
+# The same, on the stock kernel and then on ours (both built first).
+bench-kernels: all $(KERNEL_FILES)
+	$(Q)KERNEL=stock kernel/build.sh > /dev/null
+	$(Q)bench/kernels.sh $(BUILD)/bench-kernels --runs $(BENCH_RUNS) --glob-input $(KERNEL_FILES) \
 		--objects $(BUILD)/tests/guest $(BENCH_ARGS)
 
 # 100M items of 24 bytes: 2.4 GB of arena, so the VM gets 6 GiB.

@@ -249,6 +249,8 @@ static const struct {
 } sections[] = {
 	{ "walk", bench_loops_and_walks,
 	  "empty loops and list walks per mechanism; BPF against native" },
+	{ "frames", bench_frames,
+	  "a call of a frame of 256 to 65,535 steps under the kernel's loop bound" },
 	{ "htab", bench_htab, "arena hash table against BPF_MAP_TYPE_HASH" },
 	{ "alloc", bench_alloc, "arenakit allocator against the selftests' page_frag one" },
 	{ "glob", bench_glob, "glob matching: BPF, the same header native, fnmatch(3)" },

@@ -84,6 +84,7 @@ void bench_wrong(struct bench *b, const char *fmt, ...) __attribute__((format(pr
 
 /* The sections, which bench.c runs; each returns 0, or a negative errno if it could not run. */
 int bench_loops_and_walks(struct bench *b);
+int bench_frames(struct bench *b);
 int bench_htab(struct bench *b);
 int bench_alloc(struct bench *b);
 int bench_glob(struct bench *b);
