@@ -147,7 +147,7 @@ GUEST_MEM ?= 4G
 # Criterion options: FILTER='suite/test' selects tests, CRITERION_ARGS adds more.
 TEST_ARGS := --color=never $(if $(FILTER),--filter='$(FILTER)') $(CRITERION_ARGS)
 
-.PHONY: all test run vm deps help clean kernel-clean kernel-selftests bench bench-kernels stress
+.PHONY: all test run vm deps help clean kernel-clean kernel-selftests bench bench-kernels replay stress
 .PHONY: kernel bpf tool tests host-test guest-test example explore install uninstall flags kernel-dir
 
 help:
@@ -173,6 +173,9 @@ help:
 	@echo 'make bench-kernels  the same on the stock kernel and on ours, each row side by side'
 	@echo '                  with its ratio: build/bench-kernels/kernels.txt (BENCH_ARGS=frames:'
 	@echo '                  what a call of a bounded loop costs under each kernel; ICOUNT=1)'
+	@echo 'make replay     the bare arena list walk as both kernels JIT it, replayed natively on'
+	@echo "                  this host's CPU, and ours with kernel patch 11 undone: ns/node"
+	@echo "                  (bench/replay/replay.py; REPLAY_ARGS='--nodes N --rounds R')"
 	@echo 'make stress     arenakit stress, every scenario, lists up to 100M items, in a'
 	@echo '                  4-CPU 6 GiB VM; STRESS_ARGS= other arguments (make run ARGS="stress --help")'
 	@echo "make kernel-selftests  the tree's BPF selftests on the stock and patched"
@@ -341,6 +344,15 @@ bench-kernels: all $(KERNEL_FILES)
 	$(Q)KERNEL=stock kernel/build.sh > /dev/null
 	$(Q)bench/kernels.sh $(BUILD)/bench-kernels --runs $(BENCH_RUNS) --glob-input $(KERNEL_FILES) \
 		--objects $(BUILD)/tests/guest $(BENCH_ARGS)
+
+# The bare list walk as each kernel's JIT emitted it, replayed natively.
+JIT_DUMP := $(BUILD)/jit_dump
+$(JIT_DUMP): bench/replay/jit_dump.c $(LOADER_OBJS)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -Iinclude -Iuser $(LIBBPF_INCLUDES) $(CFLAGS) -o $@ $^ $(LDLIBS)
+replay: kernel $(JIT_DUMP) $(BUILD)/bench/walk.bpf.o
+	$(Q)KERNEL=stock kernel/build.sh > /dev/null
+	$(Q)bench/replay/replay.sh $(BUILD)/replay $(REPLAY_ARGS)
 
 # 100M items of 24 bytes: 2.4 GB of arena, so the VM gets 6 GiB.
 STRESS_ARGS ?= --size 100000000 all

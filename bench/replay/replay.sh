@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# make replay: the bare arena list walk as each kernel's JIT emitted it,
+# replayed natively on this host's CPU (bench/replay/replay.py).
+#
+#   bench/replay/replay.sh OUT_DIR [replay.py options]
+#
+# jit_dump runs in the VM on our kernel and on the stock one and prints
+# bench/walk.bpf.o's walk program's JIT image (OUT_DIR/jit-{patched,stock}.txt);
+# replay.py, on the host, runs the walk function of each image and of ours
+# with patch 11 undone, over the same nodes, and writes OUT_DIR/replay.txt.
+# Both kernels must be built; nothing loads BPF on the host.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+out=$1
+shift
+mkdir -p "$out"
+for k in patched stock; do
+	KERNEL=$k "$here/../../kernel/vm" "build/jit_dump build/bench/walk.bpf.o walk" \
+		> "$out/jit-$k.txt"
+done
+"$here/replay.py" "$out/jit-patched.txt" "$out/jit-stock.txt" "$@" | tee "$out/replay.txt"
