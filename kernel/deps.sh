@@ -15,8 +15,9 @@ base=(linux-source-6.12 xz-utils patch make gcc libc6-dev bc bison flex
 	qemu-system-x86 busybox-static libcriterion-dev pkg-config)
 # The plots of make bench.
 bench=(gnuplot-nox)
-# The tree's BPF selftests (make kernel-selftests).
-selftests=(lld-19 rsync)
+# The tree's BPF selftests (make kernel-selftests); llvm-19-dev gives
+# test_progs its disassembler, for the tests that match JITed code (__jited).
+selftests=(lld-19 rsync llvm-19-dev)
 
 usage() {
 	local fd=1

@@ -17,7 +17,7 @@
 #    string (the loader's mark is in both).
 # 3. The upstream tests the series could change and the whole of
 #    test_verifier run on each kernel in the VM, and the series' own tests
-#    (verifier_may_goto_nop, _clock, _frames, verifier_can_loop) on both, from
+#    (verifier_may_goto_nop, _clock, _frames, verifier_can_loop, arena_jit_disp) on both, from
 #    the patched tree's test_progs; the logs go to
 #    build/selftests-{stock,stock-ours,patched,verifier-stock,verifier-patched}.log,
 #    the tests whose result differs to build/selftests-diff.txt. The exit status is non-zero
@@ -38,7 +38,7 @@ repo=$(dirname "$here")
 # clock's call must keep the tail-call count), exceptions and callbacks.
 tests=${SELFTESTS_TESTS:-verifier,arena_list,arena_htab,arena_atomics,iters,bpf_loop,tailcalls,exceptions,timer}
 # The series' own tests.
-ours=verifier_may_goto_nop,verifier_may_goto_clock,verifier_may_goto_frames,verifier_can_loop
+ours=verifier_may_goto_nop,verifier_may_goto_clock,verifier_may_goto_frames,verifier_can_loop,arena_jit_disp
 jobs=${JOBS:-$(nproc)}
 
 log() { echo "kernel/selftests.sh: $*" >&2; }
