@@ -18,8 +18,9 @@
 #   JOBS                   parallel make jobs (default: number of CPUs)
 #
 # The entry is named by a hash of the package version, the variant, the
-# patch series, the config fragment and this script, so a fresh clone on the
-# same machine reuses a kernel built earlier.
+# patch series (what the build uses of it: see built_part), the config
+# fragment and this script, so a fresh clone on the same machine reuses a
+# kernel built earlier.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -50,6 +51,15 @@ if [ "$variant" = patched ]; then
 	done < "$here/patches/series"
 fi
 
+# What of a patch the build uses: its diff, without the commit message and
+# without the files under tools/testing/ (selftests, which only make
+# kernel-selftests builds, from a tree of its own). An edited message or
+# selftest keeps the entry; the entry's own tree keeps the selftests of the
+# series it was built from.
+built_part() {
+	awk '/^diff --git / { skip = ($3 ~ /^a\/tools\/testing\//) } /^diff --git /, 0 { if (!skip) print }' "$1"
+}
+
 key=$({
 	echo "$pkgver $variant"
 	[ "$selftests" = 1 ] && echo selftests && cat "$here/config.selftests"
@@ -57,7 +67,7 @@ key=$({
 	cat "$here/config" "$here/build.sh"
 	for p in "${patches[@]}"; do
 		echo "== $p"
-		cat "$here/patches/$p" 2>/dev/null || echo "missing"
+		[ -e "$here/patches/$p" ] && built_part "$here/patches/$p" || echo "missing"
 	done
 } | sha256sum | cut -c1-12)
 suffix=
