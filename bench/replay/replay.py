@@ -17,7 +17,9 @@ Variants: "patched" (the image as the JIT emitted it: arena accesses at
 offset 0 with no displacement, kernel patch 11); "patched, disp8" (the
 same image with each such access given back stock's 8-bit 0, jumps
 relinked: only patch 11 undone); "stock" (the stock kernel's image, count
-form), if given. Nothing here loads BPF.
+form), if given; "native C" (the same walk in C, gcc -O2, following the
+same pointers: the arena sits at a 4 GiB-aligned address, so its user
+addresses are pointers here too). Nothing here loads BPF.
 """
 import ctypes
 import mmap
@@ -32,7 +34,6 @@ import time
 
 FUNC = "walk_can_loop"
 NODE = 24                       # struct walk_item: next, prev, key
-USER = 0x7f0000000000           # what the replayed pointers' high half says
 
 
 def load_dump(path):
@@ -123,13 +124,45 @@ def movabs(raw):
 
 
 class Arena:
-    def __init__(self, size):
-        self.mem = mmap.mmap(-1, size, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS |
+    """4 GiB at a 4 GiB-aligned address: an arena address is then a pointer here too."""
+    def __init__(self):
+        self.mem = mmap.mmap(-1, 2 << 32, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS |
                              getattr(mmap, "MAP_NORESERVE", 0x4000))
-        self.base = ctypes.addressof(ctypes.c_char.from_buffer(self.mem))
+        start = ctypes.addressof(ctypes.c_char.from_buffer(self.mem))
+        self.base = (start + (1 << 32) - 1) & ~((1 << 32) - 1)
+        self.skip = self.base - start
 
     def put(self, off, value):
-        struct.pack_into("<Q", self.mem, off, value)
+        struct.pack_into("<Q", self.mem, self.skip + off, value)
+
+
+NATIVE_C = """
+long long native_walk(void **cursor, void *head)
+{
+	void *p = *cursor;
+	long long n = 0;
+
+	while (p != head) {
+		n++;
+		p = *(void **)p;
+	}
+	*cursor = p;
+	return n;
+}
+"""
+
+
+def native_walk():
+    """The same walk in C (gcc -O2), following the same pointers."""
+    tmp = tempfile.mkdtemp()
+    with open(f"{tmp}/walk.c", "w") as f:
+        f.write(NATIVE_C)
+    subprocess.run(["gcc", "-O2", "-shared", "-fPIC", "-o", f"{tmp}/walk.so", f"{tmp}/walk.c"],
+                   check=True)
+    fn = ctypes.CDLL(f"{tmp}/walk.so").native_walk
+    fn.restype = ctypes.c_longlong
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    return fn
 
 
 def prepare(code, arena, zero_addr):
@@ -146,7 +179,7 @@ def prepare(code, arena, zero_addr):
             elif imm >> 48 == 0xffa0:                   # a global in a map value
                 new = zero_addr
             else:                                       # an arena address, as user space sees it
-                new = USER | (imm & 0xffffffff)
+                new = arena.base | (imm & 0xffffffff)
                 if cursor is None:
                     cursor = imm & 0xffffffff
                 elif head is None:
@@ -183,7 +216,8 @@ def main():
 
     zero = ctypes.c_ulonglong(0)
     # An arena address is the base plus its user address's low 32 bits.
-    arena = Arena(1 << 32)
+    arena = Arena()
+    USER = arena.base
     fns, keep = [], []
     for name, code in variants:
         code, cursor, head = prepare(code, arena, ctypes.addressof(zero))
@@ -193,6 +227,11 @@ def main():
         keep.append(page)
         fns.append((name, cursor, head, ctypes.CFUNCTYPE(ctypes.c_longlong)(
             ctypes.addressof(ctypes.c_char.from_buffer(page)))))
+    # The native walk uses the first image's cursor and head.
+    native = native_walk()
+    cursor0, head0 = fns[0][1], fns[0][2]
+    fns.append(("native C", cursor0, head0,
+                lambda: native(USER + cursor0, USER + head0)))
 
     # The nodes' offsets: clear of every image's globals (where the guest's
     # arena had them, anywhere in its 4 GiB).
@@ -227,6 +266,9 @@ def main():
         for name in med:
             if name != "patched":
                 print(f"  {order:9} patched / {name}: {med['patched'] / med[name]:.3f}")
+        for name in med:
+            if name not in ("patched", "native C"):
+                print(f"  {order:9} {name} / native C: {med[name] / med['native C']:.3f}")
 
 
 if __name__ == "__main__":
