@@ -16,8 +16,9 @@ base=(linux-source-6.12 xz-utils patch make gcc libc6-dev bc bison flex
 # The plots of make bench.
 bench=(gnuplot-nox)
 # The tree's BPF selftests (make kernel-selftests); llvm-19-dev gives
-# test_progs its disassembler, for the tests that match JITed code (__jited).
-selftests=(lld-19 rsync llvm-19-dev)
+# test_progs its disassembler, for the tests that match JITed code (__jited),
+# and libzstd-dev the library LLVM links with.
+selftests=(lld-19 rsync llvm-19-dev libzstd-dev)
 
 usage() {
 	local fd=1
