@@ -142,7 +142,7 @@ run verifier-patched "$patched" "$patched" ./test_verifier
 # description OK" (test_verifier) lines, as "name<TAB>result".
 tab=$'\t'
 results() {
-	sed -n -e "s/^#[0-9/]*[[:space:]]*\(.*\):\([A-Z]*\)\$/\1$tab\2/p" \
+	sed -n -e "s/^#[0-9/]*[[:space:]]*\(.*\):\([A-Z]*\)\( (SKIP: [0-9/]*)\)\{0,1\}\$/\1$tab\2/p" \
 	       -e "s|^#[0-9]*/\([up]\) \(.*\) \(OK\|FAIL\|SKIP\)\$|test_verifier/\1 \2$tab\3|p" "$@" |
 		sort -u -t"$tab" -k1,1
 }
