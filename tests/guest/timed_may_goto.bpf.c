@@ -80,18 +80,28 @@ static __noinline int busy_wait(__u64 ns)
 	return 0;
 }
 
-/* A loop whose every step costs step_ns: the budget must hold all the same. */
+__u64 longest_step_ns;		/* slow_steps(): the longest step, in wall time */
+
+/*
+ * A loop whose every step costs step_ns: the budget must hold all the same.
+ * A step the host stalled lasts longer, and the bound allows for the
+ * longest step: it is kept.
+ */
 SEC("syscall")
 int slow_steps(void *ctx)
 {
-	__u64 start = bpf_ktime_get_ns(), n = ak_opaque_zero();
+	__u64 start = bpf_ktime_get_ns(), n = ak_opaque_zero(), longest = 0, t, d;
 
 	for (;;) {
 		cond_break;
+		t = bpf_ktime_get_ns();
 		busy_wait(step_ns);
+		d = bpf_ktime_get_ns() - t;
+		longest = d > longest ? d : longest;
 		n++;
 	}
 	elapsed_ns = bpf_ktime_get_ns() - start;
+	longest_step_ns = longest;
 	steps = n;
 	return 0;
 }
