@@ -51,7 +51,7 @@ LLVM_OBJDUMP := llvm-objdump-19
 NO_DEPS_GOALS := help clean install uninstall kernel-clean
 ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),$(.DEFAULT_GOAL))),)
 $(shell kernel/deps.sh $(if $(findstring n,$(MAKE_FLAG_LETTERS))$(findstring q,$(MAKE_FLAG_LETTERS)),--check) \
-	$(patsubst bench-kernels,bench,$(filter bench bench-kernels kernel-selftests,$(MAKECMDGOALS))) >&2)
+	$(sort $(patsubst bench-kernels,bench,$(patsubst replay,bench,$(filter bench bench-kernels replay kernel-selftests,$(MAKECMDGOALS))))) >&2)
 ifneq ($(.SHELLSTATUS),0)
 $(error kernel/deps.sh failed (its message is above))
 endif

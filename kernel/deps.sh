@@ -13,8 +13,8 @@ set -euo pipefail
 base=(linux-source-6.12 xz-utils patch make gcc libc6-dev bc bison flex
 	libelf-dev libssl-dev zlib1g-dev pahole clang-19 llvm-19 clang-22
 	qemu-system-x86 busybox-static libcriterion-dev pkg-config)
-# The plots of make bench.
-bench=(gnuplot-nox)
+# The plots of make bench; python3 for make replay's bench/replay/replay.py.
+bench=(gnuplot-nox python3)
 # The tree's BPF selftests (make kernel-selftests); llvm-19-dev gives
 # test_progs its disassembler, for the tests that match JITed code (__jited),
 # and libzstd-dev the library LLVM links with.
