@@ -539,16 +539,17 @@ static int bench_walk_list(struct bench *b, struct walk *skel, long long n, int 
 
 static struct walk *open_walk(void)
 {
-	int kfunc = has_kfunc();
+	int kfunc = has_kfunc(), err;
 	struct walk *skel = walk__open();
 
 	if (!skel)
 		return NULL;
 	bpf_program__set_autoload(skel->progs.loop_can_loop_kfunc, kfunc);
 	bpf_program__set_autoload(skel->progs.walk_can_loop_kfunc, kfunc);
-	errno = -arenakit_load_skeleton(skel->skeleton);
-	if (errno) {
+	err = arenakit_load_skeleton(skel->skeleton);
+	if (err) {
 		walk__destroy(skel);
+		errno = -err;	/* after the destroy, which may set it */
 		return NULL;
 	}
 	return skel;
