@@ -11,11 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "guest/guest.h"
+#include "clock.h"
 #include <arenakit/htab.h>
 #include "guest/htab_shared.h"
 #include "htab.skel.h"
@@ -315,14 +315,6 @@ static void user_read(struct ak_htab *table, struct htab_rw_args *args, unsigned
 	args->lookups++;
 }
 
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /*
  * One walk of the table with ak_htab_next_copy, as a loader makes it while
  * the writers run: complete (every stable key once, each copy whole) or
@@ -334,14 +326,14 @@ static unsigned long long now_ns(void)
 static void user_walk(struct ak_htab *table, struct htab_rw_args *args)
 {
 	static unsigned char seen[RW_STABLE];
-	unsigned long long deadline = now_ns() + 60000000000ull;
+	unsigned long long deadline = monotonic_ns() + 60000000000ull;
 	struct ak_htab_cursor c = { 0 };
 	struct rw_value v;
 	unsigned int k;
 	int err = -EBUSY;
 
 	memset(seen, 0, sizeof(seen));
-	while (now_ns() < deadline) {
+	while (monotonic_ns() < deadline) {
 		err = ak_htab_next_copy(table, &c, &k, &v);
 		if (err == -EBUSY) {
 			args->busy++;
