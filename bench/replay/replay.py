@@ -69,38 +69,32 @@ def decode(code):
     return insns
 
 
-def r12_sib(raw):
-    """Position of the ModRM byte of a load or store through r12's SIB, or None."""
-    if len(raw) < 4 or raw[0] & 0xf0 != 0x40 or raw[1] not in (0x8b, 0x89):
-        return None
-    modrm, sib = raw[2], raw[3]
-    if modrm & 7 != 4:
-        return None
-    index_r12 = raw[0] & 2 and (sib >> 3) & 7 == 4
-    base_r12 = raw[0] & 1 and sib & 7 == 4
-    return 2 if index_r12 or base_r12 else None
+def r12_access(raw):
+    """Is it a load or store (REX, 8b/89, ModRM, SIB) with r12 in its SIB?"""
+    if len(raw) < 4 or raw[0] & 0xf0 != 0x40 or raw[1] not in (0x8b, 0x89) or raw[2] & 7 != 4:
+        return False
+    sib = raw[3]
+    return bool(raw[0] & 2 and (sib >> 3) & 7 == 4 or raw[0] & 1 and sib & 7 == 4)
 
 
 def with_disp8(code):
     """Each no-displacement r12 access given stock's 8-bit 0, jumps relinked."""
-    insns = decode(code)
-    new = []
-    for off, raw, text in insns:
-        at = r12_sib(raw)
-        if at is not None and raw[at] & 0xc0 == 0:
-            sib = raw[at + 1]
+    new = []                    # (offset, length before, bytes now)
+    for off, raw, text in decode(code):
+        old_len = len(raw)
+        if r12_access(raw) and raw[2] & 0xc0 == 0:
+            sib = raw[3]
             if sib & 7 == 4 and (sib >> 3) & 7 == 5:   # [r12 + r13]: stock's base is r13
                 sib = (sib & 0xc0) | (4 << 3) | 5
-            raw = raw[:at] + bytes([raw[at] | 0x40, sib]) + raw[at + 2:] + b"\0"
-        new.append([off, raw, text])
+            raw = raw[:2] + bytes([raw[2] | 0x40, sib]) + raw[4:] + b"\0"
+        new.append((off, old_len, raw))
     where, at = {}, 0
-    for i in new:
-        where[i[0]] = at
-        at += len(i[1])
+    for off, old_len, raw in new:
+        where[off] = at
+        at += len(raw)
     where[len(code)] = at
     out = b""
-    for off, raw, text in new:
-        old_len = next(len(r) for o, r, t in insns if o == off)
+    for off, old_len, raw in new:
         if raw[0] in (0xeb,) or 0x70 <= raw[0] <= 0x7f:                    # rel8
             target = off + old_len + struct.unpack("b", raw[1:2])[0]
             rel = where[target] - (where[off] + 2)
