@@ -17,12 +17,12 @@
 #    string (the loader's mark is in both).
 # 3. The upstream tests the series could change and the whole of
 #    test_verifier run on each kernel in the VM, and the series' own tests
-#    (verifier_may_goto_nop, _clock, _frames, verifier_can_loop, arena_jit_disp) on both, from
-#    the patched tree's test_progs; the logs go to
-#    build/selftests-{stock,stock-ours,patched,verifier-stock,verifier-patched}.log,
-#    the tests whose result differs to build/selftests-diff.txt. The exit status is non-zero
-#    if a test that passes on stock does not pass with the series, or one of
-#    the series' own tests does not pass with it.
+#    ($ours below) on both, from the patched tree's test_progs. The logs
+#    go to build/selftests-NAME.log (NAME: stock, stock-ours, patched,
+#    verifier-stock, verifier-patched), the tests whose result differs to
+#    build/selftests-diff.txt. The exit status is non-zero if a test that
+#    passes on stock does not pass with the series, or one of the series'
+#    own tests does not pass with it.
 #
 # The first run builds a kernel and test_progs (about an hour on 2 CPUs);
 # later runs reuse both. Not part of make test.
