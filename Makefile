@@ -8,6 +8,8 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
 .DEFAULT_GOAL := all
+# A recipe that fails leaves no half-written target behind.
+.DELETE_ON_ERROR:
 
 KERNEL ?= patched
 ARENAKIT_CACHE ?= $(HOME)/.cache/arenakit
@@ -42,19 +44,19 @@ CLANG_NEW := clang-22
 NEW_BUILD := $(BUILD)/$(CLANG_NEW)
 LLVM_OBJDUMP := llvm-objdump-19
 
-# Debian packages: every goal but these runs kernel/deps.sh first, here, at
-# parse time, so that what follows (the kernel cache entry, named after the
+# Debian packages. What follows (the kernel cache entry, named after the
 # linux-source package's version, and the compilers' include directories)
-# can be computed. As root it installs what is missing; otherwise it names
-# the missing packages and the command that installs them. bench and
-# kernel-selftests add their own sets. make -n and -q only check.
+# needs the base set, so the base set is a prerequisite of this Makefile
+# itself: build/deps.mk, made by kernel/deps.sh and remade when deps.sh or
+# dpkg's database changes; make restarts once it is made. As root deps.sh
+# installs what is missing; otherwise it names the missing packages and the
+# command that installs them. bench, replay and kernel-selftests have their
+# own sets as prerequisites (deps-bench, deps-selftests). make -n and -q only
+# check. help, clean, install, uninstall and kernel-clean need none.
 NO_DEPS_GOALS := help clean install uninstall kernel-clean
+DEPS_CHECK := $(if $(findstring n,$(MAKE_FLAG_LETTERS))$(findstring q,$(MAKE_FLAG_LETTERS)),--check)
 ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),$(.DEFAULT_GOAL))),)
-$(shell kernel/deps.sh $(if $(findstring n,$(MAKE_FLAG_LETTERS))$(findstring q,$(MAKE_FLAG_LETTERS)),--check) \
-	$(sort $(patsubst bench-kernels,bench,$(patsubst replay,bench,$(filter bench bench-kernels replay kernel-selftests,$(MAKECMDGOALS))))) >&2)
-ifneq ($(.SHELLSTATUS),0)
-$(error kernel/deps.sh failed (its message is above))
-endif
+include $(BUILD)/deps.mk
 # The compilers' own system include directories, searched after ours, as
 # libbpf-bootstrap does: BPF programs that include libc headers (<errno.h>)
 # find them and the multiarch directory, with no path named here.
@@ -147,7 +149,7 @@ GUEST_MEM ?= 4G
 # Criterion options: FILTER='suite/test' selects tests, CRITERION_ARGS adds more.
 TEST_ARGS := --color=never $(if $(FILTER),--filter='$(FILTER)') $(CRITERION_ARGS)
 
-.PHONY: all test run vm deps help clean kernel-clean kernel-selftests bench bench-kernels replay stress
+.PHONY: all test run vm deps deps-bench deps-selftests help clean kernel-clean kernel-selftests bench bench-kernels replay stress
 .PHONY: kernel bpf tool tests host-test guest-test example explore install uninstall flags kernel-dir
 
 help:
@@ -191,14 +193,24 @@ help:
 	@echo 'make clean      remove build/; make kernel-clean removes the cached kernel'
 	@echo 'make deps       install the Debian packages only (kernel/deps.sh; as root)'
 	@echo ''
-	@echo 'Every goal but help, clean, kernel-clean, install and uninstall first runs'
-	@echo 'kernel/deps.sh: as root it installs the Debian packages that are missing (bench'
-	@echo 'and kernel-selftests add their own); otherwise it names them and stops.'
+	@echo 'Every goal but help, clean, kernel-clean, install and uninstall needs'
+	@echo 'build/deps.mk, made by kernel/deps.sh: as root it installs the Debian packages'
+	@echo 'that are missing (bench, replay and kernel-selftests add their own sets);'
+	@echo 'otherwise it names them and stops.'
 	@echo 'V=1 prints the commands instead of one line per step.'
 
-# kernel/deps.sh has run already, at parse time.
-deps:
-	@:
+# The base set (see the top): made before anything else, as make remakes
+# its makefiles first. /var/lib/dpkg/status changes whenever a package does.
+$(BUILD)/deps.mk: kernel/deps.sh /var/lib/dpkg/status
+	$(Q)kernel/deps.sh $(DEPS_CHECK)
+	$(Q)mkdir -p $(@D)
+	$(Q)echo '# kernel/deps.sh found the base set installed' > $@
+deps: $(BUILD)/deps.mk
+deps-bench deps-selftests: $(BUILD)/deps.mk
+deps-bench:
+	$(Q)kernel/deps.sh $(DEPS_CHECK) bench
+deps-selftests:
+	$(Q)kernel/deps.sh $(DEPS_CHECK) kernel-selftests
 
 all: kernel bpf tool tests example
 
@@ -335,12 +347,12 @@ endif
 # Every figure of one run, the environment and the plots go to build/bench/.
 # BENCH_ARGS go to arenakit bench after these (make run ARGS='bench --help').
 BENCH_RUNS ?= 5
-bench: all $(KERNEL_FILES)
+bench: deps-bench all $(KERNEL_FILES)
 	$(Q)bench/run.sh $(BUILD)/bench --runs $(BENCH_RUNS) --glob-input $(KERNEL_FILES) \
 		--objects $(BUILD)/tests/guest $(BENCH_ARGS)
 
 # The same, on the stock kernel and then on ours (both built first).
-bench-kernels: all $(KERNEL_FILES)
+bench-kernels: deps-bench all $(KERNEL_FILES)
 	$(Q)KERNEL=stock kernel/build.sh > /dev/null
 	$(Q)bench/kernels.sh $(BUILD)/bench-kernels --runs $(BENCH_RUNS) --glob-input $(KERNEL_FILES) \
 		--objects $(BUILD)/tests/guest $(BENCH_ARGS)
@@ -350,7 +362,7 @@ JIT_DUMP := $(BUILD)/jit_dump
 $(JIT_DUMP): bench/replay/jit_dump.c $(LOADER_OBJS)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -Iinclude -Iuser $(LIBBPF_INCLUDES) $(CFLAGS) -o $@ $^ $(LDLIBS)
-replay: kernel $(JIT_DUMP) $(BUILD)/bench/walk.bpf.o
+replay: deps-bench kernel $(JIT_DUMP) $(BUILD)/bench/walk.bpf.o
 	$(Q)KERNEL=stock kernel/build.sh > /dev/null
 	$(Q)bench/replay/replay.sh $(BUILD)/replay $(REPLAY_ARGS)
 
@@ -365,7 +377,7 @@ vm: kernel tool example
 	@test -n "$$CMD" || { echo "make vm: give a command: make vm CMD='...'"; exit 2; }
 	$(Q)kernel/vm "$$CMD"
 
-kernel-selftests:
+kernel-selftests: deps-selftests
 	$(Q)kernel/selftests.sh
 
 # The library as users get it: headers and a pkg-config file whose Cflags

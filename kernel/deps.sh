@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #
 # Install the Debian 12 packages arenakit needs, those that are missing.
-# The Makefile runs it before every goal that builds; usage() says how.
+# The Makefile makes build/deps.mk with it before every goal that builds;
+# usage() says how.
 set -euo pipefail
 
 # Every build and test: the kernel from linux-source (xz-utils to extract
@@ -29,8 +30,10 @@ usage() {
 	Install the Debian 12 packages arenakit needs, those that are missing.
 	With no set named, the packages every build and test needs; `bench` and
 	`kernel-selftests` add what those make targets need besides. The Makefile
-	runs this before every goal that builds (not before help, clean, install,
-	uninstall or kernel-clean), naming the sets of the goals given.
+	runs it for the base set to make build/deps.mk, which every goal that
+	builds needs (not help, clean, install, uninstall or kernel-clean), and
+	for a goal's own set as that goal's prerequisite (deps-bench,
+	deps-selftests).
 
 	As root, the missing packages are installed with apt-get
 	(--no-install-recommends). Otherwise, or with --check, nothing is
