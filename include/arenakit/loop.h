@@ -7,10 +7,10 @@
  * cannot prove finite: the kernel keeps a hidden per-stack-frame budget and
  * takes the branch once it is spent. The budget is shared by every loop of
  * one function, and a call to a non-inlined function starts with a fresh
- * one. On stock 6.12 it is 8,388,608 steps; on the arenakit kernel (x86-64,
- * JIT: kernel/patches/0004 and 0005) it is 250 ms of the frame's looping,
- * so how many steps fit depends on the machine. Expiry is silent, so
- * arenakit reports it.
+ * one. On stock 6.12 it is 8,388,608 steps; on the arenakit kernel (x86-64
+ * JIT; the series' may_goto clock, kernel/README.md) it is 250 ms of the
+ * frame's looping, so how many steps fit depends on the machine. Expiry
+ * is silent, so arenakit reports it.
  *
  *   ak_can_loop                expression: true while budget remains; for
  *                              loop conditions: while (p && ak_can_loop) ...
