@@ -150,7 +150,7 @@ GUEST_MEM ?= 4G
 TEST_ARGS := --color=never $(if $(FILTER),--filter='$(FILTER)') $(CRITERION_ARGS)
 
 .PHONY: all test run vm deps deps-bench deps-selftests help clean kernel-clean kernel-selftests bench bench-kernels replay stress
-.PHONY: kernel bpf tool tests host-test guest-test example explore install uninstall flags kernel-dir
+.PHONY: same-code kernel bpf tool tests host-test guest-test example explore install uninstall flags kernel-dir
 
 help:
 	@echo 'make            build everything (the kernel, libbpf and bpftool once, in the cache)'
@@ -190,6 +190,8 @@ help:
 	@echo 'make kernel-dir the kernel cache entry KERNEL= and KASAN= name (builds nothing)'
 	@echo 'make example    the worked examples (bpf/examples: exec_glob, open_policy) built from'
 	@echo '                  a scratch install in build/example/ (make does it too)'
+	@echo 'make same-code BASE=REV  is every BPF object the same code as at REV, function by'
+	@echo '                  function? (tests/same_code.sh; for changes that only move code)'
 	@echo 'make clean      remove build/; make kernel-clean removes the cached kernel'
 	@echo 'make deps       install the Debian packages only (kernel/deps.sh; as root)'
 	@echo ''
@@ -376,6 +378,15 @@ stress: kernel tool
 vm: kernel tool example
 	@test -n "$$CMD" || { echo "make vm: give a command: make vm CMD='...'"; exit 2; }
 	$(Q)kernel/vm "$$CMD"
+
+# A change that only moves code must leave every object's code as it was.
+ifneq ($(filter same-code,$(MAKECMDGOALS)),)
+ifeq ($(BASE),)
+$(error make same-code needs BASE=REV, the revision to compare with)
+endif
+endif
+same-code: bpf tests example
+	$(Q)tests/same_code.sh $(BASE)
 
 kernel-selftests: deps-selftests
 	$(Q)kernel/selftests.sh

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# tests/same_code.sh REV: is every BPF object of the work tree's build the
+# same code as REV's? For changes that only move code (a header split, a
+# rename of a file): `make same-code BASE=REV`.
+#
+# REV is built in a worktree under build/same-code/ (the kernel comes from
+# the cache, as for any build); then each object's code is disassembled
+# (llvm-objdump -d -r) and cut into one file a function, so that a function
+# that moved within its section, or to another header, still compares equal.
+# What makes two equal functions print differently is taken out: the
+# instruction offsets and the function's number in LLVM's block labels.
+# Prints each object as "same" or with the functions that differ, and exits
+# 1 if any differs (0 when all are the same).
+set -euo pipefail
+
+usage() {
+	echo "usage: tests/same_code.sh REV   (run from the top of the tree, after make)" >&2
+	exit 2
+}
+[ $# = 1 ] && [ "$1" != -h ] && [ "$1" != --help ] || usage
+rev=$(git rev-parse --verify "$1^{commit}") || usage
+objdump=${LLVM_OBJDUMP:-llvm-objdump-19}
+work=build/same-code
+base=$work/tree-${rev:0:12}
+
+# The functions of every *.bpf.o below $1, one file each under $2.
+split_functions() {
+	local from=$1 to=$2 obj
+	rm -rf "$to"
+	(cd "$from" && find . -name '*.bpf.o' -not -path './same-code/*' | sort) | while read -r obj; do
+		mkdir -p "$to/$obj"
+		"$objdump" -d -r --no-show-raw-insn "$from/$obj" | awk -v dir="$to/$obj" '
+			/^Disassembly of section / { section = $4; sub(/:$/, "", section); next }
+			/^[0-9a-f]+ <.*>:$/ {
+				name = $2; gsub(/[<>:]/, "", name)
+				file = section "~" name; gsub(/\//, "_", file)
+				out = dir "/" file; next
+			}
+			out == "" || /^$/ { next }
+			{
+				sub(/^[ \t]*[0-9a-f]+:[ \t]*/, "")
+				gsub(/LBB[0-9]+_/, "LBB_")
+				print > out
+			}'
+	done
+}
+
+if [ ! -e "$base/.built" ]; then
+	rm -rf "$base"
+	git worktree prune
+	git worktree add -q --detach "$base" "$rev"
+	echo "building $rev's BPF objects in $base (log: $base.log)" >&2
+	make -C "$base" bpf tests example > "$base.log" 2>&1 ||
+		{ echo "the build at $rev failed: $base.log" >&2; exit 2; }
+	touch "$base/.built"
+fi
+
+split_functions "$base/build" "$work/before"
+split_functions build "$work/after"
+
+status=0
+for obj in $( (cd "$work/before" && find . -type d -name '*.bpf.o';
+	       cd ../after && find . -type d -name '*.bpf.o') | sort -u); do
+	if [ ! -d "$work/before/$obj" ] || [ ! -d "$work/after/$obj" ]; then
+		echo "${obj#./}: only $( [ -d "$work/before/$obj" ] && echo before || echo after)"
+		status=1
+	elif diffs=$(diff -rq "$work/before/$obj" "$work/after/$obj"); then
+		echo "${obj#./}: same ($(ls "$work/after/$obj" | wc -l) functions)"
+	else
+		echo "${obj#./}: DIFFERS"
+		sed -E 's|^Files .*/([^/]+) and .* differ$|  changed: \1|;
+			s|^Only in .*/before/.*: (.*)$|  only before: \1|;
+			s|^Only in .*/after/.*: (.*)$|  only after: \1|' <<< "$diffs"
+		status=1
+	fi
+done
+exit $status
