@@ -19,6 +19,7 @@
 #include <bpf/bpf.h>
 
 #include <arenakit/alloc.h>
+#include <arenakit/user.h>
 #include "alloc_vs_frag.h"
 #include "alloc_vs_frag.skel.h"
 #include "bench.h"
@@ -51,8 +52,8 @@ static void *run_on_cpu(void *arg)
 	run->args.ns = 0;
 	run->args.failed = 0;
 	run->err = arenakit_pin_to_cpu(run->cpu) ?:
-		   arenakit_run_ctx_until_done(ph->prog, &run->args, sizeof(run->args), MAX_RUNS,
-					       &retval, NULL) ?: retval;
+		   ak_run_until_done(ph->prog, &run->args, sizeof(run->args), MAX_RUNS, &retval,
+				     NULL) ?: retval;
 	return NULL;
 }
 
@@ -343,13 +344,14 @@ int bench_alloc(struct bench *b)
 	int cpus = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
 	struct alloc_vs_frag *skel;
 	char what[96];
-	int s, k, c, r, err;
+	int s, k, c, r, err, retval;
 	double v;
 
 	skel = alloc_vs_frag__open();
 	if (!skel)
 		return -errno;
-	err = arenakit_load_skeleton(skel->skeleton) ?: arenakit_run_retval(skel->progs.setup);
+	err = arenakit_load_skeleton(skel->skeleton) ?:
+	      ak_run(skel->progs.setup, NULL, 0, &retval) ?: retval;
 	if (err)
 		goto out;
 	for (s = 0; s < 4; s++)

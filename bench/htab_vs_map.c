@@ -11,6 +11,7 @@
 
 #include "bench.h"
 #include <arenakit/htab.h>
+#include <arenakit/user.h>
 #include "htab_vs_map.h"
 #include "htab_vs_map.skel.h"
 #include "loader.h"
@@ -36,18 +37,18 @@ static int run_once(struct bench *b, struct htab_vs_map *skel, int wide, int poo
 	skel->bss->pool = pool;
 	skel->bss->wide = wide;
 	memset(res, 0, sizeof(*res));
-	ret = arenakit_run_retval(skel->progs.fill_pool);
+	ret = ak_run(skel->progs.fill_pool, NULL, 0, &retval) ?: retval;
 	/* Each operation on the table, then on the map, a phase of runs each. */
 	for (op = 0; op < HTAB_OPS && !ret; op++) {
 		for (map = 0; map < 2 && !ret; map++) {
 			skel->bss->phase = (struct htab_phase){ .op = op, .map = map };
-			ret = arenakit_run_until_done(prog, HTAB_BENCH_MAX_RUNS, &retval, NULL);
+			ret = ak_run_until_done(prog, NULL, 0, HTAB_BENCH_MAX_RUNS, &retval, NULL);
 			if (!ret && retval)
 				ret = retval;
 		}
 	}
 	if (!ret)
-		ret = arenakit_run_retval(skel->progs.teardown);
+		ret = ak_run(skel->progs.teardown, NULL, 0, &retval) ?: retval;
 	if (ret)
 		return ret < 0 ? ret : -EPROTO;
 	if (res->errors || res->found != want_found) {

@@ -19,6 +19,7 @@
 #include "kernel_features.h"
 #include "loader.h"
 #include <arenakit/alloc.h>
+#include <arenakit/user.h>
 #include "walk.h"
 #include "walk.skel.h"
 
@@ -59,10 +60,10 @@ static int has_kfunc(void)
 static int run_case(struct bench *b, struct walk *skel, const struct bpf_program *prog,
 		    int case_id, long long steps, struct bench_row *row, int run)
 {
-	int ret;
+	int ret, retval;
 
 	skel->bss->case_id = case_id;
-	ret = arenakit_run_retval(prog);
+	ret = ak_run(prog, NULL, 0, &retval) ?: retval;
 	if (ret)
 		return ret < 0 ? ret : -EPROTO;
 	if (skel->bss->result_count != steps) {
@@ -373,7 +374,7 @@ static int bench_frames_of(struct bench *b, struct walk *skel)
 	long long total = b->quick ? 1 << 16 : 4 << 20, calls[sizeof(rows) / sizeof(rows[0])];
 	char name[64];
 	size_t f;
-	int r, ret;
+	int r, ret, retval;
 
 	for (f = 0; f < sizeof(rows) / sizeof(rows[0]); f++) {
 		calls[f] = total / frame_sizes[f] ? total / frame_sizes[f] : 1;
@@ -387,7 +388,7 @@ static int bench_frames_of(struct bench *b, struct walk *skel)
 
 			skel->bss->frame_steps = frame_sizes[f];
 			skel->bss->iterations = steps;
-			ret = arenakit_run_retval(skel->progs.frames);
+			ret = ak_run(skel->progs.frames, NULL, 0, &retval) ?: retval;
 			if (ret)
 				return ret < 0 ? ret : -EPROTO;
 			if (skel->bss->result_count != steps) {
@@ -570,7 +571,7 @@ int bench_frames(struct bench *b)
 int bench_loops_and_walks(struct bench *b)
 {
 	static const long long sizes[] = { 1 << 10, 1 << 16, 1 << 20, 8 << 20 };
-	int kfunc = has_kfunc(), err;
+	int kfunc = has_kfunc(), err, retval;
 	struct walk *skel;
 	size_t i;
 
@@ -586,13 +587,13 @@ int bench_loops_and_walks(struct bench *b)
 		if (b->quick && sizes[i] > 1 << 16)
 			break;
 		skel->bss->items_wanted = sizes[i];
-		err = arenakit_run_retval(skel->progs.alloc_items);
+		err = ak_run(skel->progs.alloc_items, NULL, 0, &retval) ?: retval;
 		if (!err)
 			err = bench_walk_list(b, skel, sizes[i], 0);
 		if (!err)
 			err = bench_walk_list(b, skel, sizes[i], 1);
 		if (!err)
-			err = arenakit_run_retval(skel->progs.free_items);
+			err = ak_run(skel->progs.free_items, NULL, 0, &retval) ?: retval;
 	}
 	walk__destroy(skel);
 	return err;

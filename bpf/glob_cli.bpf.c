@@ -6,7 +6,7 @@
  * limits in glob_cli.h). A run the loop budget stops returns -AK_EBUDGET
  * with next_line where the next run goes on, as the budget contract says
  * (include/arenakit/loop.h); user space reruns it with
- * arenakit_run_until_done().
+ * ak_run_until_done() (<arenakit/user.h>).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "glob_cli_tool.h"
+#include <arenakit/user.h>
 #include "loader.h"
 #include "glob_cli.skel.h"
 
@@ -142,7 +143,7 @@ static int run_group(struct glob_matcher *m, size_t first, unsigned int n, unsig
 	m->skel->bss->pattern_first = first - m->window_first;
 	m->skel->bss->pattern_count = n;
 	m->skel->bss->next_line = 0;
-	err = arenakit_run_until_done(m->skel->progs.glob_lines, GLOB_MAX_RUNS, &retval, &runs);
+	err = ak_run_until_done(m->skel->progs.glob_lines, NULL, 0, GLOB_MAX_RUNS, &retval, &runs);
 	m->runs += runs;
 	if (err == -AK_EBUDGET) {
 		glob_error("the matcher made no progress in %d runs", GLOB_MAX_RUNS);

@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "commands.h"
 #include "kernel_features.h"
+#include <arenakit/user.h>
 #include "loader.h"
 #include "info.skel.h"
 
@@ -46,7 +47,7 @@ static int probe_budget(int timed)
 		goto out;
 	}
 	start = monotonic_seconds();
-	err = arenakit_run(skel->progs.measure_budget, &retval);
+	err = ak_run(skel->progs.measure_budget, NULL, 0, &retval);
 	seconds = monotonic_seconds() - start;
 	if (err || retval) {
 		fprintf(stderr, "arenakit info: the budget probe failed: %s, returned %d\n",

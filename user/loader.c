@@ -9,7 +9,6 @@
 #include <sys/utsname.h>
 #include <bpf/bpf.h>
 
-#include <arenakit/user.h>
 #include "loader.h"
 
 #define LOG_TAIL_LINES 25
@@ -188,16 +187,6 @@ int arenakit_load_insns(const char *name, const struct bpf_insn *insns, size_t c
 	return fd < 0 ? -errno : fd;
 }
 
-int arenakit_run(const struct bpf_program *prog, int *retval)
-{
-	return arenakit_run_ctx(prog, NULL, 0, retval);
-}
-
-int arenakit_run_ctx(const struct bpf_program *prog, void *ctx, size_t ctx_size, int *retval)
-{
-	return ak_run(prog, ctx, ctx_size, retval);
-}
-
 int arenakit_pin_to_cpu(int cpu)
 {
 	cpu_set_t set;
@@ -205,23 +194,4 @@ int arenakit_pin_to_cpu(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
-}
-
-int arenakit_run_retval(const struct bpf_program *prog)
-{
-	int retval = 0, err = arenakit_run(prog, &retval);
-
-	return err ? err : retval;
-}
-
-int arenakit_run_until_done(const struct bpf_program *prog, unsigned int max_runs,
-			    int *retval, unsigned int *runs)
-{
-	return arenakit_run_ctx_until_done(prog, NULL, 0, max_runs, retval, runs);
-}
-
-int arenakit_run_ctx_until_done(const struct bpf_program *prog, void *ctx, size_t ctx_size,
-				unsigned int max_runs, int *retval, unsigned int *runs)
-{
-	return ak_run_until_done(prog, ctx, ctx_size, max_runs, retval, runs);
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <arenakit/user.h>
 #include "loader.h"
 #include "stress_tool.h"
 
@@ -42,8 +43,8 @@ static void *conc_write(void *arg)
 
 	w->err = arenakit_pin_to_cpu(w->tid % sysconf(_SC_NPROCESSORS_ONLN));
 	if (!w->err)
-		w->err = arenakit_run_ctx_until_done(w->s->skel->progs.conc_run, &ctx,
-						     sizeof(ctx), 1000000, &retval, &w->runs);
+		w->err = ak_run_until_done(w->s->skel->progs.conc_run, &ctx, sizeof(ctx), 1000000,
+					   &retval, &w->runs);
 	if (!w->err)
 		w->err = retval;
 	return 0;
@@ -189,10 +190,10 @@ static int scenario_concurrent(struct stress_run *s)
 	unsigned int t, k, key;
 	unsigned long long *v;
 	struct stress_row *r, *rr;
-	int err, ret;
+	int err, ret, retval;
 
 	ak_alloc_stats_read(&s->skel->arena->ak_allocator, &before);
-	ret = arenakit_run_retval(s->skel->progs.conc_setup);
+	ret = ak_run(s->skel->progs.conc_setup, NULL, 0, &retval) ?: retval;
 	if (ret)
 		return ret;
 	for (t = 0; t < STRESS_CONC_THREADS; t++) {
@@ -267,13 +268,13 @@ static int scenario_concurrent(struct stress_run *s)
 	stress_verdict(r, !bad && ak_htab_count(&a->conc_htab) == total, 0,
 		"the table: %lld keys differ from the replays, count %llu, replays %llu", bad,
 		ak_htab_count(&a->conc_htab), total);
-	ret = arenakit_run_retval(s->skel->progs.conc_check);
+	ret = ak_run(s->skel->progs.conc_check, NULL, 0, &retval) ?: retval;
 	if (ret)
 		goto out;
 	stress_verdict(r, !s->skel->bss->conc_list_check && !s->skel->bss->conc_htab_check, 0,
 		"ak_list_check_all %lld, ak_htab_check_all %lld", s->skel->bss->conc_list_check,
 		s->skel->bss->conc_htab_check);
-	err = arenakit_run_retval(s->skel->progs.conc_teardown);
+	err = ak_run(s->skel->progs.conc_teardown, NULL, 0, &retval) ?: retval;
 	ak_alloc_stats_read(&s->skel->arena->ak_allocator, &st);
 	stress_verdict(r, !err && st.objects == before.objects && st.bytes == before.bytes, 0,
 		"after teardown (%d): %llu objects, %llu bytes (before: %llu, %llu)", err,

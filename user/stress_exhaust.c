@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <arenakit/user.h>
 #include "loader.h"
 #include "stress_tool.h"
 #include "stress_exhaust.skel.h"
@@ -32,9 +33,9 @@ static int exhaust_sound(struct exhaust *x, int htab, unsigned long long n)
 {
 	unsigned long long *v;
 	unsigned int k;
-	int err;
+	int err, retval;
 
-	if (arenakit_run_retval(x->skel->progs.check) || x->skel->bss->list_check ||
+	if (ak_run(x->skel->progs.check, NULL, 0, &retval) || retval || x->skel->bss->list_check ||
 	    x->skel->bss->htab_check || exhaust_size(x, htab) != n)
 		return 0;
 	for (k = 0; htab && k < n; k++) {
@@ -49,11 +50,11 @@ static int exhaust_sound(struct exhaust *x, int htab, unsigned long long n)
 static int exhaust_prefill(struct exhaust *x, const struct bpf_program *op, unsigned int n)
 {
 	unsigned int k;
-	int err;
+	int err, retval;
 
 	for (k = 0; k < n; k++) {
 		x->skel->bss->op_key = k;
-		err = arenakit_run_retval(op) ?: x->skel->bss->op_result;
+		err = ak_run(op, NULL, 0, &retval) ?: retval ?: x->skel->bss->op_result;
 		if (err)
 			return err;
 	}
@@ -71,7 +72,7 @@ static int exhaust_op(struct stress_run *s, struct exhaust *x, const struct bpf_
 	long long result;
 	int tries, err, retval;
 
-	err = arenakit_run_until_done(x->skel->progs.fill, STRESS_MAX_RUNS, &retval, NULL);
+	err = ak_run_until_done(x->skel->progs.fill, NULL, 0, STRESS_MAX_RUNS, &retval, NULL);
 	if (err || retval) {
 		stress_verdict(x->r, 0, 0, "%s: the filler failed: %s", x->what, retval == -ENOSPC ?
 			       "it ran out of slots" : strerror(-(err ?: retval)));
@@ -80,7 +81,7 @@ static int exhaust_op(struct stress_run *s, struct exhaust *x, const struct bpf_
 	stress_progress(s, "exhaust: %s, %u filler objects", x->what, x->skel->bss->nfillers);
 	for (tries = 1; ; tries++) {
 		x->skel->bss->op_key = key;
-		err = arenakit_run_retval(op);
+		err = ak_run(op, NULL, 0, &retval) ?: retval;
 		if (err)
 			return err;
 		result = x->skel->bss->op_result;
@@ -94,7 +95,7 @@ static int exhaust_op(struct stress_run *s, struct exhaust *x, const struct bpf_
 			x->what, tries, result);
 		stress_verdict(x->r, exhaust_sound(x, htab, n), 0,
 			"%s: after failing (try %d) the structure changed", x->what, tries);
-		err = arenakit_run_retval(x->skel->progs.unfill_one);
+		err = ak_run(x->skel->progs.unfill_one, NULL, 0, &retval) ?: retval;
 		if (err) {
 			stress_verdict(x->r, 0, 0,
 				       "%s: still failing with all the filler freed (%s)", x->what,
@@ -102,7 +103,7 @@ static int exhaust_op(struct stress_run *s, struct exhaust *x, const struct bpf_
 			return err;
 		}
 	}
-	while (!arenakit_run_retval(x->skel->progs.unfill_one))
+	while (!ak_run(x->skel->progs.unfill_one, NULL, 0, &retval) && !retval)
 		;
 	return tries;
 }
@@ -113,7 +114,7 @@ static int scenario_exhaust(struct stress_run *s)
 	struct ak_alloc_stats st, before;
 	unsigned int grew_at_once, nbuckets;
 	int list_tries, htab_tries;
-	int err;
+	int err, retval;
 
 	x.skel = stress_exhaust__open();
 	err = x.skel ? arenakit_load_skeleton(x.skel->skeleton) : -errno;
@@ -122,7 +123,7 @@ static int scenario_exhaust(struct stress_run *s)
 		goto out;
 	}
 	ak_alloc_stats_read(&x.skel->arena->ak_allocator, &before);
-	err = arenakit_run_retval(x.skel->progs.setup);
+	err = ak_run(x.skel->progs.setup, NULL, 0, &retval) ?: retval;
 	if (err)
 		goto out;
 
@@ -151,7 +152,7 @@ static int scenario_exhaust(struct stress_run *s)
 	grew_at_once = x.skel->arena->exhaust_htab.cur->nbuckets > nbuckets;
 	/* With memory back, the next insert grows the table if that one could not. */
 	x.skel->bss->op_key = 14;
-	err = arenakit_run_retval(x.skel->progs.htab_insert);
+	err = ak_run(x.skel->progs.htab_insert, NULL, 0, &retval) ?: retval;
 	if (err)
 		goto out;
 	stress_verdict(x.r, !x.skel->bss->op_result &&
@@ -161,7 +162,7 @@ static int scenario_exhaust(struct stress_run *s)
 	stress_row_done(x.r);
 
 	x.r = stress_row(s, "exhaust", "teardown: the allocator back to baseline", 0);
-	err = arenakit_run_retval(x.skel->progs.teardown);
+	err = ak_run(x.skel->progs.teardown, NULL, 0, &retval) ?: retval;
 	ak_alloc_stats_read(&x.skel->arena->ak_allocator, &st);
 	stress_verdict(x.r, !err && st.objects == before.objects && st.bytes == before.bytes, 0,
 		       "after teardown: %llu objects, %llu bytes (before: %llu, %llu)",

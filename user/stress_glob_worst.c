@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <arenakit/glob.h>
+#include <arenakit/user.h>
 #include "stress_tool.h"
 
 static int scenario_glob_worst(struct stress_run *s)
@@ -15,7 +16,7 @@ static int scenario_glob_worst(struct stress_run *s)
 	static const unsigned int sizes[] = { 64, 256, 1024, 4096, 8000 };
 	char *pat = s->skel->arena->glob_pattern, *str = s->skel->arena->glob_string;
 	unsigned int n, i, m;
-	int want, got, ending, err;
+	int want, got, ending, err, retval;
 	struct stress_row *r;
 	char what[48];
 
@@ -36,7 +37,7 @@ static int scenario_glob_worst(struct stress_run *s)
 			str[n + 1] = '\0';
 			s->skel->bss->glob_len = n + 1;
 			stress_progress(s, "glob-worst: %u x %u", m + 2, n + 1);
-			err = arenakit_run_retval(s->skel->progs.glob_one);
+			err = ak_run(s->skel->progs.glob_one, NULL, 0, &retval) ?: retval;
 			if (err)
 				return err;
 			got = s->skel->bss->glob_result;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <arenakit/user.h>
 #include "loader.h"
 #include "stress_tool.h"
 
@@ -22,11 +23,11 @@ const char *const stress_walk_names[STRESS_WALKS] = {
 /* Every walk of bpf/stress.bpf.c's walks, one program run each. */
 int stress_run_walks(struct stress_run *s)
 {
-	int k, err = 0;
+	int k, err = 0, retval;
 
 	for (k = 0; k < STRESS_WALKS && !err; k++) {
 		s->skel->bss->walk_which = k;
-		err = arenakit_run_retval(s->skel->progs.walks);
+		err = ak_run(s->skel->progs.walks, NULL, 0, &retval) ?: retval;
 	}
 	return err;
 }
@@ -38,7 +39,7 @@ int stress_build_to(struct stress_run *s, unsigned long long n)
 	int retval, err;
 
 	s->skel->bss->target = n;
-	err = arenakit_run_until_done(s->skel->progs.build, STRESS_MAX_RUNS, &retval, &runs);
+	err = ak_run_until_done(s->skel->progs.build, NULL, 0, STRESS_MAX_RUNS, &retval, &runs);
 	if (err || retval) {
 		fprintf(stderr, "arenakit stress: building %llu items: %s\n", n,
 			strerror(-(err ? err : retval)));
@@ -50,9 +51,11 @@ int stress_build_to(struct stress_run *s, unsigned long long n)
 /* ak_list_count with a cursor, rerun until it is not cut (at most @max_runs runs). */
 long long stress_count_resume(struct stress_run *s, unsigned int max_runs, unsigned int *runs)
 {
+	int retval;
+
 	memset(&s->skel->bss->cursor, 0, sizeof(s->skel->bss->cursor));
 	for (*runs = 1; ; (*runs)++) {
-		if (arenakit_run_retval(s->skel->progs.count_resume))
+		if (ak_run(s->skel->progs.count_resume, NULL, 0, &retval) || retval)
 			return -EIO;
 		if (s->skel->bss->resume_result != -AK_EBUDGET || *runs >= max_runs)
 			return s->skel->bss->resume_result;
@@ -92,12 +95,12 @@ static void expect_errors(struct stress_run *s, struct stress_row *r, unsigned l
 static int set_link(struct stress_run *s, unsigned long long index, int kind,
 		    unsigned long long target)
 {
-	int err;
+	int err, retval;
 
 	s->skel->bss->link_index = index;
 	s->skel->bss->link_kind = kind;
 	s->skel->bss->link_target = target;
-	err = arenakit_run_retval(s->skel->progs.set_link);
+	err = ak_run(s->skel->progs.set_link, NULL, 0, &retval) ?: retval;
 	if (err)
 		fprintf(stderr, "arenakit stress: set_link: %s\n", strerror(-err));
 	return err;

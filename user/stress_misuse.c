@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <arenakit/user.h>
 #include "loader.h"
 #include "stress_tool.h"
 
@@ -28,13 +29,14 @@ static int scenario_misuse(struct stress_run *s)
 	s->skel->bss->ops_left = ops;
 	r = stress_row(s, "misuse", "allocs, frees, misuse mixed in", ops);
 	stress_progress(s, "misuse: %llu operations", ops);
-	err = arenakit_run_until_done(s->skel->progs.misuse_run, STRESS_MAX_RUNS, &retval, &runs);
+	err = ak_run_until_done(s->skel->progs.misuse_run, NULL, 0, STRESS_MAX_RUNS, &retval,
+				&runs);
 	if (err || retval) {
 		fprintf(stderr, "arenakit stress: misuse: %s\n", strerror(-(err ?: retval)));
 		return err ?: retval;
 	}
-	err = arenakit_run_until_done(s->skel->progs.misuse_teardown, STRESS_MAX_RUNS, &retval,
-				      NULL);
+	err = ak_run_until_done(s->skel->progs.misuse_teardown, NULL, 0, STRESS_MAX_RUNS, &retval,
+				NULL);
 	if (err || retval) {
 		fprintf(stderr, "arenakit stress: misuse teardown: %s\n",
 			strerror(-(err ?: retval)));

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arenakit/user.h>
 #include "loader.h"
 #include "stress_tool.h"
 
@@ -207,8 +208,8 @@ static int scenario_model(struct stress_run *s)
 			model_draw(m, &ops[i], b % 8 < 4);
 		s->skel->bss->model_n = STRESS_MODEL_BATCH;
 		s->skel->bss->model_done = 0;
-		err = arenakit_run_until_done(s->skel->progs.model_run, STRESS_MAX_RUNS, &retval,
-					      &runs);
+		err = ak_run_until_done(s->skel->progs.model_run, NULL, 0, STRESS_MAX_RUNS, &retval,
+					&runs);
 		if (err || retval) {
 			fprintf(stderr, "arenakit stress: model: %s\n",
 				strerror(-(err ?: retval)));
@@ -227,7 +228,7 @@ static int scenario_model(struct stress_run *s)
 		}
 		stress_verdict(rl, !wrong[0], 0, "batch %u: %u list results differ", b, wrong[0]);
 		stress_verdict(rh, !wrong[1], 0, "batch %u: %u htab results differ", b, wrong[1]);
-		err = arenakit_run_retval(s->skel->progs.model_check);
+		err = ak_run(s->skel->progs.model_check, NULL, 0, &retval) ?: retval;
 		if (err) {
 			free(m);
 			return err;
@@ -240,7 +241,7 @@ static int scenario_model(struct stress_run *s)
 		    s->skel->arena->model_htab.cur->nbuckets > buckets_max)
 			buckets_max = s->skel->arena->model_htab.cur->nbuckets;
 	}
-	err = arenakit_run_retval(s->skel->progs.model_teardown);
+	err = ak_run(s->skel->progs.model_teardown, NULL, 0, &retval) ?: retval;
 	ak_alloc_stats_read(&s->skel->arena->ak_allocator, &st);
 	stress_verdict(rh, !err && st.objects == before.objects && st.bytes == before.bytes, 0,
 		"after teardown (%d): %llu objects, %llu bytes (before: %llu, %llu)", err,

@@ -15,7 +15,9 @@
  * defines a program for that with AK_ALLOC_PROGRAM(name) (alloc.h), and
  * ak_arena_alloc() runs it. Header-only; link with libbpf. User space only.
  *
- * Every function returns 0 or a negative errno (or NULL with *err set).
+ * Errors are negative errnos: a call returns 0 or one; a call that returns
+ * a pointer returns NULL on failure and sets *err to the reason (err may
+ * be NULL), as ak_alloc_err() and ak_htab_lookup() do.
  */
 #ifndef __ARENAKIT_USER_H
 #define __ARENAKIT_USER_H
@@ -39,6 +41,11 @@
  *	back here)
  * @ctx_size: @ctx's bytes
  * @retval: the program's return value (0 if the run could not be made)
+ *
+ * The run's error is returned and the program's answer is in *@retval; a
+ * caller whose program answers 0 or a negative errno folds the two:
+ *
+ *	err = ak_run(skel->progs.setup, NULL, 0, &retval) ?: retval;
  *
  * Return: 0, or a negative errno if the run could not be made (-EBADF: not
  * loaded).
@@ -101,10 +108,11 @@ static inline int ak_run_until_done(const struct bpf_program *prog, void *ctx, s
  * ak_arena_alloc - allocate @size bytes of arena memory from user space
  * @alloc_prog: the object's AK_ALLOC_PROGRAM
  * @size: bytes, 1..AK_ALLOC_MAX
- * @err: set on NULL: the allocator's answer (-ENOMEM, -E2BIG, ...) or why
- *	the program could not run (may be NULL)
+ * @err: on NULL, set to the allocator's answer (-EINVAL, -E2BIG, -ENOMEM,
+ *	...) or to why the program could not run (may be NULL)
  *
- * Return: the object, at its address in the arena's mmap, or NULL.
+ * Return: the object, at its address in the arena's mmap, or NULL (see
+ * *@err).
  */
 static inline void *ak_arena_alloc(const struct bpf_program *alloc_prog, size_t size, int *err)
 {
@@ -128,7 +136,7 @@ static inline void *ak_arena_alloc(const struct bpf_program *alloc_prog, size_t 
  * @len: how many, 1..AK_ALLOC_MAX
  * @err: as ak_arena_alloc()
  *
- * Return: the copy, in the arena's mmap, or NULL.
+ * Return: the copy, in the arena's mmap, or NULL (see *@err).
  */
 static inline void *ak_arena_memdup(const struct bpf_program *alloc_prog, const void *buf,
 				    size_t len, int *err)
@@ -146,7 +154,7 @@ static inline void *ak_arena_memdup(const struct bpf_program *alloc_prog, const 
  * @s: the string
  * @err: as ak_arena_alloc()
  *
- * Return: the copy, in the arena's mmap, or NULL.
+ * Return: the copy, in the arena's mmap, or NULL (see *@err).
  */
 static inline char *ak_arena_strdup(const struct bpf_program *alloc_prog, const char *s,
 				    int *err)

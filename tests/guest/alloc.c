@@ -32,7 +32,7 @@ static void *churn_on_cpu(void *arg)
 	if (arenakit_pin_to_cpu(w->cpu))
 		w->failed_runs = -1;
 	for (i = 0; i < rounds; i++)
-		if (arenakit_run(prog, &retval) || retval)
+		if (ak_run(prog, NULL, 0, &retval) || retval)
 			w->failed_runs++;
 	return NULL;
 }
@@ -62,7 +62,7 @@ Test(alloc, two_cpus_lose_nothing, .timeout = 300)
 		pthread_join(t[i], NULL);
 	cr_expect_eq(w[0].failed_runs, 0);
 	cr_expect_eq(w[1].failed_runs, 0);
-	cr_assert_eq(arenakit_run(skel->progs.drain_mailbox, &retval), 0);
+	cr_assert_eq(ak_run(skel->progs.drain_mailbox, NULL, 0, &retval), 0);
 	/* A busy lock may fail an allocation (it says so); nothing else may. */
 	cr_expect_eq(skel->bss->alloc_failures, stats->fail_busy,
 		     "%llu failed allocations, %llu of them -EBUSY", skel->bss->alloc_failures,
@@ -90,7 +90,7 @@ Test(alloc, objects_seen_from_user_space, .timeout = 120)
 	} *o;
 	int n = 0, retval;
 
-	cr_assert_eq(arenakit_run(skel->progs.keep_objects, &retval), 0);
+	cr_assert_eq(ak_run(skel->progs.keep_objects, NULL, 0, &retval), 0);
 	cr_assert_eq(retval, 0);
 	for (o = (struct obj *)skel->bss->kept; o && n <= 200; o = o->next, n++) {
 		cr_expect_neq((unsigned int)(unsigned long)o, 0, "object %p has low 32 bits 0", o);
@@ -98,7 +98,7 @@ Test(alloc, objects_seen_from_user_space, .timeout = 120)
 	}
 	cr_expect_eq(n, 200);
 	cr_expect_eq(guest_live_objects(skel), 200);
-	cr_assert_eq(arenakit_run(skel->progs.free_kept, &retval), 0);
+	cr_assert_eq(ak_run(skel->progs.free_kept, NULL, 0, &retval), 0);
 	cr_expect_eq(guest_live_objects(skel), 0);
 	cr_expect_eq(guest_live_bytes(skel), 0);
 	alloc__destroy(skel);
@@ -132,7 +132,7 @@ Test(alloc, four_cpus_of_random_sizes_rarely_meet_a_busy_lock, .timeout = 600)
 		pthread_join(t[i], NULL);
 	for (i = 0; i < CPUS; i++)
 		cr_expect_eq(w[i].failed_runs, 0);
-	cr_assert_eq(arenakit_run(skel->progs.drain_mailbox, &retval), 0);
+	cr_assert_eq(ak_run(skel->progs.drain_mailbox, NULL, 0, &retval), 0);
 	cr_expect_eq(skel->bss->alloc_failures, stats->fail_busy,
 		     "%llu failed allocations, %llu of them -EBUSY", skel->bss->alloc_failures,
 		     stats->fail_busy);
@@ -162,7 +162,7 @@ Test(alloc, pool_from_tc_program, .timeout = 120)
 	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.pool_user), &opts);
 	cr_assert_eq(err, 0, "tc test run: %s", strerror(errno));
 	cr_expect_eq(opts.retval, 0);
-	cr_assert_eq(arenakit_run(skel->progs.fill_pool, &retval), 0);
+	cr_assert_eq(ak_run(skel->progs.fill_pool, NULL, 0, &retval), 0);
 	cr_expect_eq(retval, 0);
 	pages = stats->pages;
 	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.pool_user), &opts);

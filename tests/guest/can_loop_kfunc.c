@@ -39,8 +39,8 @@ static int run_one(const char *program, struct can_loop_kfunc **skelp)
 	int retval;
 
 	cr_assert_eq(arenakit_load_skeleton(skel->skeleton), 0, "%s does not load", program);
-	cr_assert_eq(arenakit_run(bpf_object__find_program_by_name(skel->obj, program),
-				  &retval), 0);
+	cr_assert_eq(ak_run(bpf_object__find_program_by_name(skel->obj, program), NULL, 0,
+			    &retval), 0);
 	*skelp = skel;
 	return retval;
 }

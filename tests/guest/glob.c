@@ -57,7 +57,7 @@ static int batch_run(struct batch *b)
 	int retval, err;
 
 	b->skel->bss->pair_count = b->pairs;
-	err = arenakit_run_until_done(b->skel->progs.match_pairs, 1000, &retval, &runs);
+	err = ak_run_until_done(b->skel->progs.match_pairs, NULL, 0, 1000, &retval, &runs);
 	cr_assert_eq(err, 0, "match_pairs: %s", strerror(-err));
 	cr_assert_eq(retval, 0);
 	cr_assert_eq(b->skel->bss->next_pair, b->pairs);
@@ -207,8 +207,7 @@ static struct subject_args read_and_match(struct glob *skel, size_t len)
 	memset(str, 'a', len);
 	memcpy(str + len - 2, ".c", 3);	/* the name ends ".c", then its NUL */
 	/* The run writes the program's answers back into args. */
-	cr_assert_eq(arenakit_run_ctx(skel->progs.match_user_string, &args, sizeof(args),
-				      &retval), 0);
+	cr_assert_eq(ak_run(skel->progs.match_user_string, &args, sizeof(args), &retval), 0);
 	cr_assert_eq(retval, 0);
 	return args;
 }

@@ -35,7 +35,7 @@ int guest_run_on_cpu(const struct bpf_program *prog, int cpu, void *ctx, size_t 
 	int err = arenakit_pin_to_cpu(cpu), retval;
 
 	if (!err)
-		err = arenakit_run_ctx(prog, ctx, ctx_size, &retval);
+		err = ak_run(prog, ctx, ctx_size, &retval);
 	return err ? err : retval;
 }
 
@@ -45,7 +45,7 @@ int guest_run_on_cpu_until_done(const struct bpf_program *prog, int cpu, void *c
 	int err = arenakit_pin_to_cpu(cpu), retval;
 
 	if (!err)
-		err = arenakit_run_ctx_until_done(prog, ctx, ctx_size, UINT_MAX, &retval, NULL);
+		err = ak_run_until_done(prog, ctx, ctx_size, UINT_MAX, &retval, NULL);
 	return err && err != -AK_EBUDGET ? err : retval;
 }
 
@@ -136,7 +136,7 @@ void guest_run_test_program(const void *elf, size_t size, const char *object,
 	struct bpf_program *prog = guest_load_one(elf, size, object, program, &obj);
 	int err, retval = -1;
 
-	err = arenakit_run(prog, &retval);
+	err = ak_run(prog, NULL, 0, &retval);
 	cr_assert_eq(err, 0, "%s/%s: BPF_PROG_TEST_RUN failed: %s", object, program,
 		     strerror(-err));
 	if (retval)

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
-/* Guest tests: real BPF on the arenakit kernel, inside the VM. */
+/*
+ * Guest tests: real BPF on the arenakit kernel, inside the VM. A test loads
+ * through the tool's loader (loader.h) and runs programs with the library's
+ * <arenakit/user.h> (ak_run, ak_run_until_done), as any loader does.
+ */
 #ifndef ARENAKIT_TESTS_GUEST_H
 #define ARENAKIT_TESTS_GUEST_H
 
@@ -8,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include <arenakit/loop.h>
+#include <arenakit/user.h>
 #include "loader.h"
 #include "bpf_test_shared.h"
 
@@ -36,11 +41,11 @@ void guest_run_test_program(const void *elf, size_t size, const char *object,
 int guest_run_on_cpu(const struct bpf_program *prog, int cpu, void *ctx, size_t ctx_size);
 
 /*
- * arenakit_run_ctx_until_done() from a thread pinned to @cpu, with no limit
- * on the runs (the test's timeout is the limit): for a program whose run
- * can end before its work does (a lock stayed busy, or its budget ran out)
- * and that keeps its progress in @ctx. The last return value, or -errno
- * when pinning or a test run fails.
+ * ak_run_until_done() from a thread pinned to @cpu, with no limit on the
+ * runs (the test's timeout is the limit): for a program whose run can end
+ * before its work does (a lock stayed busy, or its budget ran out) and that
+ * keeps its progress in @ctx. The last return value, or -errno when pinning
+ * or a test run fails.
  */
 int guest_run_on_cpu_until_done(const struct bpf_program *prog, int cpu, void *ctx,
 				size_t ctx_size);

@@ -31,7 +31,7 @@ static struct htab *load(unsigned int arena_pages)
 	if (arena_pages)
 		cr_assert_eq(bpf_map__set_max_entries(skel->maps.arena, arena_pages), 0);
 	cr_assert_eq(arenakit_load_skeleton(skel->skeleton), 0);
-	cr_assert_eq(arenakit_run(skel->progs.init_table, &retval), 0);
+	cr_assert_eq(ak_run(skel->progs.init_table, NULL, 0, &retval), 0);
 	cr_assert_eq(retval, 0, "init_table: %d", retval);
 	return skel;
 }
@@ -44,7 +44,7 @@ static void run_ops(struct htab *skel, unsigned int n)
 
 	skel->bss->nops = n;
 	skel->bss->next_op = 0;
-	err = arenakit_run_until_done(skel->progs.run_ops, MAX_RUNS, &retval, &runs);
+	err = ak_run_until_done(skel->progs.run_ops, NULL, 0, MAX_RUNS, &retval, &runs);
 	cr_assert_eq(err, 0, "run_ops: %s", strerror(-err));
 	cr_assert_eq(retval, 0);
 }
@@ -144,7 +144,8 @@ Test(htab, million_entries_agree_with_a_model, .timeout = 600)
 	}
 	printf("htab: %u random operations agree with the model; %llu entries\n", RANDOM_OPS,
 	       ak_htab_count(table));
-	cr_assert_eq(arenakit_run_until_done(skel->progs.destroy_table, MAX_RUNS, &want, NULL), 0);
+	cr_assert_eq(ak_run_until_done(skel->progs.destroy_table, NULL, 0, MAX_RUNS, &want, NULL),
+		     0);
 	cr_expect_eq(want, 0);
 	cr_expect_eq(guest_live_objects(skel), 0);
 	cr_expect_eq(skel->arena->ak_allocator.stats.pages, 0);
@@ -170,7 +171,7 @@ Test(htab, cpus_insert_and_delete_at_once, .timeout = 300)
 	for (i = 0; i < cpus; i++)
 		cr_expect(!errs[i] && !c[i].errors, "CPU %d: %d, %u errors (last %d)", i,
 			  errs[i], c[i].errors, c[i].last_error);
-	cr_assert_eq(arenakit_run_until_done(skel->progs.maintain, MAX_RUNS, &retval, NULL), 0);
+	cr_assert_eq(ak_run_until_done(skel->progs.maintain, NULL, 0, MAX_RUNS, &retval, NULL), 0);
 	cr_expect_eq(retval, 0);
 	cr_expect_eq(ak_htab_count(table), (unsigned long long)cpus * PER_CPU / 2);
 	for (k = 0; k < (unsigned int)cpus * PER_CPU; k++)
@@ -204,7 +205,7 @@ Test(htab, cpus_count_into_the_same_keys_and_lose_nothing, .timeout = 300)
 	cr_assert_geq(cpus, 2);
 	if (cpus > 8)
 		cpus = 8;
-	cr_assert_eq(arenakit_run(skel->progs.count_init, &retval), 0);
+	cr_assert_eq(ak_run(skel->progs.count_init, NULL, 0, &retval), 0);
 	cr_assert_eq(retval, 0);
 	for (i = 0; i < cpus; i++)
 		c[i] = (struct htab_count_args){ .steps = STEPS };
@@ -239,7 +240,7 @@ Test(htab, tc_program_with_repeat, .timeout = 120)
 	unsigned int len = sizeof(packet);
 	int retval, err;
 
-	cr_assert_eq(arenakit_run(skel->progs.reserve_pool, &retval), 0);
+	cr_assert_eq(ak_run(skel->progs.reserve_pool, NULL, 0, &retval), 0);
 	cr_assert_eq(retval, 0);
 	pages = skel->arena->ak_allocator.stats.pages;
 	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.tc_count), &opts);
@@ -405,9 +406,9 @@ Test(htab, readers_see_what_is_documented, .timeout = 300)
 	unsigned int k;
 
 	cr_assert_geq(cpus, 4, "this test wants 4 CPUs (GUEST_SMP)");
-	cr_assert_eq(arenakit_run(skel->progs.rw_init, &retval), 0);
+	cr_assert_eq(ak_run(skel->progs.rw_init, NULL, 0, &retval), 0);
 	cr_assert_eq(retval, 0, "rw_init: %d", retval);
-	cr_assert_eq(arenakit_run_until_done(skel->progs.rw_fill, MAX_RUNS, &retval, NULL), 0);
+	cr_assert_eq(ak_run_until_done(skel->progs.rw_fill, NULL, 0, MAX_RUNS, &retval, NULL), 0);
 	cr_assert_eq(retval, 0, "rw_fill: %d", retval);
 	/* Readers first, over the stable keys and every writer's churn keys. */
 	for (i = 0; i < 2; i++)
@@ -455,7 +456,8 @@ Test(htab, readers_see_what_is_documented, .timeout = 300)
 	cr_expect_gt(t[1].args.walks_complete + t[1].args.walks_stale, 0);
 	printf("htab: user reader: %u walks with ak_htab_next_copy complete, %u stale, under "
 	       "the writers\n", t[1].args.walks_complete, t[1].args.walks_stale);
-	cr_assert_eq(arenakit_run_until_done(skel->progs.rw_maintain, MAX_RUNS, &retval, NULL), 0);
+	cr_assert_eq(ak_run_until_done(skel->progs.rw_maintain, NULL, 0, MAX_RUNS, &retval, NULL),
+		     0);
 	cr_expect_eq(retval, 0);
 	cr_expect_eq(ak_htab_count(table), RW_STABLE);
 	for (k = 0; k < RW_STABLE; k++) {

@@ -17,7 +17,7 @@ static void run(struct linked *skel, const struct bpf_program *prog)
 {
 	int retval = -1;
 
-	cr_assert_eq(arenakit_run(prog, &retval), 0, "%s did not run", bpf_program__name(prog));
+	cr_assert_eq(ak_run(prog, NULL, 0, &retval), 0, "%s did not run", bpf_program__name(prog));
 	cr_assert_eq(retval, 0, "%s returned %d: %s", bpf_program__name(prog), retval,
 		     guest_failure_report(skel->obj, retval));
 }

@@ -29,7 +29,7 @@ static void teardown(void)
 
 static void run(const struct bpf_program *prog)
 {
-	int ret = arenakit_run_retval(prog);
+	int retval, ret = ak_run(prog, NULL, 0, &retval) ?: retval;
 
 	cr_assert_eq(ret, 0, "%s: %d", bpf_program__name(prog), ret);
 }

@@ -20,7 +20,7 @@
 
 static void run_once(const struct bpf_program *prog, const char *what)
 {
-	int ret = arenakit_run_retval(prog);
+	int retval, ret = ak_run(prog, NULL, 0, &retval) ?: retval;
 
 	cr_assert_eq(ret, 0, "%s: %d (%s)", what, ret, strerror(-ret));
 }
@@ -36,7 +36,7 @@ Test(list_huge, sixteen_million_nodes_in_one_run_and_a_cycle_stopped, .timeout =
 	cr_assert_eq(arenakit_load_skeleton(skel->skeleton), 0);
 	skel->bss->target = NODES;
 	start = monotonic_seconds();
-	err = arenakit_run_until_done(skel->progs.build, 100, &retval, &runs);
+	err = ak_run_until_done(skel->progs.build, NULL, 0, 100, &retval, &runs);
 	cr_assert_eq(err, 0, "build: %s", strerror(-err));
 	cr_assert_eq(retval, 0, "build: %d after %u runs", retval, runs);
 	cr_log_info("built %llu nodes in %u runs, %.1f s", NODES, runs,

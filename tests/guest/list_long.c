@@ -19,7 +19,7 @@
 
 static void run(struct bpf_program *prog, int *retval)
 {
-	int err = arenakit_run(prog, retval);
+	int err = ak_run(prog, NULL, 0, retval);
 
 	cr_assert_eq(err, 0, "%s: %s", bpf_program__name(prog), strerror(-err));
 }
@@ -33,7 +33,7 @@ static struct list_long *build(unsigned long long nodes)
 	cr_assert(skel);
 	skel->bss->target = nodes;
 	cr_assert_eq(arenakit_load_skeleton(skel->skeleton), 0);
-	err = arenakit_run_until_done(skel->progs.build_long_list, MAX_RUNS, &retval, &runs);
+	err = ak_run_until_done(skel->progs.build_long_list, NULL, 0, MAX_RUNS, &retval, &runs);
 	cr_assert_eq(err, 0, "building %llu nodes: %d after %u runs", nodes, retval, runs);
 	cr_assert_eq(retval, 0, "building %llu nodes: %d after %u runs", nodes, retval, runs);
 	cr_assert_eq(skel->bss->built, nodes);
@@ -91,7 +91,7 @@ Test(list_long, ten_million_nodes_counted_exactly, .timeout = 600)
 	cr_log_info("ak_list_count in one run: %lld", skel->bss->count_result);
 
 	/* With a cursor, runs go on where the last one stopped. */
-	err = arenakit_run_until_done(skel->progs.count_resume, MAX_RUNS, &retval, &uruns);
+	err = ak_run_until_done(skel->progs.count_resume, NULL, 0, MAX_RUNS, &retval, &uruns);
 	cr_expect_eq(err, 0);
 	runs = uruns;
 	cr_expect_eq(skel->bss->count_result, (long long)nodes, "count %lld after %d runs",
@@ -127,7 +127,7 @@ Test(list_long, ten_million_nodes_counted_exactly, .timeout = 600)
 		     (unsigned long long)skel->arena->each.visited);
 
 		/* The resumable for_each gets there too. */
-	err = arenakit_run_until_done(skel->progs.walk_resume, MAX_RUNS, &retval, &uruns);
+	err = ak_run_until_done(skel->progs.walk_resume, NULL, 0, MAX_RUNS, &retval, &uruns);
 	cr_expect_eq(err, 0);
 	runs = uruns;
 	cr_expect_eq(skel->bss->walk_status, (long long)nodes, "for_each_entry_resume: %lld",
@@ -147,14 +147,14 @@ Test(list_long, ten_million_nodes_counted_exactly, .timeout = 600)
 	cr_expect_eq(skel->bss->walk_status, -AK_ESTALE, "a stale cursor resumed: %lld",
 		     skel->bss->walk_status);
 	cr_expect_null(skel->bss->walk_cursor.pos);
-	err = arenakit_run_until_done(skel->progs.count_resume, MAX_RUNS, &retval, &uruns);
+	err = ak_run_until_done(skel->progs.count_resume, NULL, 0, MAX_RUNS, &retval, &uruns);
 	cr_expect_eq(err, 0);
 	cr_expect_eq(skel->bss->count_result, (long long)nodes - 1, "after a restart: %lld",
 		     skel->bss->count_result);
 
 	/* Delete and free every odd key, resuming after each cut. */
 	start = monotonic_seconds();
-	err = arenakit_run_until_done(skel->progs.delete_odd_keys, MAX_RUNS, &retval, &uruns);
+	err = ak_run_until_done(skel->progs.delete_odd_keys, NULL, 0, MAX_RUNS, &retval, &uruns);
 	cr_expect_eq(err, 0);
 	cr_expect_eq(retval, 0, "delete walk: %d after %u runs", retval, uruns);
 	cr_expect_geq(uruns, 2, "the delete walk was never cut");

@@ -124,7 +124,7 @@ Test(may_goto_zero, unrolled_c_loop_loads, .timeout = GUEST_TEST_TIMEOUT)
 	skel = may_goto_zero__open();
 	cr_assert(skel);
 	cr_assert_eq(arenakit_load_skeleton(skel->skeleton), 0);
-	cr_assert_eq(arenakit_run(skel->progs.unrolled_cond_break, &retval), 0);
+	cr_assert_eq(ak_run(skel->progs.unrolled_cond_break, NULL, 0, &retval), 0);
 	cr_expect_eq(retval, 10);
 	may_goto_zero__destroy(skel);
 }

@@ -39,7 +39,7 @@ struct writer {
 
 static int run_rule_prog(const struct bpf_program *prog, struct rcu_rule_args *a)
 {
-	int retval, err = arenakit_run_ctx(prog, a, sizeof(*a), &retval);
+	int retval, err = ak_run(prog, a, sizeof(*a), &retval);
 
 	return err ? err : retval;
 }
@@ -181,7 +181,7 @@ Test(rculist, ten_thousand_rules_read_on_every_cpu_lose_no_event, .timeout = 900
 
 	cr_assert_not_null(skel, "load: %s", strerror(errno));
 	cr_assert_geq(sysconf(_SC_NPROCESSORS_ONLN), 4, "this test wants 4 CPUs (GUEST_SMP)");
-	cr_assert_eq(arenakit_run(skel->progs.init, &retval), 0);
+	cr_assert_eq(ak_run(skel->progs.init, NULL, 0, &retval), 0);
 	for (i = 0; i < FILLER_RULES; i++) {
 		snprintf(pattern, sizeof(pattern), "/tmp/akrcu-%05d/*.conf", i);
 		add_rule(skel, pattern, 0);
@@ -297,7 +297,7 @@ Test(rculist, a_user_walk_is_complete_or_stale_under_writers, .timeout = 300)
 
 	cr_assert_not_null(skel, "load: %s", strerror(errno));
 	cr_assert_geq(sysconf(_SC_NPROCESSORS_ONLN), 4, "this test wants 4 CPUs (GUEST_SMP)");
-	cr_assert_eq(arenakit_run(skel->progs.init, &retval), 0);
+	cr_assert_eq(ak_run(skel->progs.init, NULL, 0, &retval), 0);
 	for (i = 0; i < STABLE_RULES; i++)
 		add_rule(skel, "/tmp/akrcu-stable/*", 0);
 	w.skel = skel;

@@ -14,7 +14,7 @@ static void expect_report(const char *program, const char *want)
 	const char *got;
 	int retval = 0;
 
-	cr_assert_eq(arenakit_run(prog, &retval), 0);
+	cr_assert_eq(ak_run(prog, NULL, 0, &retval), 0);
 	cr_expect_neq(retval, 0, "%s passed", program);
 	got = guest_failure_report(obj, retval);
 	cr_expect(strstr(got, want), "%s reported \"%s\", not \"%s\"", program, got, want);

@@ -42,7 +42,7 @@ static void run(struct bpf_program *prog)
 {
 	int retval;
 
-	cr_assert_eq(arenakit_run(prog, &retval), 0);
+	cr_assert_eq(ak_run(prog, NULL, 0, &retval), 0);
 	cr_assert_eq(retval, 0);
 }
 
