@@ -225,8 +225,9 @@ static __ak_always_inline int __ak_glob_match(const enum __ak_glob_where where, 
 			if (!*pat)
 				return 1;	/* a trailing '*' takes the rest */
 			/* Retry here: the '*' may eat one more character. */
+			at = __ak_glob_move(where, at, -1);
 			star_pat = pat;
-			star_at = at = __ak_glob_move(where, at, -1);
+			star_at = at;
 			continue;
 		case '[':
 			if (c == __AK_GLOB_END)
