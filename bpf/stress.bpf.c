@@ -192,8 +192,8 @@ int set_link(void *ctx)
 SEC("syscall")
 int glob_one(void *ctx)
 {
-	glob_result = ak_glob_match_call(glob_pattern, glob_string,
-					 glob_len < STRESS_GLOB_BYTES ? glob_len : 0);
+	glob_result = ak_glob_match_len(glob_pattern, glob_string,
+					glob_len < STRESS_GLOB_BYTES ? glob_len : 0);
 	return 0;
 }
 

@@ -40,9 +40,9 @@ int match_pairs(void *ctx)
 		if (!can_loop)
 			goto cut;
 		slot = i % GLOB_MAX_PAIRS;
-		result = ak_glob_match_call(glob_text + glob_pattern_at[slot] % GLOB_TEXT_BYTES,
-					  glob_text + glob_string_at[slot] % GLOB_TEXT_BYTES,
-					  ~0ULL >> 1);
+		result = ak_glob_match_len(glob_text + glob_pattern_at[slot] % GLOB_TEXT_BYTES,
+					 glob_text + glob_string_at[slot] % GLOB_TEXT_BYTES,
+					 AK_GLOB_NUL_TERMINATED);
 		glob_result[slot] = result;
 		i++;
 	}

@@ -253,7 +253,7 @@ int test_list_delete_matching_events(void *ctx)
 		ak_list_add_tail(&events, &ev->node);
 	}
 	ak_list_for_each_entry_resume_safe(ev, tmp, &events, node, &event_cursor) {
-		if (ak_glob_match_call(pattern, ev->name, ev->name_len) == 1) {
+		if (ak_glob_match_len(pattern, ev->name, ev->name_len) == 1) {
 			ak_list_del(&events, &ev->node);
 			ak_expect_eq(ak_free(ev), 0);
 		}

@@ -19,8 +19,8 @@ int __arena_global match;
 SEC("syscall")
 int match_strings(void *ctx)
 {
-	match = ak_glob_match_call((const char __arena *)pattern_addr,
-				   (const char __arena *)string_addr, AK_GLOB_NUL_TERMINATED);
+	match = ak_glob_match_len((const char __arena *)pattern_addr,
+				  (const char __arena *)string_addr, AK_GLOB_NUL_TERMINATED);
 	return 0;
 }
 

@@ -172,9 +172,9 @@ Test(glob_host, nul_terminated_forms_stop_at_nul)
 	cr_expect_eq(ak_glob_match("a", s), 1, "ak_glob_match ends at the NUL");
 	cr_expect_eq(ak_glob_match("a?c", s), 0);
 	cr_expect_eq(ak_glob_match_len("a", s, AK_GLOB_NUL_TERMINATED), 1);
-	cr_expect_eq(ak_glob_match_call("a*", s, AK_GLOB_NUL_TERMINATED), 1);
-	cr_expect_eq(ak_glob_match_call("a*c", s, AK_GLOB_NUL_TERMINATED), 0);
-	cr_expect_eq(ak_glob_match_call("a*c", s, 3), 1);
+	cr_expect_eq(ak_glob_match_len("a*", s, AK_GLOB_NUL_TERMINATED), 1);
+	cr_expect_eq(ak_glob_match_len("a*c", s, AK_GLOB_NUL_TERMINATED), 0);
+	cr_expect_eq(ak_glob_match_len("a*c", s, 3), 1);
 }
 
 /*
