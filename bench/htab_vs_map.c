@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "bench.h"
-#include <arenakit/htab.h>
+#include <arenakit/htab_types.h>
 #include "htab_vs_map.h"
 #include "htab_vs_map.skel.h"
 #include "loader.h"
