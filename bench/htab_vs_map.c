@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include <arenakit/alloc.h>
 #include <arenakit/htab_types.h>
 #include "htab_vs_map.h"
 #include "htab_vs_map.skel.h"
