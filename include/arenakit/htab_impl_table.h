@@ -70,6 +70,7 @@ __ak_htab_table_new(unsigned long long nbuckets, enum __ak_htab_caller caller, i
 	return t;
 }
 
+/* The sizes and the seed, the growth state cleared, then the first array. */
 static inline int ak_htab_init(struct ak_htab __arena *h, unsigned int key_size,
 			       unsigned int value_size, unsigned long long buckets)
 {
