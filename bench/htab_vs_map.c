@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "bench.h"
-#include <arenakit/htab.h>
+#include <arenakit/alloc.h>
+#include <arenakit/htab_types.h>
 #include <arenakit/user.h>
 #include "htab_vs_map.h"
 #include "htab_vs_map.skel.h"

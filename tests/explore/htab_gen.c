@@ -14,6 +14,7 @@
 #include <criterion/criterion.h>
 
 #include "explore/gen.h"
+#include <arenakit/htab_user.h>
 
 #define KEY_P 1ULL
 #define KEY_Q 17ULL

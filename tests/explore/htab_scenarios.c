@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 
 #include "explore/explore.h"
+#include <arenakit/htab_user.h>
 
 static struct ak_htab table;
 

@@ -17,6 +17,7 @@
 #include "guest/guest.h"
 #include "clock.h"
 #include <arenakit/htab.h>
+#include <arenakit/htab_user.h>
 #include "guest/htab_shared.h"
 #include "htab.skel.h"
 

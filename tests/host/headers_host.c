@@ -196,6 +196,7 @@ Test(headers, a_user_space_reader_links_without_the_allocator)
 {
 	static const char source[] =
 		"#include <arenakit/htab.h>\n"
+		"#include <arenakit/htab_user.h>\n"
 		"int main(void)\n"
 		"{\n"
 		"\tstatic struct ak_htab table;\n"

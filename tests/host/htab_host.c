@@ -14,6 +14,7 @@ static int one_chain;	/* force every key into one chain */
 	(one_chain ? 0x5eedULL : __ak_siphash(w, words, size, (h)->seed[0], (h)->seed[1], 1, 3))
 #include "host/alloc_pages.h"
 #include <arenakit/htab.h>
+#include <arenakit/htab_user.h>
 
 struct key16 {
 	uint64_t a, b;

@@ -20,8 +20,9 @@
 #include <bpf/bpf.h>
 
 /* The types of the program's arena globals, before the skeleton that names them. */
+#include <arenakit/alloc.h>
 #include <arenakit/glob.h>
-#include <arenakit/htab.h>
+#include <arenakit/htab_user.h>
 #include <arenakit/user.h>
 #include "exec_glob.h"
 #include "exec_glob.skel.h"

@@ -25,8 +25,9 @@
 #include <bpf/bpf.h>
 
 /* The types of the program's arena globals, before the skeleton that names them. */
+#include <arenakit/alloc.h>
 #include <arenakit/glob.h>
-#include <arenakit/htab.h>
+#include <arenakit/htab_user.h>
 #include <arenakit/rculist.h>
 #include <arenakit/user.h>
 #include "open_policy.h"

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * arenakit/htab_impl_key.h - keys and values on their way in and out of a
+ * table: a key's words and the versions of the table's functions per word
+ * count, the hash, the key compare, and the copies of a value between the
+ * caller's memory and the arena. Internal: part of <arenakit/htab.h>
+ * (through htab_impl.h).
+ */
+#ifndef __ARENAKIT_HTAB_H
+#error "<arenakit/htab_impl_key.h> is internal: include <arenakit/htab.h>"
+#elif !defined(__ARENAKIT_HTAB_IMPL_KEY_H)
+#define __ARENAKIT_HTAB_IMPL_KEY_H
+
+#include <arenakit/siphash.h>
+
+/*
+ * A key as the calls hand it to the table's functions: its n =
+ * __AK_HTAB_WORDS(size) words, zero past its size. The macros know the
+ * key's size at compile time, and the out-of-line functions come in one
+ * version per word count (__AK_HTAB_BY_WIDTH), so the hash, the copies and
+ * the compares run over exactly those words, unrolled; and each version
+ * takes exactly n words: the verifier checks a global function's pointer
+ * argument against its type's size, so the caller writes one stack word
+ * for a 4-byte key, not eight. The hash is computed there, out of line,
+ * not in the caller: inline, its rounds would be verified again at every
+ * call site and every pass of a caller's loop.
+ */
+#define __AK_HTAB_WORDS(size) (((size) + 7) / 8)
+
+_Static_assert(AK_HTAB_MAX_KEY == 8 * __AK_SIPHASH_WORDS, "a key is at most the words SipHash reads");
+
+/*
+ * The key widths, in words: the one list of them, each once. It makes the
+ * out-of-line table functions, one version per width (__AK_HTAB_WIDTH
+ * below, applied to it at the end of htab_impl_ops.h), and
+ * __AK_HTAB_BY_WIDTH dispatches over it: a width added here is added
+ * everywhere. X(n, ...) is applied to each width n, with the arguments
+ * given after X.
+ */
+#define __AK_HTAB_WIDTHS(X, ...)					\
+	X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__) X(4, __VA_ARGS__) \
+	X(5, __VA_ARGS__) X(6, __VA_ARGS__) X(7, __VA_ARGS__) X(8, __VA_ARGS__)
+
+#define __AK_HTAB_WIDTH_CALL(n, fn, words, ...) (words) == n ? fn##n(__VA_ARGS__) :
+#define __AK_HTAB_WIDTH_IS(n, words) || (words) == n
+
+/*
+ * Call the version of table function @fn for keys of @words words (a
+ * compile-time constant: the others are folded away, and a program links
+ * only the versions it calls). A width missing from __AK_HTAB_WIDTHS fails
+ * the build here.
+ */
+#define __AK_HTAB_BY_WIDTH(fn, words, ...)				\
+	(__AK_HTAB_WIDTHS(__AK_HTAB_WIDTH_CALL, fn, words, __VA_ARGS__)	\
+	 ({								\
+		_Static_assert(0 __AK_HTAB_WIDTHS(__AK_HTAB_WIDTH_IS, words), \
+			       "no table functions for keys of this width: see __AK_HTAB_WIDTHS"); \
+		0;							\
+	 }))
+
+/*
+ * The out-of-line functions the calls' macros reach, for one key width n:
+ * the end of htab_impl_ops.h makes them for each width of
+ * __AK_HTAB_WIDTHS, once the bodies they call are defined, and
+ * __AK_HTAB_BY_WIDTH picks one. Each takes the key as n words
+ * (__ak_htab_key_load): struct __ak_htab_key##n tells the verifier how
+ * many. Where a sleepable program and any other differ, two versions
+ * (__AK_HTAB_WRITERS): a non-sleepable program must not see the page
+ * kfuncs.
+ *  - lookup: the value's address, or 0 with *@err set;
+ *  - begin_sleepable, begin_nosleep: __ak_htab_update_begin;
+ *  - delete_sleepable, delete_nosleep: unlink and free the node;
+ *  - unlink_nosleep: unlink only, *@node the node, which the caller frees;
+ *  - lookup_lock: __ak_htab_lookup_lock_impl.
+ */
+#define __AK_HTAB_WRITERS(n, kind, caller)				\
+__ak_global unsigned long long							\
+__ak_htab_begin_##kind##n(__arg_arena struct ak_htab __arena *h,		\
+			  __ak_nonnull const struct __ak_htab_key##n *key,	\
+			  unsigned long long flags,				\
+			  __ak_nonnull struct __ak_htab_update *u)		\
+{									\
+	return (unsigned long long)__ak_htab_update_begin(h, (const unsigned long long *)key, \
+							  n, flags, caller, u);	\
+}									\
+									\
+__ak_global int __ak_htab_delete_##kind##n(__arg_arena struct ak_htab __arena *h, \
+					   __ak_nonnull const struct __ak_htab_key##n *key) \
+{									\
+	return __ak_htab_delete_impl(h, (const unsigned long long *)key, n, caller); \
+}
+
+#define __AK_HTAB_WIDTH(n, ...)						\
+struct __ak_htab_key##n {						\
+	unsigned long long w[n];					\
+};									\
+									\
+__ak_global unsigned long long							\
+__ak_htab_lookup##n(__arg_arena struct ak_htab __arena *h,			\
+		    __ak_nonnull const struct __ak_htab_key##n *key,		\
+		    __ak_nonnull int *err)					\
+{									\
+	return (unsigned long long)__ak_htab_lookup_impl(h, (const unsigned long long *)key, \
+							 n, err);		\
+}									\
+									\
+__AK_HTAB_WRITERS(n, sleepable, __AK_HTAB_SLEEPABLE)			\
+__AK_HTAB_WRITERS(n, nosleep, __AK_HTAB_NOSLEEP)				\
+									\
+__ak_global int __ak_htab_unlink_nosleep##n(__arg_arena struct ak_htab __arena *h, \
+					    __ak_nonnull const struct __ak_htab_key##n *key, \
+					    __ak_nonnull unsigned long long *node) \
+{									\
+	struct ak_htab_node __arena *found;				\
+	int err = __ak_htab_unlink(h, (const unsigned long long *)key, n, \
+				   __AK_HTAB_NOSLEEP, &found);		\
+									\
+	*node = err ? 0 : (unsigned long long)found;			\
+	return err;							\
+}									\
+									\
+__ak_global unsigned long long							\
+__ak_htab_lookup_lock##n(__arg_arena struct ak_htab __arena *h,		\
+			 __ak_nonnull const struct __ak_htab_key##n *key,	\
+			 __ak_nonnull struct __ak_htab_locked *l)		\
+{									\
+	return (unsigned long long)__ak_htab_lookup_lock_impl(h,	\
+			(const unsigned long long *)key, n, l);		\
+}
+
+/* The hash of a key of @words words @w (zero past the table's key size). */
+static __ak_always_inline unsigned long long __ak_htab_hash(const struct ak_htab __arena *h,
+							    const unsigned long long *w,
+							    unsigned int words)
+{
+	unsigned int size = h->key_size;	/* the caller checked it is @words' */
+
+#ifdef AK_HTAB_TEST_HASH
+	/* Tests force collisions with their own hash. */
+	return AK_HTAB_TEST_HASH(h, w, words, size);
+#else
+	return __ak_siphash(w, words, size, h->seed[0], h->seed[1], 1, 3);
+#endif
+}
+
+/*
+ * Fill @k (__AK_HTAB_WORDS(@size) words) with a caller's key of constant
+ * @size, a word at a time through one 8-byte local. One memcpy from a key
+ * of byte alignment (a struct of chars) is lowered by clang to all the byte
+ * loads first, then the stores: for a 64-byte key, dozens of spill slots,
+ * over a hundred bytes of the caller's 512-byte stack. The volatile store
+ * keeps clang from merging the words back into that memcpy.
+ */
+#define __ak_htab_key_load(k, src, size)				\
+	do {								\
+		const void *___ak_ks = (src);				\
+		unsigned long long ___ak_kx;				\
+		unsigned int ___ak_ki;					\
+									\
+		_Static_assert((size) >= 1 && (size) <= AK_HTAB_MAX_KEY, \
+			       "an arena hash table key is 1 to AK_HTAB_MAX_KEY bytes"); \
+		__AK_UNROLL						\
+		for (___ak_ki = 0; ___ak_ki < __AK_HTAB_WORDS(size); ___ak_ki++) { \
+			___ak_kx = 0;					\
+			if (___ak_ki * 8 + 8 <= (size))			\
+				__builtin_memcpy(&___ak_kx,		\
+						 (const char *)___ak_ks + ___ak_ki * 8, 8); \
+			else						\
+				__builtin_memcpy(&___ak_kx,		\
+						 (const char *)___ak_ks + ___ak_ki * 8, \
+						 (size) % 8);		\
+			((volatile unsigned long long *)(k))[___ak_ki] = ___ak_kx; \
+		}							\
+	} while (0)
+
+static __ak_always_inline int __ak_htab_key_equal(const struct ak_htab_node __arena *node,
+						  const unsigned long long *w, unsigned int words)
+{
+	unsigned int i;
+
+	__AK_UNROLL
+	for (i = 0; i < AK_HTAB_MAX_KEY / 8; i++) {
+		if (i == words)
+			return 1;
+		if (node->data[i] != w[i])
+			return 0;
+	}
+	return 1;
+}
+
+/* As __ak_htab_value, for a key of @words words known at compile time: no load. */
+static __ak_always_inline void __arena *__ak_htab_value_at(struct ak_htab_node __arena *node,
+							   unsigned int words)
+{
+	return (void __arena *)&node->data[words];
+}
+
+/*
+ * Copy a value of constant @size from the caller's @src (stack or global,
+ * any alignment) into arena @dst (whole words: the last one's bytes past
+ * @size are stored as zero), a word at a time through one 8-byte local.
+ *
+ * Every arena access of the value copies (this and __ak_htab_value_fetch)
+ * is volatile. clang turns a plain copy loop into a memcpy, which clang-19
+ * lowers without the arena address cast, and the verifier refuses the
+ * program ("R0 invalid mem access 'scalar'"; values over 8 bytes).
+ * Volatile forbids only merging or dropping that one access; a compiler
+ * barrier per word would also make clang reload from memory everything
+ * else it holds. So the copy stays a load and a store per word (from an
+ * aligned source; bytes are gathered from an unaligned one), unrolled, and
+ * no copy of the value is made on the caller's stack.
+ */
+#define __ak_htab_value_store(dst, src, size)				\
+	do {								\
+		volatile unsigned long long __arena *___ak_d =		\
+			(volatile unsigned long long __arena *)(dst);	\
+		const void *___ak_s = (src);				\
+		unsigned long long ___ak_x;				\
+		unsigned int ___ak_i;					\
+									\
+		__AK_UNROLL						\
+		for (___ak_i = 0; ___ak_i * 8 + 8 <= (size); ___ak_i++) {	\
+			__builtin_memcpy(&___ak_x, (const char *)___ak_s + ___ak_i * 8, 8); \
+			___ak_d[___ak_i] = ___ak_x;			\
+		}							\
+		if ((size) % 8) {					\
+			___ak_x = 0;					\
+			__builtin_memcpy(&___ak_x, (const char *)___ak_s + (size) / 8 * 8, \
+					 (size) % 8);			\
+			___ak_d[(size) / 8] = ___ak_x;			\
+		}							\
+	} while (0)
+
+/*
+ * Copy a value of constant @size from arena @src (whole words) to the
+ * caller's @dst, a word at a time: volatile loads, as __ak_htab_value_store
+ * explains. User space has no address cast to lose, and one memcpy there
+ * lets gcc see that all of @dst was written (it warns of "maybe
+ * uninitialized" bytes after a loop of them).
+ */
+#ifndef __BPF__
+#define __ak_htab_value_fetch(dst, src, size)				\
+	__builtin_memcpy((dst), (const void *)(src), (size))
+#else
+#define __ak_htab_value_fetch(dst, src, size)				\
+	do {								\
+		const volatile unsigned long long __arena *___ak_s =	\
+			(const volatile unsigned long long __arena *)(src); \
+		void *___ak_d = (dst);					\
+		unsigned long long ___ak_x;				\
+		unsigned int ___ak_i;					\
+									\
+		__AK_UNROLL						\
+		for (___ak_i = 0; ___ak_i * 8 + 8 <= (size); ___ak_i++) {	\
+			___ak_x = ___ak_s[___ak_i];			\
+			__builtin_memcpy((char *)___ak_d + ___ak_i * 8, &___ak_x, 8); \
+		}							\
+		if ((size) % 8) {					\
+			___ak_x = ___ak_s[(size) / 8];			\
+			__builtin_memcpy((char *)___ak_d + (size) / 8 * 8, &___ak_x, \
+					 (size) % 8);			\
+		}							\
+	} while (0)
+#endif
+
+#endif /* __ARENAKIT_HTAB_IMPL_KEY_H */

@@ -1,0 +1,579 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * arenakit/htab_impl_ops.h - the calls on one key: finding it in a chain,
+ * lookup (lock-free, then under the bucket's lock), update, delete, and
+ * the locked lookup that copies; then their out-of-line versions, one per
+ * key width, which the calls' macros (htab.h) reach. Internal: part of
+ * <arenakit/htab.h> (through htab_impl.h).
+ */
+#ifndef __ARENAKIT_HTAB_H
+#error "<arenakit/htab_impl_ops.h> is internal: include <arenakit/htab.h>"
+#elif !defined(__ARENAKIT_HTAB_IMPL_OPS_H)
+#define __ARENAKIT_HTAB_IMPL_OPS_H
+
+#include <arenakit/alloc.h>
+#include <arenakit/lock.h>
+
+/*
+ * Find the key @w of @words words and hash @hash in the chain of @bucket.
+ * Returns 0 with *@found set (or NULL), or -AK_EBUDGET. *@link gets the
+ * word that points at the node found (for unlinking), when @link is given.
+ */
+static __ak_always_inline int __ak_htab_chain_find(unsigned long long __arena *bucket,
+						   unsigned long long hash,
+						   const unsigned long long *w,
+						   unsigned int words,
+						   struct ak_htab_node __arena **found,
+						   unsigned long long __arena **link)
+{
+	struct ak_htab_node __arena *node = __ak_htab_node_of(ak_read_once(*bucket));
+	unsigned long long __arena *at = bucket;
+
+	*found = 0;
+	while (node) {
+		ak_cond_break_label(cut);
+		if (node->hash == hash && __ak_htab_key_equal(node, w, words)) {
+			*found = node;
+			break;
+		}
+		at = (unsigned long long __arena *)&node->next;
+		node = ak_read_once(node->next);
+	}
+	if (link)
+		*link = at;
+	return 0;
+cut:
+	return -AK_EBUDGET;
+}
+
+/*
+ * Find @key with its bucket locked; the caller is counted in as a mover,
+ * so the bucket's array outlives the lock. Returns 0 with *@bucketp locked
+ * and *@nodep the entry, or an error (-ENOENT: absent) with nothing held.
+ */
+static __ak_always_inline int __ak_htab_lock_find(struct ak_htab __arena *h,
+						  unsigned long long hash,
+						  const unsigned long long *w,
+						  unsigned int words,
+						  unsigned long long __arena **bucketp,
+						  struct ak_htab_node __arena **nodep)
+{
+	unsigned long long __arena *bucket, *newer;
+	unsigned int tries;
+	int err = -EBUSY;
+
+	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
+	     tries++) {
+		bucket = __ak_htab_bucket(h, hash, &newer);
+		err = ak_bit_lock_acquire(bucket);
+		if (err)
+			return err;
+		if (ak_read_once(*bucket) == (__AK_HTAB_MOVED | __AK_HTAB_LOCKED)) {
+			/* Moved since __ak_htab_bucket looked: look again. */
+			ak_bit_lock_release(bucket);
+			err = -EBUSY;
+			continue;
+		}
+		err = __ak_htab_chain_find(bucket, hash, w, words, nodep, 0);
+		if (!err && !*nodep && newer && (ak_read_once(*bucket) & __AK_HTAB_MOVED)) {
+			/*
+			 * Partly moved, and held still by its lock: the rest is in
+			 * the new bucket (locked second, as a mover does).
+			 */
+			err = ak_bit_lock_acquire(newer);
+			ak_bit_lock_release(bucket);
+			if (err)
+				return err;
+			bucket = newer;
+			err = __ak_htab_chain_find(bucket, hash, w, words, nodep, 0);
+		}
+		if (!err && !*nodep)
+			err = -ENOENT;
+		if (err) {
+			ak_bit_lock_release(bucket);
+			return err;
+		}
+		*bucketp = bucket;
+		return 0;
+	}
+	return err;
+}
+
+/* Look the key @w of @words words up. */
+static __ak_always_inline void __arena *__ak_htab_lookup_impl(struct ak_htab __arena *h,
+							      const unsigned long long *w,
+							      unsigned int words, int *errp)
+{
+	unsigned long long hash = __ak_htab_hash(h, w, words), gen, head;
+	unsigned long long __arena *bucket, *newer;
+	/* Its own variable: a may_goto exit must not store an unset bucket. */
+	unsigned long long __arena *locked = 0;
+	struct ak_htab_node __arena *node;
+	unsigned int tries;
+	int err = 0;
+
+	if (!ak_read_once(h->cur)) {
+		err = -EINVAL;
+		goto fail;
+	}
+	/*
+	 * Lock-free first. A miss is the answer only if nothing could have
+	 * led the walk astray: the generation did not move (no node it passed
+	 * was freed) and the bucket was unlocked and is unchanged (a mover
+	 * relinks the nodes of the locked bucket it moves, and a reader that
+	 * follows a moved node ends in another chain).
+	 */
+	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
+	     tries++) {
+		gen = ak_read_once(h->gen);
+		bucket = __ak_htab_bucket(h, hash, &newer);
+		head = ak_read_once(*bucket);
+		err = __ak_htab_chain_find(bucket, hash, w, words, &node, 0);
+		/* A partly moved old bucket: the rest is in the new one. */
+		if (!err && !node && newer && (head & __AK_HTAB_MOVED))
+			err = __ak_htab_chain_find(newer, hash, w, words, &node, 0);
+		if (err)
+			goto fail;
+		if (node)
+			return __ak_htab_value_at(node, words);
+		if (!(head & (__AK_HTAB_LOCKED | __AK_HTAB_MOVED)) &&
+		    ak_read_once(*bucket) == head && ak_read_once(h->gen) == gen)
+			goto fail_noent;
+	}
+	/*
+	 * The table kept changing: look under the bucket's lock, held so that
+	 * an old array is not freed while its bucket is locked.
+	 */
+	__ak_htab_hold(h);
+	err = __ak_htab_lock_find(h, hash, w, words, &locked, &node);
+	if (!err)
+		ak_bit_lock_release(locked);
+	__ak_htab_unhold(h);
+	if (err)
+		goto fail;
+	return __ak_htab_value_at(node, words);
+fail_noent:
+	err = -ENOENT;
+fail:
+	if (errp)
+		*errp = err;
+	return 0;
+}
+
+/* ak_htab_lookup: the key loaded into words, then the lookup of its width. */
+#define __ak_htab_lookup_key(h, key, err)				\
+	({								\
+		struct ak_htab __arena *___ak_h = (h);			\
+		typeof(key) ___ak_key = (key);				\
+		unsigned long long ___ak_k[__AK_HTAB_WORDS(sizeof(*___ak_key))]; \
+		void __arena *___ak_v = 0;				\
+		int *___ak_e = (err), ___ak_err = -EINVAL;		\
+									\
+		if (sizeof(*___ak_key) == ___ak_h->key_size) {		\
+			__ak_htab_key_load(___ak_k, ___ak_key, sizeof(*___ak_key)); \
+			___ak_v = (void __arena *)__AK_HTAB_BY_WIDTH(__ak_htab_lookup, \
+				__AK_HTAB_WORDS(sizeof(*___ak_key)),	\
+				___ak_h, (const void *)___ak_k, &___ak_err); \
+		}							\
+		if (!___ak_v && ___ak_e)				\
+			*___ak_e = ___ak_err;				\
+		___ak_v;						\
+	})
+
+/* An update's flags past the public ones: ak_htab_lookup_or_init's insert. */
+#define __AK_HTAB_INIT 3
+
+/* An update in progress: the bucket it holds locked and the node it fills. */
+struct __ak_htab_update {
+	unsigned long long __arena *bucket;
+	struct ak_htab_node __arena *node;
+	int fresh;			/* a new node: linked by __ak_htab_update_end */
+	int err;
+};
+
+/*
+ * Lock the home bucket of @key and find its node there: 0 with the bucket
+ * locked (*@node NULL if absent and the flags allow adding it), or an error
+ * with nothing held.
+ */
+static __ak_always_inline int __ak_htab_lock_find_for(struct ak_htab __arena *h,
+						      unsigned long long hash,
+						      const unsigned long long *w,
+						      unsigned int words,
+						      unsigned long long flags,
+						      enum __ak_htab_caller caller,
+						      unsigned long long __arena **bucket,
+						      struct ak_htab_node __arena **node)
+{
+	int err = __ak_htab_lock_home(h, hash, caller, bucket);
+
+	if (err)
+		return err;
+	err = __ak_htab_chain_find(*bucket, hash, w, words, node, 0);
+	if (!err && *node && flags == AK_HTAB_NOEXIST)
+		err = -EEXIST;
+	if (!err && !*node && flags == AK_HTAB_EXIST)
+		err = -ENOENT;
+	if (err)
+		ak_bit_lock_release(*bucket);
+	return err;
+}
+
+/*
+ * Find or make the node for @key under its bucket's lock. Returns the
+ * value to write (the caller writes it before __ak_htab_update_end links a
+ * fresh node), or NULL with @u->err set.
+ *
+ * A new node comes from this CPU's allocator cache with the bucket held,
+ * so an insert locks and walks its chain once. When the cache has none, it
+ * is allocated with no lock held, then the bucket is looked at again: no
+ * bucket lock is held across a call that may sleep (lock.h). A sleepable
+ * allocation may sleep in the page kfunc, and a holder that sleeps leaves
+ * every writer of the bucket spinning, on CPUs the sleeper may need: with
+ * no preemption in the kernel, until the soft-lockup detector fires.
+ */
+static __ak_always_inline void __arena *
+__ak_htab_update_begin(struct ak_htab __arena *h, const unsigned long long *w, unsigned int words,
+		       unsigned long long flags, enum __ak_htab_caller caller,
+		       struct __ak_htab_update *u)
+{
+	unsigned long long hash = __ak_htab_hash(h, w, words);
+	struct ak_htab_node __arena *node, *spare;
+	unsigned long long __arena *bucket;
+	unsigned int i;
+	int err;
+
+	u->fresh = 0;
+	if (flags > __AK_HTAB_INIT || !ak_read_once(h->cur)) {
+		err = -EINVAL;
+		goto fail;
+	}
+	if (caller == __AK_HTAB_SLEEPABLE)
+		__ak_htab_grow(h);	/* may not find memory: this entry needs a node only */
+	err = __ak_htab_lock_find_for(h, hash, w, words, flags, caller, &bucket, &node);
+	if (err)
+		goto fail;
+	if (!node) {
+		spare = __ak_alloc_from_cache(h->node_size);
+		if (!spare) {
+			ak_bit_lock_release(bucket);
+			spare = caller == __AK_HTAB_SLEEPABLE ?
+				ak_alloc_err(h->node_size, &err) :
+				ak_alloc_nosleep_err(h->node_size, &err);
+			if (!spare)
+				goto fail;
+			err = __ak_htab_lock_find_for(h, hash, w, words, flags, caller, &bucket,
+						      &node);
+			if (err || node) {
+				/* Added by someone else meanwhile; this free never waits. */
+				ak_free_nosleep(spare);
+				if (err)
+					goto fail;
+			}
+		}
+		if (!node) {
+			spare->hash = hash;
+			__AK_UNROLL
+			for (i = 0; i < words; i++)
+				spare->data[i] = w[i];
+			node = spare;
+			u->fresh = 1;
+		}
+	}
+	u->node = node;
+	u->bucket = bucket;
+	return __ak_htab_value_at(node, words);
+fail:
+	u->err = err;
+	return 0;
+}
+
+/*
+ * Link a fresh node (its value written) and release the bucket. The link
+ * is an exchange, fully ordered: a lock-free reader that sees the node sees
+ * it whole. The generation moves before the bucket is released, so a
+ * lock-free miss that saw the bucket unlocked at both ends sees it move.
+ */
+static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_htab_update *u)
+{
+	if (u->fresh) {
+		u->node->next = __ak_htab_node_of(*u->bucket);
+		ak_xchg(u->bucket, (unsigned long long)u->node | __AK_HTAB_LOCKED);
+		ak_atomic_add(&h->count, 1);
+		ak_fetch_add(&h->gen, 1);
+	}
+	ak_bit_lock_release(u->bucket);
+}
+
+/*
+ * Store *@value under *@key as @flags say, allocating as @caller may: the
+ * value's address, or NULL with *@errp set. With __AK_HTAB_INIT (internal:
+ * ak_htab_lookup_or_init), an entry already there keeps its value and its
+ * address is returned; only a new one gets *@value.
+ */
+#define __ak_htab_update_value(h, key, value, flags, caller, errp)	\
+	({								\
+		struct ak_htab __arena *___ak_h = (h);			\
+		typeof(key) ___ak_key = (key);				\
+		typeof(value) ___ak_val = (value);			\
+		unsigned long long ___ak_flags = (flags);		\
+		unsigned long long ___ak_k[__AK_HTAB_WORDS(sizeof(*___ak_key))]; \
+		struct __ak_htab_update ___ak_u = { .err = -EINVAL };	\
+		void __arena *___ak_v = 0;				\
+									\
+		if (sizeof(*___ak_key) == ___ak_h->key_size &&		\
+		    sizeof(*___ak_val) == ___ak_h->value_size) {	\
+			__ak_htab_key_load(___ak_k, ___ak_key, sizeof(*___ak_key)); \
+			___ak_v = (void __arena *)((caller) == __AK_HTAB_SLEEPABLE ? \
+				__AK_HTAB_BY_WIDTH(__ak_htab_begin_sleepable, \
+						   __AK_HTAB_WORDS(sizeof(*___ak_key)), \
+						   ___ak_h, (const void *)___ak_k, \
+						   ___ak_flags, &___ak_u) : \
+				__AK_HTAB_BY_WIDTH(__ak_htab_begin_nosleep, \
+						   __AK_HTAB_WORDS(sizeof(*___ak_key)), \
+						   ___ak_h, (const void *)___ak_k, \
+						   ___ak_flags, &___ak_u)); \
+			if (___ak_v) {					\
+				if (___ak_flags != __AK_HTAB_INIT || ___ak_u.fresh) \
+					__ak_htab_value_store(___ak_v, ___ak_val, \
+							      sizeof(*___ak_val)); \
+				__ak_htab_update_end(___ak_h, &___ak_u); \
+			}						\
+		}							\
+		if (!___ak_v)						\
+			*(errp) = ___ak_u.err;				\
+		___ak_v;						\
+	})
+
+/* ak_htab_update[_nosleep]: the flags a caller may give, then the store. */
+#define __ak_htab_update(h, key, value, flags, caller)			\
+	({								\
+		struct ak_htab __arena *___ak_uh = (h);			\
+		typeof(key) ___ak_ukey = (key);				\
+		typeof(value) ___ak_uval = (value);			\
+		unsigned long long ___ak_uflags = (flags);		\
+		int ___ak_uerr = -EINVAL;				\
+									\
+		if (___ak_uflags <= AK_HTAB_EXIST &&			\
+		    __ak_htab_update_value(___ak_uh, ___ak_ukey, ___ak_uval, ___ak_uflags, \
+					   caller, &___ak_uerr))		\
+			___ak_uerr = 0;					\
+		___ak_uerr;						\
+	})
+
+/* ak_htab_lookup_or_init: a lock-free lookup, then an insert that keeps an entry found. */
+#define __ak_htab_lookup_or_init_key(h, key, init, err)			\
+	({								\
+		struct ak_htab __arena *___ak_oh = (h);			\
+		typeof(key) ___ak_okey = (key);				\
+		typeof(init) ___ak_oinit = (init);			\
+		int *___ak_oe = (err), ___ak_oerr = -EINVAL;		\
+		void __arena *___ak_ov = 0;				\
+									\
+		if (sizeof(*___ak_oinit) == ___ak_oh->value_size) {	\
+			___ak_ov = ak_htab_lookup(___ak_oh, ___ak_okey, &___ak_oerr); \
+			if (!___ak_ov && ___ak_oerr == -ENOENT)		\
+				___ak_ov = __ak_htab_update_value(___ak_oh, ___ak_okey, \
+					___ak_oinit, __AK_HTAB_INIT,	\
+					__AK_HTAB_NOSLEEP, &___ak_oerr); \
+		}							\
+		if (!___ak_ov && ___ak_oe)				\
+			*___ak_oe = ___ak_oerr;				\
+		___ak_ov;						\
+	})
+
+/*
+ * Take @node, found at *@link in the chain of the locked @bucket, out of
+ * the table. Returns the generation before this change.
+ */
+static __ak_always_inline unsigned long long __ak_htab_unlink_at(struct ak_htab __arena *h,
+								 unsigned long long __arena *bucket,
+								 unsigned long long __arena *link,
+								 struct ak_htab_node __arena *node)
+{
+	struct ak_htab_node __arena *next = node->next;
+
+	if (link == bucket)
+		ak_write_once(*bucket, (unsigned long long)next | __AK_HTAB_LOCKED);
+	else
+		ak_write_once(*link, (unsigned long long)next);
+	ak_atomic_add(&h->count, -1ULL);
+	return ak_fetch_add(&h->gen, 1);
+}
+
+/*
+ * Unlink the node of @key under its bucket's lock; the caller owns it then
+ * (reads its value, frees it). 0 with *@nodep set, or an error.
+ */
+static __ak_always_inline int __ak_htab_unlink(struct ak_htab __arena *h,
+					       const unsigned long long *w, unsigned int words,
+					       enum __ak_htab_caller caller,
+					       struct ak_htab_node __arena **nodep)
+{
+	unsigned long long hash = __ak_htab_hash(h, w, words);
+	unsigned long long __arena *bucket;
+	unsigned long long __arena *link;
+	struct ak_htab_node __arena *node;
+	int err;
+
+	if (!ak_read_once(h->cur))
+		return -EINVAL;
+	err = __ak_htab_lock_home(h, hash, caller, &bucket);
+	if (err)
+		return err;
+	err = __ak_htab_chain_find(bucket, hash, w, words, &node, &link);
+	if (!err && !node)
+		err = -ENOENT;
+	if (!err) {
+		__ak_htab_unlink_at(h, bucket, link, node);
+		*nodep = node;
+	}
+	ak_bit_lock_release(bucket);
+	return err;
+}
+
+/* Unlink the key @w of @words words and free its node as @caller may. */
+static __ak_always_inline int __ak_htab_delete_impl(struct ak_htab __arena *h,
+						    const unsigned long long *w, unsigned int words,
+						    enum __ak_htab_caller caller)
+{
+	struct ak_htab_node __arena *node;
+	int err = __ak_htab_unlink(h, w, words, caller, &node);
+
+	if (err)
+		return err;
+	return caller == __AK_HTAB_SLEEPABLE ? ak_free(node) : ak_free_nosleep(node);
+}
+
+__ak_global int __ak_htab_free_nosleep(__arg_arena void __arena *node)
+{
+	return ak_free_nosleep(node);
+}
+
+#define __ak_htab_delete_key(h, key, caller)				\
+	({								\
+		struct ak_htab __arena *___ak_h = (h);			\
+		typeof(key) ___ak_key = (key);				\
+		unsigned long long ___ak_k[__AK_HTAB_WORDS(sizeof(*___ak_key))]; \
+		int ___ak_err = -EINVAL;				\
+									\
+		if (sizeof(*___ak_key) == ___ak_h->key_size) {		\
+			__ak_htab_key_load(___ak_k, ___ak_key, sizeof(*___ak_key)); \
+			___ak_err = (caller) == __AK_HTAB_SLEEPABLE ?	\
+				__AK_HTAB_BY_WIDTH(__ak_htab_delete_sleepable, \
+						   __AK_HTAB_WORDS(sizeof(*___ak_key)), \
+						   ___ak_h, (const void *)___ak_k) :	\
+				__AK_HTAB_BY_WIDTH(__ak_htab_delete_nosleep, \
+						   __AK_HTAB_WORDS(sizeof(*___ak_key)), \
+						   ___ak_h, (const void *)___ak_k);	\
+		}							\
+		___ak_err;						\
+	})
+
+/* ak_htab_lookup_and_delete: unlink under the lock, copy the value, free the node. */
+#define __ak_htab_lookup_and_delete_key(h, key, value)			\
+	({								\
+		struct ak_htab __arena *___ak_h = (h);			\
+		typeof(key) ___ak_key = (key);				\
+		typeof(value) ___ak_val = (value);			\
+		unsigned long long ___ak_k[__AK_HTAB_WORDS(sizeof(*___ak_key))]; \
+		unsigned long long ___ak_n = 0;				\
+		int ___ak_err = -EINVAL;				\
+									\
+		if (sizeof(*___ak_key) == ___ak_h->key_size &&		\
+		    sizeof(*___ak_val) == ___ak_h->value_size) {	\
+			__ak_htab_key_load(___ak_k, ___ak_key, sizeof(*___ak_key)); \
+			___ak_err = __AK_HTAB_BY_WIDTH(__ak_htab_unlink_nosleep, \
+				__AK_HTAB_WORDS(sizeof(*___ak_key)),	\
+				___ak_h, (const void *)___ak_k, &___ak_n); \
+			if (!___ak_err) {				\
+				__ak_htab_value_fetch(___ak_val,	\
+					__ak_htab_value(___ak_h, (struct ak_htab_node __arena *)___ak_n), \
+					sizeof(*___ak_val));		\
+				___ak_err = __ak_htab_free_nosleep((void __arena *)___ak_n); \
+			}						\
+		}							\
+		___ak_err;						\
+	})
+
+/* A lookup that holds its bucket's lock while the caller copies the value. */
+struct __ak_htab_locked {
+	unsigned long long __arena *bucket;
+	int err;
+};
+
+/*
+ * The value's address with its bucket locked and the caller counted in as
+ * a mover (__ak_htab_unlock ends both), or 0 with @l->err set.
+ */
+static __ak_always_inline void __arena *
+__ak_htab_lookup_lock_impl(struct ak_htab __arena *h, const unsigned long long *w,
+			   unsigned int words, struct __ak_htab_locked *l)
+{
+	/* Set by __ak_htab_lock_find on success; gcc -Og cannot tell. */
+	struct ak_htab_node __arena *node = 0;
+	unsigned long long __arena *bucket = 0;
+	int err;
+
+	if (!ak_read_once(h->cur)) {
+		l->err = -EINVAL;
+		return 0;
+	}
+	__ak_htab_hold(h);
+	err = __ak_htab_lock_find(h, __ak_htab_hash(h, w, words), w, words, &bucket, &node);
+	if (err) {
+		__ak_htab_unhold(h);
+		l->err = err;
+		return 0;
+	}
+	l->bucket = bucket;
+	return __ak_htab_value_at(node, words);
+}
+
+static inline void __ak_htab_unlock(struct ak_htab __arena *h, struct __ak_htab_locked *l)
+{
+	ak_bit_lock_release(l->bucket);
+	__ak_htab_unhold(h);
+}
+
+/* ak_htab_lookup_copy: the value copied with its bucket locked. */
+#define __ak_htab_lookup_copy_key(h, key, value)			\
+	({								\
+		struct ak_htab __arena *___ak_h = (h);			\
+		typeof(key) ___ak_key = (key);				\
+		typeof(value) ___ak_val = (value);			\
+		unsigned long long ___ak_k[__AK_HTAB_WORDS(sizeof(*___ak_key))]; \
+		struct __ak_htab_locked ___ak_l = { .err = -EINVAL };	\
+		void __arena *___ak_v;					\
+									\
+		if (sizeof(*___ak_key) == ___ak_h->key_size &&		\
+		    sizeof(*___ak_val) == ___ak_h->value_size) {	\
+			__ak_htab_key_load(___ak_k, ___ak_key, sizeof(*___ak_key)); \
+			___ak_v = (void __arena *)__AK_HTAB_BY_WIDTH(__ak_htab_lookup_lock, \
+				__AK_HTAB_WORDS(sizeof(*___ak_key)),	\
+				___ak_h, (const void *)___ak_k, &___ak_l); \
+			if (___ak_v) {					\
+				__ak_htab_value_fetch(___ak_val, ___ak_v, sizeof(*___ak_val)); \
+				__ak_htab_unlock(___ak_h, &___ak_l);	\
+				___ak_l.err = 0;			\
+			}						\
+		}							\
+		___ak_l.err;						\
+	})
+
+/* The out-of-line versions of the calls above, one per key width (htab_impl_key.h). */
+__AK_HTAB_WIDTHS(__AK_HTAB_WIDTH, )
+
+static inline unsigned long long ak_htab_count(const struct ak_htab __arena *h)
+{
+	return h->count;
+}
+
+static inline int ak_htab_reserve(struct ak_htab __arena *h, unsigned long long n)
+{
+	if (!ak_read_once(h->cur))
+		return -EINVAL;
+	return ak_alloc_reserve(h->node_size, n);
+}
+
+#endif /* __ARENAKIT_HTAB_IMPL_OPS_H */

@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * arenakit/htab_impl_table.h - a table's bucket arrays, and how it grows
+ * from one to the next. Internal: part of <arenakit/htab.h> (through
+ * htab_impl.h, which says how the inside is split).
+ *
+ * A table grows in steps (htab.h says why):
+ *  - __ak_htab_grow, from a sleepable update, allocates an array of twice
+ *    the buckets and publishes it: h->old, then h->cur.
+ *  - While h->old is set, every update and delete first moves the old
+ *    bucket of its own key, then up to AK_HTAB_MIGRATE_STEP more, claimed
+ *    round and round until the growth ends, so one whose lock was busy is
+ *    tried again (__ak_htab_migrate); ak_htab_maintain (htab_impl_walk.h)
+ *    moves the rest. A bucket is moved under its lock, node by node, into
+ *    the new array's buckets (__ak_htab_move_bucket).
+ *  - The mover of the last old bucket retires the old array; the last
+ *    caller that may still hold it frees it (__ak_htab_moved_one says why
+ *    no one can touch it then).
+ *  - A writer locks the bucket its key belongs in, in the current array,
+ *    only once that key's old bucket is moved (__ak_htab_lock_home); a
+ *    reader looks in the old array's bucket until it is moved
+ *    (__ak_htab_bucket).
+ */
+#ifndef __ARENAKIT_HTAB_H
+#error "<arenakit/htab_impl_table.h> is internal: include <arenakit/htab.h>"
+#elif !defined(__ARENAKIT_HTAB_IMPL_TABLE_H)
+#define __ARENAKIT_HTAB_IMPL_TABLE_H
+
+#include <arenakit/alloc.h>
+#include <arenakit/lock.h>
+
+_Static_assert(sizeof(struct __ak_htab_table) + AK_HTAB_MAX_BUCKETS * 8 <= AK_ALLOC_MAX &&
+	       sizeof(struct __ak_htab_table) + AK_HTAB_MAX_BUCKETS * 16 > AK_ALLOC_MAX,
+	       "AK_HTAB_MAX_BUCKETS must be the largest array one allocation holds");
+
+/*
+ * What a caller may do with memory, passed down to every helper that
+ * allocates or frees: a sleepable program takes pages from the kernel and
+ * gives them back (ak_alloc, ak_free); any other program uses the pool
+ * only (ak_alloc_nosleep, ak_free_nosleep). Readers never free at all
+ * (__ak_htab_unhold).
+ */
+enum __ak_htab_caller {
+	__AK_HTAB_NOSLEEP,
+	__AK_HTAB_SLEEPABLE,
+};
+
+/* An array of @nbuckets empty buckets, allocated as @caller may; NULL: see *@err. */
+static __ak_always_inline struct __ak_htab_table __arena *
+__ak_htab_table_new(unsigned long long nbuckets, enum __ak_htab_caller caller, int *err)
+{
+	unsigned long long bytes = sizeof(struct __ak_htab_table) + nbuckets * 8, i;
+	struct __ak_htab_table __arena *t;
+
+	t = caller == __AK_HTAB_SLEEPABLE ? ak_alloc_err(bytes, err) :
+					    ak_alloc_nosleep_err(bytes, err);
+	if (!t)
+		return 0;
+	/* Whole pages come zeroed from the kernel; a reused block does not. */
+	if (bytes <= AK_ALLOC_MAX_SMALL) {
+		for (i = ak_opaque_zero(); i < nbuckets && ak_can_loop; i++)
+			t->buckets[i] = 0;
+		if (i < nbuckets) {
+			ak_free_nosleep(t);
+			*err = -AK_EBUDGET;
+			return 0;
+		}
+	}
+	t->nbuckets = nbuckets;
+	return t;
+}
+
+/* The sizes and the seed, the growth state cleared, then the first array. */
+static inline int ak_htab_init(struct ak_htab __arena *h, unsigned int key_size,
+			       unsigned int value_size, unsigned long long buckets)
+{
+	unsigned long long n = AK_HTAB_MIN_BUCKETS;
+	int err = 0;
+
+	if (!key_size || key_size > AK_HTAB_MAX_KEY || !value_size ||
+	    value_size > AK_HTAB_MAX_VALUE || buckets > AK_HTAB_MAX_BUCKETS)
+		return -EINVAL;
+	while (n < buckets && ak_can_loop)
+		n <<= 1;
+	h->key_size = key_size;
+	h->value_size = value_size;
+	h->key_words = (key_size + 7) / 8;
+	h->node_size = sizeof(struct ak_htab_node) + h->key_words * 8 + (value_size + 7) / 8 * 8;
+#ifdef __BPF__
+	h->seed[0] = (unsigned long long)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
+	h->seed[1] = (unsigned long long)bpf_get_prandom_u32() << 32 | bpf_get_prandom_u32();
+#endif
+	h->count = 0;
+	ak_arena_store_barrier();
+	h->old = 0;
+	ak_arena_store_barrier();
+	h->claimed = 0;
+	ak_arena_store_barrier();
+	h->moved = 0;
+	ak_arena_store_barrier();
+	h->movers = 0;
+	ak_arena_store_barrier();
+	h->retired = 0;
+	h->cur = __ak_htab_table_new(n, __AK_HTAB_SLEEPABLE, &err);
+	h->gen++;
+	if (h->cur)
+		return 0;
+	h->key_size = 0;	/* refused by every call until a good init */
+	h->value_size = 0;
+	return err;
+}
+
+/*
+ * The bucket @hash lives in now: the old array's, unless it was moved.
+ * For an old bucket, *@newer is the new array's bucket of @hash, where the
+ * nodes of a partly moved one are (__AK_HTAB_MOVED set with a chain);
+ * NULL otherwise.
+ */
+static inline unsigned long long __arena *__ak_htab_bucket(struct ak_htab __arena *h,
+							    unsigned long long hash,
+							    unsigned long long __arena **newer)
+{
+	struct __ak_htab_table __arena *cur = ak_read_once(h->cur), *old = ak_read_once(h->old);
+	unsigned long long __arena *bucket;
+
+	*newer = 0;
+	if (old && old != cur) {
+		bucket = &old->buckets[hash & (old->nbuckets - 1)];
+		if (ak_read_once(*bucket) != __AK_HTAB_MOVED) {
+			*newer = &cur->buckets[hash & (cur->nbuckets - 1)];
+			return bucket;
+		}
+	}
+	return &cur->buckets[hash & (cur->nbuckets - 1)];
+}
+
+/*
+ * Move old bucket @i into the new array. Returns 1 if this call moved it,
+ * 0 if it was moved already, or an error (-EBUSY, -AK_EBUDGET). A move cut
+ * part way leaves __AK_HTAB_MOVED set beside the rest of the chain, so
+ * readers look in the new bucket too; the next move of @i goes on from
+ * there.
+ */
+__ak_global int __ak_htab_move_bucket(__arg_arena struct ak_htab __arena *h,
+					    __arg_arena struct __ak_htab_table __arena *old,
+					    __arg_arena struct __ak_htab_table __arena *cur,
+					    unsigned long long i)
+{
+	unsigned long long __arena *from = &old->buckets[i & (old->nbuckets - 1)];
+	unsigned long long __arena *to;
+	struct ak_htab_node __arena *node, *next;
+	int err = ak_bit_lock_acquire(from);
+
+	if (err)
+		return err;
+	if (*from == (__AK_HTAB_MOVED | __AK_HTAB_LOCKED)) {
+		ak_bit_lock_release(from);
+		return 0;
+	}
+	node = __ak_htab_node_of(*from);
+	/* Readers that miss while this runs see the generation move and retry. */
+	ak_fetch_add(&h->gen, 1);
+	while (node) {
+		ak_cond_break_label(cut);
+		next = node->next;
+		to = &cur->buckets[node->hash & (cur->nbuckets - 1)];
+		err = ak_bit_lock_acquire(to);
+		if (err)
+			goto stop;
+		ak_write_once(node->next, __ak_htab_node_of(*to));
+		ak_write_once(*to, (unsigned long long)node | __AK_HTAB_LOCKED);
+		ak_bit_lock_release(to);
+		node = next;
+		/* What is left stays here; MOVED says the rest is in the new array. */
+		ak_write_once(*from, (unsigned long long)node | __AK_HTAB_MOVED | __AK_HTAB_LOCKED);
+	}
+	ak_write_once(*from, __AK_HTAB_MOVED | __AK_HTAB_LOCKED);
+	ak_bit_lock_release(from);
+	ak_fetch_add(&h->gen, 1);
+	return 1;
+cut:
+	err = -AK_EBUDGET;
+stop:
+	ak_bit_lock_release(from);
+	return err;
+}
+
+/*
+ * The old array's lifetime. Whoever may touch it (movers, and readers that
+ * look under a bucket lock) counts itself into h->movers before it reads
+ * h->old, and out when done. The mover that moves the last old bucket
+ * publishes h->retired, clears h->old and only then adds
+ * __AK_HTAB_RETIRED, while still counted in itself. From then on h->movers
+ * holds RETIRED plus one MOVER per caller that read h->old before it was
+ * cleared (a caller counted in later reads NULL and never touches the old
+ * array), so the array is unheld exactly when h->movers is RETIRED: the
+ * one compare-and-swap of RETIRED to 0 that succeeds owns it, and takes it
+ * out of h->retired before anyone may grow again (__ak_htab_grow waits for
+ * h->retired to be NULL), so it can never take a later growth's array.
+ */
+static inline void __ak_htab_moved_one(struct ak_htab __arena *h,
+				       struct __ak_htab_table __arena *old)
+{
+	if (ak_fetch_add(&h->moved, 1) + 1 != old->nbuckets)
+		return;
+	ak_xchg(&h->retired, old);
+	ak_xchg(&h->old, 0);
+	ak_fetch_add(&h->gen, 1);
+	ak_fetch_add(&h->movers, __AK_HTAB_RETIRED);
+}
+
+/* The retired array, if no one holds it and this caller won it; or NULL. */
+static inline struct __ak_htab_table __arena *__ak_htab_take_retired(struct ak_htab __arena *h)
+{
+	if (ak_cmpxchg(&h->movers, __AK_HTAB_RETIRED, 0) != __AK_HTAB_RETIRED)
+		return 0;
+	return ak_xchg(&h->retired, 0);
+}
+
+/*
+ * Count out; the retired array if this caller was the last holder and
+ * must free it. Readers count out with __ak_htab_unhold instead
+ * (htab_impl_common.h), and never free.
+ */
+static inline struct __ak_htab_table __arena *__ak_htab_unhold_last(struct ak_htab __arena *h)
+{
+	if (ak_fetch_add(&h->movers, -__AK_HTAB_MOVER) != __AK_HTAB_MOVER + __AK_HTAB_RETIRED)
+		return 0;
+	return __ak_htab_take_retired(h);
+}
+
+/* Free @retired (may be NULL) as a @caller may. */
+static inline void __ak_htab_free_retired(struct __ak_htab_table __arena *retired,
+					  enum __ak_htab_caller caller)
+{
+	if (!retired)
+		return;
+	if (caller == __AK_HTAB_SLEEPABLE)
+		ak_free(retired);
+	else
+		ak_free_nosleep(retired);
+}
+
+static inline void __ak_htab_mover_leave(struct ak_htab __arena *h, enum __ak_htab_caller caller)
+{
+	__ak_htab_free_retired(__ak_htab_unhold_last(h), caller);
+}
+
+/* Count in as a mover; true, with the two arrays, if the table is growing. */
+static inline int __ak_htab_mover_enter(struct ak_htab __arena *h,
+					struct __ak_htab_table __arena **old,
+					struct __ak_htab_table __arena **cur)
+{
+	__ak_htab_hold(h);
+	*old = ak_read_once(h->old);
+	*cur = ak_read_once(h->cur);
+	return *old && *old != *cur;
+}
+
+/* Move old bucket @i, counting it if this call moved it: 0 or an error. */
+static inline int __ak_htab_move_counted(struct ak_htab __arena *h,
+					 struct __ak_htab_table __arena *old,
+					 struct __ak_htab_table __arena *cur, unsigned long long i)
+{
+	int ret = __ak_htab_move_bucket(h, old, cur, i);
+
+	if (ret > 0)
+		__ak_htab_moved_one(h, old);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * While growing: move the old bucket of @hash (so the caller works on the
+ * new array only), then up to @step more. 0 or an error.
+ */
+static __ak_always_inline int __ak_htab_migrate_impl(struct ak_htab __arena *h,
+						     unsigned long long hash, unsigned int step,
+						     enum __ak_htab_caller caller)
+{
+	struct __ak_htab_table __arena *old, *cur;
+	unsigned long long i;
+	unsigned int done;
+	int ret = 0;
+
+	if (!__ak_htab_mover_enter(h, &old, &cur))
+		goto out;
+	ret = __ak_htab_move_counted(h, old, cur, hash);
+	for (done = (unsigned int)ak_opaque_zero(); !ret && done < step && ak_can_loop; done++) {
+		if (ak_read_once(h->old) != old)
+			break;
+		/*
+		 * Claims go round: a bucket whose move failed (its lock was
+		 * busy) is tried again on a later pass, so the growth ends
+		 * while anyone writes, whatever keys they touch. A second
+		 * pass costs a load per bucket moved already.
+		 */
+		i = ak_fetch_add(&h->claimed, 1) & (old->nbuckets - 1);
+		if (ak_read_once(old->buckets[i]) != __AK_HTAB_MOVED)
+			ret = __ak_htab_move_counted(h, old, cur, i);
+	}
+out:
+	__ak_htab_mover_leave(h, caller);
+	return ret;
+}
+
+__ak_global int __ak_htab_migrate_sleepable(__arg_arena struct ak_htab __arena *h,
+						 unsigned long long hash)
+{
+	return __ak_htab_migrate_impl(h, hash, AK_HTAB_MIGRATE_STEP, __AK_HTAB_SLEEPABLE);
+}
+
+__ak_global int __ak_htab_migrate_nosleep(__arg_arena struct ak_htab __arena *h,
+					       unsigned long long hash)
+{
+	return __ak_htab_migrate_impl(h, hash, AK_HTAB_MIGRATE_STEP, __AK_HTAB_NOSLEEP);
+}
+
+/*
+ * Nothing to move unless growing: the common case costs three loads (the
+ * old array, the current one, the holders' word). A retired array that its
+ * last holder could not free (a reader) is freed here, by the next writer.
+ */
+static __ak_always_inline int __ak_htab_migrate(struct ak_htab __arena *h, unsigned long long hash,
+						enum __ak_htab_caller caller)
+{
+	struct __ak_htab_table __arena *old = ak_read_once(h->old);
+
+	if (!old || old == ak_read_once(h->cur)) {
+		if (ak_read_once(h->movers) == __AK_HTAB_RETIRED)
+			__ak_htab_free_retired(__ak_htab_take_retired(h), caller);
+		return 0;
+	}
+	return caller == __AK_HTAB_SLEEPABLE ? __ak_htab_migrate_sleepable(h, hash) :
+					       __ak_htab_migrate_nosleep(h, hash);
+}
+
+/*
+ * Lock the bucket @hash belongs in, in the current array, after moving its
+ * old bucket if the table is growing. Checked again under the lock: growth
+ * may have started in between, and the key may still sit in the old array.
+ */
+static __ak_always_inline int __ak_htab_lock_home(struct ak_htab __arena *h,
+						  unsigned long long hash,
+						  enum __ak_htab_caller caller,
+						  unsigned long long __arena **bucketp)
+{
+	struct __ak_htab_table __arena *table, *old;
+	unsigned long long __arena *bucket;
+	unsigned int tries;
+	int err, home;
+
+	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
+	     tries++) {
+		err = __ak_htab_migrate(h, hash, caller);
+		if (err)
+			return err;
+		/*
+		 * Held from before h->cur is read until its bucket is locked:
+		 * a growth that starts and ends meanwhile cannot free the
+		 * array under the lock's compare-and-swap. Once locked, the
+		 * array cannot be retired (its bucket cannot be moved).
+		 */
+		__ak_htab_hold(h);
+		table = ak_read_once(h->cur);
+		bucket = &table->buckets[hash & (table->nbuckets - 1)];
+		err = ak_bit_lock_acquire(bucket);
+		if (err) {
+			__ak_htab_unhold(h);
+			return err;
+		}
+		old = ak_read_once(h->old);
+		home = ak_read_once(h->cur) == table &&
+		       (!old || old == table ||
+			ak_read_once(old->buckets[hash & (old->nbuckets - 1)]) == __AK_HTAB_MOVED);
+		__ak_htab_unhold(h);
+		if (home) {
+			*bucketp = bucket;
+			return 0;
+		}
+		ak_bit_lock_release(bucket);
+	}
+	return -EBUSY;
+}
+
+/*
+ * Start growing if the table is loaded past 3/4 (sleepable callers). A
+ * growth that finds no memory is left to a later update: the table works
+ * with longer chains meanwhile.
+ */
+static inline void __ak_htab_grow(struct ak_htab __arena *h)
+{
+	struct __ak_htab_table __arena *cur = ak_read_once(h->cur), *next;
+	int err;
+
+	if (ak_read_once(h->old) ||
+	    ak_read_once(h->count) * AK_HTAB_LOAD_DEN <= cur->nbuckets * AK_HTAB_LOAD_NUM ||
+	    cur->nbuckets >= AK_HTAB_MAX_BUCKETS)
+		return;
+	if (ak_lock_try(&h->grow_lock))
+		return;		/* someone else is starting it */
+	/* The last growth's array, if its last holder could not free it. */
+	__ak_htab_free_retired(__ak_htab_take_retired(h), __AK_HTAB_SLEEPABLE);
+	if (!ak_read_once(h->old) && !ak_read_once(h->retired) && ak_read_once(h->cur) == cur) {
+		next = __ak_htab_table_new(cur->nbuckets * 2, __AK_HTAB_SLEEPABLE, &err);
+		if (next) {
+			ak_write_once(h->claimed, 0);
+			ak_write_once(h->moved, 0);
+			/*
+			 * old before cur, each fully ordered: a reader that
+			 * sees the new cur sees old, and the new array's zeroed
+			 * buckets (loads in order, as on x86-64: see htab_impl.h's
+			 * overview on memory order).
+			 */
+			ak_xchg(&h->old, cur);
+			ak_xchg(&h->cur, next);
+			ak_fetch_add(&h->gen, 1);
+		}
+	}
+	ak_lock_release(&h->grow_lock);
+}
+
+#endif /* __ARENAKIT_HTAB_IMPL_TABLE_H */
