@@ -3,6 +3,10 @@
  * kernel/vm's contract, checked by booting the guest (no BPF involved): the
  * command's exit status comes back, stdout and stderr stay apart, a kernel
  * warning in the guest log fails the run, and a hung guest is killed.
+ *
+ * A system test (tests/system/ checks the machinery around the library by
+ * running what make and users run): it boots the VM, and runs the built
+ * tool there for arenakit info; BPF loads only in the guest.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,6 +5,10 @@
  * Debian 12 offers from the oldest supported (19) up; a wrong -mcpu or an
  * older clang gets the headers' own message first; misuse the compiler can
  * see (tests/mistakes/) is reported by it.
+ *
+ * A system test (tests/system/ checks the machinery around the library by
+ * running what make and users run): it runs every installed clang and
+ * bpftool on the host; nothing is loaded.
  */
 #include <stdio.h>
 #include <stdlib.h>
