@@ -325,30 +325,6 @@ Test(alloc_host, frees_queued_while_busy_are_all_put_back)
 	cr_expect_eq(STATS.pages, 0, "%llu pages kept", STATS.pages);
 }
 
-Test(alloc_host, lock_gives_up_after_its_spins)
-{
-	struct ak_lock lock = { 0 };
-
-	cr_expect_eq(ak_lock_acquire(&lock), 0);
-	cr_expect(ak_lock_is_locked(&lock));
-	cr_expect_eq(ak_lock_acquire(&lock), -EBUSY);
-	ak_lock_release(&lock);
-	cr_expect_not(ak_lock_is_locked(&lock));
-	cr_expect_eq(ak_lock_acquire(&lock), 0);
-}
-
-Test(alloc_host, bit_lock_keeps_the_other_bits)
-{
-	unsigned long long word = 0x1000;
-
-	cr_expect_eq(ak_bit_lock_acquire(&word), 0);
-	cr_expect_eq(word, 0x1001);
-	cr_expect_eq(ak_bit_lock_acquire(&word), -EBUSY);
-	word = 0x2000 | AK_BIT_LOCK;	/* the holder stores, keeping the bit */
-	ak_bit_lock_release(&word);
-	cr_expect_eq(word, 0x2000);
-}
-
 /*
  * Every size up to AK_ALLOC_MAX_SMALL takes the smallest class that holds
  * it, with no block over 12.5% larger than its object (16 bytes aside), and
