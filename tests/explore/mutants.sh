@@ -54,7 +54,8 @@ try_mutant() {
 			tests/host/alloc_pages.c"
 		test=$host_test
 	else
-		sources="tests/explore/explore.c tests/explore/gen.c $(grep -l "^Test(${scenario%%/*}," tests/explore/*.c)"
+		sources="tests/explore/explore.c tests/explore/explore_arena.c tests/explore/gen.c
+			$(grep -l "^Test(${scenario%%/*}," tests/explore/*.c)"
 		test=$scenario
 	fi
 	if ! $CC -I"$dir/include" $CFLAGS -Itests -o "$dir/test" $sources \
