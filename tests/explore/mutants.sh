@@ -54,8 +54,10 @@ try_mutant() {
 			tests/host/alloc_pages.c"
 		test=$host_test
 	else
+		# ... and its parts, the files beside it named after it (NAME_*.c).
+		sources=$(grep -l "^Test(${scenario%%/*}," tests/explore/*.c)
 		sources="tests/explore/explore.c tests/explore/explore_arena.c tests/explore/gen.c
-			$(grep -l "^Test(${scenario%%/*}," tests/explore/*.c)"
+			$sources $(ls ${sources//.c/_*.c} 2> /dev/null)"
 		test=$scenario
 	fi
 	if ! $CC -I"$dir/include" $CFLAGS -Itests -o "$dir/test" $sources \
