@@ -135,7 +135,7 @@ int bench_htab(struct bench *b)
 	if (!skel)
 		return -errno;
 	err = arenakit_load_skeleton(skel->skeleton);
-	for (i = 0; !err && i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (i = 0; !err && i < ARRAY_SIZE(sizes); i++) {
 		if (b->quick && sizes[i] > 1 << 10)
 			break;
 		err = bench_size(b, skel, sizes[i], 0);

@@ -32,10 +32,6 @@
 /* Runs of a program that resumes from where the loop budget cut it. */
 #define STRESS_MAX_RUNS 1000
 
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#endif
-
 /* One line of the summary: a case and how its invariants fared. */
 struct stress_row {
 	const char *scenario;

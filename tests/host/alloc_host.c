@@ -59,7 +59,7 @@ Test(alloc_host, objects_are_usable_and_apart)
 {
 	static const size_t sizes[] = { 1, 8, 9, 24, 100, 104, 105, 500, 1000, 2008, 2009,
 					2016, 2017, 4032, 4033, 10000, 70000 };
-	enum { N = sizeof(sizes) / sizeof(sizes[0]) };
+	enum { N = ARRAY_SIZE(sizes) };
 	unsigned char *obj[N];
 	size_t i, j;
 

@@ -310,16 +310,16 @@ Test(misuse, a_pointer_into_a_large_objects_later_page_is_refused_whatever_the_p
 	memcpy(made_up, slab, 64);
 	h->bump = AK_PAGE_SIZE;
 	memset(h->map, 0xff, sizeof(h->map));
-	for (n = 0; n < sizeof(pages) / sizeof(pages[0]); n++) {
+	for (n = 0; n < ARRAY_SIZE(pages); n++) {
 		big = ak_alloc((size_t)pages[n] * AK_PAGE_SIZE - 64);
 		cr_assert(big);
 		cr_assert_eq(alloc_stats().large_pages, pages[n]);
 		memcpy(own, big - 64, 64);
 		for (k = 1; k < pages[n]; k++) {
 			page = big - 64 + (size_t)k * AK_PAGE_SIZE;
-			for (i = 0; i < sizeof(headers) / sizeof(headers[0]); i++) {
+			for (i = 0; i < ARRAY_SIZE(headers); i++) {
 				memcpy(page, headers[i], 64);
-				for (o = 0; o < sizeof(offsets) / sizeof(offsets[0]); o++)
+				for (o = 0; o < ARRAY_SIZE(offsets); o++)
 					expect_refused_inside(page + offsets[o], big, pages[n]);
 			}
 			memset(page, 0, 64);

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <criterion/criterion.h>
 
+#include <arenakit/arena.h>
 #include "command.h"
 
 #define EXAMPLE "bpf/examples/exec_glob/exec_glob.bpf.c"
@@ -106,7 +107,7 @@ Test(toolchain, clang_older_than_19_is_refused)
 	size_t i;
 	int tried = 0;
 
-	for (i = 0; i < sizeof(old) / sizeof(old[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(old); i++) {
 		if (!installed(old[i]))
 			continue;
 		expect_message(old[i], EXAMPLE, "-mcpu=v3", "arenakit needs clang 19 or newer", 1);

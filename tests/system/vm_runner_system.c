@@ -15,6 +15,8 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 
+#include <arenakit/arena.h>
+
 struct vm_result {
 	int status;
 	char out[4096];
@@ -119,7 +121,7 @@ Test(vm_runner, info_names_the_kernel_changes, .timeout = 120)
 
 	run_vm("", "build/arenakit info", &r);
 	cr_assert_eq(r.status, 0, "arenakit info failed: %s", r.err);
-	for (i = 0; i < sizeof(changes) / sizeof(changes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(changes); i++) {
 		const char *line = strstr(r.out, changes[i].label);
 		int has = !stock && in_series(changes[i].patch);
 
