@@ -107,7 +107,7 @@ static int bench_size(struct bench *b, struct htab_vs_map *skel, unsigned int en
 				bench_sample(no_pool[op], res->ps[op][0] / 1e3);
 	}
 	for (op = 0; op < HTAB_OPS; op++) {
-		/* Issue 23's targets, at 64k entries: lookups 2x the map, inserts 1.5x. */
+		/* The targets, at 64k entries: lookups 2x the map's time, inserts 1.5x. */
 		double goal = entries != 1 << 16 ? 0 :
 			      op == HTAB_HIT || op == HTAB_MISS ? 2.0 :
 			      op == HTAB_INSERT ? 1.5 : 0;
