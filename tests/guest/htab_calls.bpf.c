@@ -60,22 +60,22 @@ int test_htab_flags_and_errors(void *ctx)
 	__u64 __arena *p;
 	int err = 0;
 
-	ak_expect_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 16), 0);
-	ak_expect(!ak_htab_lookup(&table, &k, &err));
-	ak_expect_eq(err, -ENOENT);
-	ak_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_EXIST), -ENOENT);
-	ak_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), 0);
-	ak_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), -EEXIST);
+	test_expect_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 16), 0);
+	test_expect(!ak_htab_lookup(&table, &k, &err));
+	test_expect_eq(err, -ENOENT);
+	test_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_EXIST), -ENOENT);
+	test_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), 0);
+	test_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), -EEXIST);
 	v = 0;
-	ak_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_EXIST), 0);
+	test_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_EXIST), 0);
 	p = ak_htab_lookup(&table, &k, &err);
-	ak_expect(p);
-	ak_expect_eq(*p, 0);	/* a stored 0 is a value, not "missing" */
-	ak_expect_eq(ak_htab_delete(&table, &absent), -ENOENT);
-	ak_expect_eq(ak_htab_lookup_and_delete(&table, &k, &got), 0);
-	ak_expect_eq(ak_htab_count(&table), 0);
-	ak_expect_eq(ak_htab_destroy(&table), 0);
-	ak_expect_eq(test_live_objects(), 0);
+	test_expect(p);
+	test_expect_eq(*p, 0);	/* a stored 0 is a value, not "missing" */
+	test_expect_eq(ak_htab_delete(&table, &absent), -ENOENT);
+	test_expect_eq(ak_htab_lookup_and_delete(&table, &k, &got), 0);
+	test_expect_eq(ak_htab_count(&table), 0);
+	test_expect_eq(ak_htab_destroy(&table), 0);
+	test_expect_eq(test_live_objects(), 0);
 	return 0;
 }
 
@@ -92,26 +92,26 @@ int test_htab_long_chain_update_keeps_every_key(void *ctx)
 	int i, err = 0;
 
 	one_chain = 1;
-	ak_expect_eq(ak_htab_init(&table16, sizeof(k), sizeof(v), 1024), 0);
+	test_expect_eq(ak_htab_init(&table16, sizeof(k), sizeof(v), 1024), 0);
 	for (i = ak_opaque_zero(); i < 63 && can_loop; i++) {
 		k.a = i;
 		k.b = ~(__u64)i;
 		v = i;
-		ak_expect_eq(ak_htab_update(&table16, &k, &v, AK_HTAB_NOEXIST), 0);
+		test_expect_eq(ak_htab_update(&table16, &k, &v, AK_HTAB_NOEXIST), 0);
 	}
 	k.a = 31;
 	k.b = ~31ULL;
 	v = 3100;
-	ak_expect_eq(ak_htab_update(&table16, &k, &v, AK_HTAB_ANY), 0);
+	test_expect_eq(ak_htab_update(&table16, &k, &v, AK_HTAB_ANY), 0);
 	for (i = ak_opaque_zero(); i < 63 && can_loop; i++) {
 		k.a = i;
 		k.b = ~(__u64)i;
 		p = ak_htab_lookup(&table16, &k, &err);
 		if (!p)
-			return ak_test_fail("key %d lost: %d", i, err);
-		ak_expect_eq(*p, i == 31 ? 3100 : i);
+			return test_fail("key %d lost: %d", i, err);
+		test_expect_eq(*p, i == 31 ? 3100 : i);
 	}
-	ak_expect_eq(ak_htab_count(&table16), 63);
+	test_expect_eq(ak_htab_count(&table16), 63);
 	one_chain = 0;
 	return 0;
 }
@@ -128,28 +128,28 @@ int test_htab_check_all_finds_a_wrong_chain_and_a_cycle(void *ctx)
 	__u64 v = 1;
 	int i;
 
-	ak_expect_eq(ak_htab_init(&checked, sizeof(k), sizeof(v), 1024), 0);
+	test_expect_eq(ak_htab_init(&checked, sizeof(k), sizeof(v), 1024), 0);
 	for (i = ak_opaque_zero(); i < 1000 && can_loop; i++) {
 		k = i;
-		ak_expect_eq(ak_htab_update(&checked, &k, &v, AK_HTAB_NOEXIST), 0);
+		test_expect_eq(ak_htab_update(&checked, &k, &v, AK_HTAB_NOEXIST), 0);
 	}
-	ak_expect_eq(ak_htab_check_all(&checked, &bad), 0);
+	test_expect_eq(ak_htab_check_all(&checked, &bad), 0);
 	for (b = ak_opaque_zero(); b < checked.cur->nbuckets && can_loop; b++)
 		if (checked.cur->buckets[b])
 			break;
 	first = __ak_htab_node_of(checked.cur->buckets[b & (checked.cur->nbuckets - 1)]);
-	ak_expect(first);
+	test_expect(first);
 	if (!first)
 		return 1;
 	first->hash ^= 1;	/* now it leads to the next bucket */
-	ak_expect_eq(ak_htab_check_all(&checked, &bad), -EINVAL);
-	ak_expect(bad == first);
+	test_expect_eq(ak_htab_check_all(&checked, &bad), -EINVAL);
+	test_expect(bad == first);
 	first->hash ^= 1;
 	next = first->next;
 	first->next = first;	/* a chain that never ends */
-	ak_expect_eq(ak_htab_check_all(&checked, &bad), -ELOOP);
+	test_expect_eq(ak_htab_check_all(&checked, &bad), -ELOOP);
 	first->next = next;
-	ak_expect_eq(ak_htab_check_all(&checked, &bad), 0);
+	test_expect_eq(ak_htab_check_all(&checked, &bad), 0);
 	for (i = ak_opaque_zero(); i < 64 && can_loop; i++)
 		if (ak_htab_destroy(&checked) != -AK_EBUDGET)
 			break;
@@ -169,40 +169,40 @@ int test_htab_walk_and_delete_current(void *ctx)
 	__u64 v;
 	int err;
 
-	ak_expect_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 16), 0);
-	ak_expect_eq(fill_table(1000, 3), 0);
+	test_expect_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 16), 0);
+	test_expect_eq(fill_table(1000, 3), 0);
 	/* 1000 entries in 16-bucket steps: the last growth may still be going. */
 	while ((err = ak_htab_next(&table, &c, &key, &value)) == 0 && can_loop) {
 		k = *(__u32 __arena *)key;
 		if (k >= 1000)
-			return ak_test_fail("key %u was never inserted", k);
+			return test_fail("key %u was never inserted", k);
 		if (seen[k]++)
-			return ak_test_fail("key %u walked twice", k);
-		ak_expect_eq(*(__u64 __arena *)value, k * 3);
+			return test_fail("key %u walked twice", k);
+		test_expect_eq(*(__u64 __arena *)value, k * 3);
 		if (k & 1)
-			ak_expect_eq(ak_htab_delete_current(&table, &c), 0);
+			test_expect_eq(ak_htab_delete_current(&table, &c), 0);
 		n++;
 	}
-	ak_expect_eq(err, -ENOENT);
-	ak_expect_eq(n, 1000);
-	ak_expect_eq(ak_htab_count(&table), 500);
+	test_expect_eq(err, -ENOENT);
+	test_expect_eq(n, 1000);
+	test_expect_eq(ak_htab_count(&table), 500);
 	n = ak_opaque_zero();
 	while ((err = ak_htab_next(&table, &c, &key, &value)) == 0 && can_loop) {
-		ak_expect_eq(*(__u32 __arena *)key & 1, 0);
+		test_expect_eq(*(__u32 __arena *)key & 1, 0);
 		n++;
 	}
-	ak_expect_eq(err, -ENOENT);
-	ak_expect_eq(n, 500);
+	test_expect_eq(err, -ENOENT);
+	test_expect_eq(n, 500);
 	/* A change the walk did not make leaves its cursor stale. */
-	ak_expect_eq(ak_htab_next(&table, &c, &key, &value), 0);
+	test_expect_eq(ak_htab_next(&table, &c, &key, &value), 0);
 	k = 1;
 	v = 1;
-	ak_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), 0);
-	ak_expect_eq(ak_htab_next(&table, &c, &key, &value), -AK_ESTALE);
-	ak_expect_eq(ak_htab_delete_current(&table, &c), -AK_ESTALE);
-	ak_expect_eq(ak_htab_next(&table, &c, &key, &value), 0);	/* a new walk */
-	ak_expect_eq(ak_htab_destroy(&table), 0);
-	ak_expect_eq(test_live_objects(), 0);
+	test_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), 0);
+	test_expect_eq(ak_htab_next(&table, &c, &key, &value), -AK_ESTALE);
+	test_expect_eq(ak_htab_delete_current(&table, &c), -AK_ESTALE);
+	test_expect_eq(ak_htab_next(&table, &c, &key, &value), 0);	/* a new walk */
+	test_expect_eq(ak_htab_destroy(&table), 0);
+	test_expect_eq(test_live_objects(), 0);
 	return 0;
 }
 
@@ -232,8 +232,8 @@ int test_htab_each_all(void *ctx)
 	__u32 k;
 	__u64 v;
 
-	ak_expect_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 16), 0);
-	ak_expect_eq(fill_table(3000, 7), 0);
+	test_expect_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 16), 0);
+	test_expect_eq(fill_table(3000, 7), 0);
 	each_state.want = 7ULL * 2999 * 3000 / 2;	/* 7 x (0 + 1 + ... + 2999) */
 	ak_arena_store_barrier();
 	/*
@@ -248,17 +248,17 @@ int test_htab_each_all(void *ctx)
 	each_state.sum = 0;
 	ak_arena_store_barrier();
 	each_state.visited = 0;
-	ak_expect_eq(sum_values(&table, &each_state), 0);
-	ak_expect_eq(each_state.visited, 3000);
-	ak_expect_eq(each_state.sum, each_state.want);
+	test_expect_eq(sum_values(&table, &each_state), 0);
+	test_expect_eq(each_state.visited, 3000);
+	test_expect_eq(each_state.sum, each_state.want);
 	/* The callback stops the walk: its value comes back. */
 	each_state.stop = 1234;
 	each_state.work = 0;
 	ak_arena_store_barrier();
 	each_state.visited = 0;
-	ak_expect_eq(sum_values(&table, &each_state), 1);
-	ak_expect_eq(each_state.last, 1234);	/* no entry after it */
-	ak_expect_eq(ak_htab_destroy(&table), 0);
+	test_expect_eq(sum_values(&table, &each_state), 1);
+	test_expect_eq(each_state.last, 1234);	/* no entry after it */
+	test_expect_eq(ak_htab_destroy(&table), 0);
 	return 0;
 }
 
