@@ -121,6 +121,7 @@ $(BUILD)/user/%.o: INCLUDES := -Iinclude -Ibpf -I$(BUILD)/bpf $(LIBBPF_INCLUDES)
 $(BUILD)/bench/%.o: INCLUDES := -Iinclude -Iuser -Ibpf -I$(BUILD)/bpf -I$(BUILD)/bench \
 	$(LIBBPF_INCLUDES)
 $(BUILD)/tests/host/%.o: INCLUDES := -Itests -Iinclude -Iuser -I$(BUILD)/bpf $(LIBBPF_INCLUDES)
+$(BUILD)/tests/system/%.o: INCLUDES := -Itests -Iinclude
 $(BUILD)/tests/guest/%.o: INCLUDES := -Itests -Iinclude -Iuser -I$(BUILD)/tests/guest \
 	$(LIBBPF_INCLUDES)
 $(BUILD)/tests/explore/%.o: INCLUDES := -Itests -Iinclude
@@ -129,13 +130,18 @@ LOADER_OBJS := $(BUILD)/user/loader.o $(BUILD)/user/kernel_features.o
 TOOL_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard user/*.c) \
 	$(filter-out %.bpf.c,$(wildcard bench/*.c)))
 HOST_TEST_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/host/*.c))
+SYSTEM_TEST_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/system/*.c))
+# run_command(), which both of them use.
+TEST_COMMAND_OBJ := $(BUILD)/tests/command.o
 EXPLORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/explore/*.c))
 GUEST_TEST_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(filter-out %.bpf.c,$(wildcard tests/guest/*.c)))
 REGISTRY_OBJ := $(BUILD)/tests/guest/registry.o
-C_OBJS := $(TOOL_OBJS) $(HOST_TEST_OBJS) $(EXPLORE_OBJS) $(GUEST_TEST_OBJS)
+C_OBJS := $(TOOL_OBJS) $(HOST_TEST_OBJS) $(SYSTEM_TEST_OBJS) $(TEST_COMMAND_OBJ) $(EXPLORE_OBJS) \
+	$(GUEST_TEST_OBJS)
 
 TOOL := $(BUILD)/arenakit
 HOST_TESTS := $(BUILD)/tests/host_tests
+SYSTEM_TESTS := $(BUILD)/tests/system_tests
 EXPLORE_TESTS := $(BUILD)/tests/explore_tests
 GUEST_TESTS := $(BUILD)/tests/guest_tests
 
@@ -150,17 +156,19 @@ GUEST_MEM ?= 4G
 TEST_ARGS := --color=never $(if $(FILTER),--filter='$(FILTER)') $(CRITERION_ARGS)
 
 .PHONY: all test run vm deps deps-bench deps-selftests help clean kernel-clean kernel-selftests bench bench-kernels replay stress
-.PHONY: same-code kernel bpf tool tests host-test guest-test example explore install uninstall flags kernel-dir
+.PHONY: same-code kernel bpf tool tests host-test system-test guest-test example explore install uninstall flags kernel-dir
 
 help:
 	@echo 'make            build everything (the kernel, libbpf and bpftool once, in the cache)'
 	@echo 'make tool       only the kernel and build/arenakit, no test or benchmark (make run'
 	@echo '                  and make stress build only these); make install needs nothing built'
-	@echo 'make test       ... and run the host tests and, in the VM, the guest tests'
+	@echo 'make test       ... and run the host and system tests and, in the VM, the guest tests'
 	@echo '                  FILTER=suite/test  run only matching Criterion tests'
 	@echo '                  KERNEL=stock       use the unpatched 6.12 kernel'
 	@echo '                  KASAN=1            use the kernel with KASAN (its own cache entry)'
 	@echo 'make host-test  the host tests alone; make guest-test the guest tests alone (FILTER too)'
+	@echo 'make system-test  the system tests alone: the toolchains, make install, the VM runner'
+	@echo '                  and the tool in the VM (FILTER too)'
 	@echo 'make explore    the schedule explorer alone (every schedule up to EXPLORE_BOUND=2'
 	@echo '                  preemptions; make test runs it too), then its mutants'
 	@echo "make run        boot the VM: arenakit info, then glob over the kernel's file list"
@@ -223,7 +231,7 @@ $(KSTAMP):
 
 bpf: $(SKELS)
 tool: $(TOOL)
-tests: $(HOST_TESTS) $(GUEST_TESTS) $(EXPLORE_TESTS) $(NEW_BPF_OBJS)
+tests: $(HOST_TESTS) $(SYSTEM_TESTS) $(GUEST_TESTS) $(EXPLORE_TESTS) $(NEW_BPF_OBJS)
 
 # One rule per compiler; BPF_INCLUDES (above) differ by the program's class.
 $(COMPILED_BPF_OBJS): $(BUILD)/%.bpf.o: %.bpf.c $(KSTAMP)
@@ -243,7 +251,7 @@ $(LINKED_BPF_OBJ) $(call new,$(LINKED_BPF_OBJ)):
 	$(call msg,LINK,$@)
 	$(Q)$(BPFTOOL) gen object $@ $^
 
-# Keep the objects the skeletons come from: tests read them (tests/host/bpf_objects_host.c).
+# Keep the objects the skeletons come from: tests read them (tests/system/bpf_objects_system.c).
 .SECONDARY: $(BPF_OBJS) $(LINKED_PARTS)
 
 %.skel.h: %.bpf.o
@@ -275,12 +283,17 @@ $(TOOL): $(TOOL_OBJS)
 # The host tests run under AddressSanitizer and UBSan: the allocator's and the
 # list's logic is exercised natively there, so memory errors fail the test.
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-$(HOST_TEST_OBJS): CFLAGS += $(SANITIZE)
-HOST_TEST_ENV := ARENAKIT_KDIR=$(KDIR) LSAN_OPTIONS=suppressions=tests/host/lsan.supp
-$(HOST_TESTS): $(HOST_TEST_OBJS) $(LOADER_OBJS)
+$(HOST_TEST_OBJS) $(SYSTEM_TEST_OBJS) $(TEST_COMMAND_OBJ): CFLAGS += $(SANITIZE)
+HOST_TEST_ENV := ARENAKIT_KDIR=$(KDIR) LSAN_OPTIONS=suppressions=tests/lsan.supp
+$(HOST_TESTS): $(HOST_TEST_OBJS) $(TEST_COMMAND_OBJ) $(LOADER_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ -lcriterion $(LDLIBS) -ldl \
 		-Wl,--export-dynamic-symbol=syscall
+# The system tests (tests/system/), as the host tests: the same sanitizers
+# and environment.
+$(SYSTEM_TESTS): $(SYSTEM_TEST_OBJS) $(TEST_COMMAND_OBJ)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ -lcriterion
 # The schedule explorer (tests/explore/): the headers in user space, under
 # ASan/UBSan, with a scheduler hooked into atomic.h's points.
 $(EXPLORE_OBJS): CFLAGS += $(SANITIZE) -pthread
@@ -301,17 +314,23 @@ test: all
 	@rc=0; \
 	echo '== host tests'; \
 	$(HOST_TEST_ENV) $(HOST_TESTS) $(TEST_ARGS) 2>&1 | tee $(BUILD)/host-tests.log || rc=1; \
+	echo '== system tests'; \
+	$(HOST_TEST_ENV) $(SYSTEM_TESTS) $(TEST_ARGS) 2>&1 | tee $(BUILD)/system-tests.log || rc=1; \
 	echo '== schedule explorer'; \
 	$(EXPLORE_ENV) $(EXPLORE_TESTS) $(TEST_ARGS) 2>&1 | tee $(BUILD)/explore-tests.log || rc=1; \
 	$(if $(FILTER),,$(MUTANTS_RUN) || rc=1;) \
 	echo '== guest tests (QEMU)'; \
 	SMP=$(GUEST_SMP) MEM=$(GUEST_MEM) kernel/vm '$(GUEST_TESTS) --verbose $(TEST_ARGS) 2>&1' 2>&1 | tee $(BUILD)/guest-tests.log || rc=1; \
-	tests/summary.sh $(BUILD)/host-tests.log $(BUILD)/explore-tests.log \
-		$(BUILD)/guest-tests.log || rc=1; \
+	tests/summary.sh $(BUILD)/host-tests.log $(BUILD)/system-tests.log \
+		$(BUILD)/explore-tests.log $(BUILD)/guest-tests.log || rc=1; \
 	exit $$rc
 
 host-test: $(HOST_TESTS)
 	$(Q)$(HOST_TEST_ENV) $(HOST_TESTS) $(TEST_ARGS) 2>&1
+
+# What the system tests run: the kernel and the tool in the VM, the objects.
+system-test: $(SYSTEM_TESTS) $(TOOL) $(TOOL_BPF_OBJS) $(TEST_BPF_OBJS)
+	$(Q)$(HOST_TEST_ENV) $(SYSTEM_TESTS) $(TEST_ARGS) 2>&1
 
 # Each mutant takes one fix back out of the headers: the explorer must find it
 # (the script gives the headers' and tests' include paths itself).

@@ -222,7 +222,7 @@ static int alloc_pages(struct bench *b, struct alloc_vs_frag *skel)
 	double v, ideal;
 	int err;
 
-	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+	for (s = 0; s < ARRAY_SIZE(sizes); s++) {
 		for (k = 0; k < ALLOC_KINDS; k++) {
 			snprintf(what, sizeof(what), "%uk live", live >> 10);
 			pages[k] = bench_row(b, "alloc-pages", kind_names[k], sizes[s], what,

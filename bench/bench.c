@@ -13,6 +13,7 @@
 #include <sys/utsname.h>
 #include <bpf/bpf.h>
 
+#include <arenakit/arena.h>
 #include "bench.h"
 #include "commands.h"
 #include "kernel_features.h"
@@ -257,7 +258,7 @@ static const struct {
 	{ "verifier", bench_verifier, "instructions the verifier processes per program" },
 };
 
-#define N_SECTIONS (sizeof(sections) / sizeof(sections[0]))
+#define N_SECTIONS ARRAY_SIZE(sections)
 
 static void usage(FILE *out)
 {

@@ -15,7 +15,7 @@
 
 /* The patterns of `make run`'s demo. */
 static char *patterns[] = { "*.c", "*.[ch]", "Documentation/*", "*[!a-z]*", "*/*/*/Makefile" };
-#define N_PATTERNS (sizeof(patterns) / sizeof(patterns[0]))
+#define N_PATTERNS ARRAY_SIZE(patterns)
 
 static struct glob_matcher matcher;
 

@@ -109,7 +109,7 @@ static int bench_size(struct bench *b, struct htab_vs_map *skel, unsigned int en
 				bench_sample(no_pool[op], res->ps[op][0] / 1e3);
 	}
 	for (op = 0; op < HTAB_OPS; op++) {
-		/* Issue 23's targets, at 64k entries: lookups 2x the map, inserts 1.5x. */
+		/* The targets, at 64k entries: lookups 2x the map's time, inserts 1.5x. */
 		double goal = entries != 1 << 16 ? 0 :
 			      op == HTAB_HIT || op == HTAB_MISS ? 2.0 :
 			      op == HTAB_INSERT ? 1.5 : 0;
@@ -137,7 +137,7 @@ int bench_htab(struct bench *b)
 	if (!skel)
 		return -errno;
 	err = arenakit_load_skeleton(skel->skeleton);
-	for (i = 0; !err && i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (i = 0; !err && i < ARRAY_SIZE(sizes); i++) {
 		if (b->quick && sizes[i] > 1 << 10)
 			break;
 		err = bench_size(b, skel, sizes[i], 0);

@@ -142,7 +142,7 @@ int bench_verifier(struct bench *b)
 	int n = 0, err = 0;
 	const void *elf;
 
-	for (i = 0; i < sizeof(embedded) / sizeof(embedded[0]) && !err; i++) {
+	for (i = 0; i < ARRAY_SIZE(embedded) && !err; i++) {
 		elf = embedded[i].elf(&size);
 		err = measure_object(b, &lib, embedded[i].name, elf, size, NULL);
 	}

@@ -370,20 +370,20 @@ static int bench_loops(struct bench *b, struct walk *skel)
 static int bench_frames_of(struct bench *b, struct walk *skel)
 {
 	static const long long frame_sizes[] = { 256, 257, 1000, 65535 };
-	struct bench_row *rows[sizeof(frame_sizes) / sizeof(frame_sizes[0])];
-	long long total = b->quick ? 1 << 16 : 4 << 20, calls[sizeof(rows) / sizeof(rows[0])];
+	struct bench_row *rows[ARRAY_SIZE(frame_sizes)];
+	long long total = b->quick ? 1 << 16 : 4 << 20, calls[ARRAY_SIZE(rows)];
 	char name[64];
 	size_t f;
 	int r, ret, retval;
 
-	for (f = 0; f < sizeof(rows) / sizeof(rows[0]); f++) {
+	for (f = 0; f < ARRAY_SIZE(rows); f++) {
 		calls[f] = total / frame_sizes[f] ? total / frame_sizes[f] : 1;
 		snprintf(name, sizeof(name), "can_loop, %lld steps a frame", frame_sizes[f]);
 		rows[f] = bench_row(b, "frames", name, frame_sizes[f], "", "ns/call",
 				    BENCH_CLOCK_BPF);
 	}
 	for (r = BENCH_WARMUP; r < b->runs; r++)
-		for (f = 0; f < sizeof(rows) / sizeof(rows[0]); f++) {
+		for (f = 0; f < ARRAY_SIZE(rows); f++) {
 			long long steps = calls[f] * frame_sizes[f];
 
 			skel->bss->frame_steps = frame_sizes[f];
@@ -583,7 +583,7 @@ int bench_loops_and_walks(struct bench *b)
 		err = report_walk_insns(b, skel->progs.walk_can_loop_kfunc);
 	if (!err)
 		err = bench_loops(b, skel);
-	for (i = 0; !err && i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (i = 0; !err && i < ARRAY_SIZE(sizes); i++) {
 		if (b->quick && sizes[i] > 1 << 16)
 			break;
 		skel->bss->items_wanted = sizes[i];

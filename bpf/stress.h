@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * What bpf/stress.bpf.c, bpf/stress_exhaust.bpf.c and `arenakit stress`
- * (user/stress*.c) share: the list entry, the walks, the ways a link can be
- * broken, and each scenario's constants and layouts.
+ * What the stress programs (bpf/stress_NAME.bpf.c, one a scenario, and
+ * bpf/stress_list.bpf.c for the list three of them share) and `arenakit
+ * stress` (user/stress*.c) share: the list entry, the walks, the ways a link
+ * can be broken, and each scenario's constants and layouts.
  */
 #ifndef ARENAKIT_STRESS_H
 #define ARENAKIT_STRESS_H
@@ -56,7 +57,7 @@ enum stress_link {
 #define STRESS_MISUSE_SLOTS 4096	/* live objects at most (a power of two) */
 #define STRESS_MISUSE_OPS_PER_RUN 4096	/* a run's share: short runs, as for concurrent */
 
-struct stress_misuse {
+struct stress_misuse_counts {
 	unsigned long long allocs, frees;		/* legitimate, and succeeded */
 	unsigned long long alloc_failed, free_failed;	/* legitimate, and refused */
 	unsigned long long doubles, doubles_caught;	/* a second free of an object */

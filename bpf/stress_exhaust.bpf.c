@@ -48,7 +48,7 @@ int fill(void *ctx)
 
 	for (;;) {
 		class = fill_class;
-		if (class >= sizeof(fill_sizes) / sizeof(fill_sizes[0]))
+		if (class >= ARRAY_SIZE(fill_sizes))
 			break;
 		if (nfillers >= STRESS_EXHAUST_FILLERS)
 			return -ENOSPC;

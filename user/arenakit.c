@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <arenakit/arena.h>
 #include "commands.h"
 
 static const struct command commands[] = {
@@ -15,7 +16,7 @@ static const struct command commands[] = {
 	{ "stress", cmd_stress, "drive the structures to their edges: nothing may be silent" },
 };
 
-#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+#define N_COMMANDS ARRAY_SIZE(commands)
 
 static void usage(FILE *out)
 {

@@ -10,6 +10,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include <arenakit/arena.h>
 #include "clock.h"
 #include "commands.h"
 #include "kernel_features.h"
@@ -99,7 +100,7 @@ static const char *tracefs_events(void)
 	struct stat st;
 	size_t i;
 
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(dirs); i++)
 		if (!stat(dirs[i], &st) && S_ISDIR(st.st_mode))
 			return dirs[i];
 	return NULL;
@@ -124,7 +125,7 @@ static void print_attach_points(void)
 	size_t i;
 
 	printf("%-18s", "tp_btf/raw_tp:");
-	for (i = 0; i < sizeof(raw) / sizeof(raw[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(raw); i++) {
 		snprintf(name, sizeof(name), "btf_trace_%s", raw[i]);
 		printf("%s%s %s", i ? ", " : "", raw[i], !btf ? "unknown (no vmlinux BTF)" :
 		       btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0 ? "yes" : "no");

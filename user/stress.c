@@ -23,7 +23,7 @@
 
 #define DEFAULT_SEED 20261203u
 #define DEFAULT_SIZE 10000000ULL
-/* The most items bpf/stress.bpf.c's slabs hold: --size's limit. */
+/* The most items bpf/stress_list.bpf.c's slabs hold: --size's limit. */
 #define MAX_SIZE ((unsigned long long)STRESS_SLAB_ITEMS * STRESS_MAX_SLABS)
 
 static const struct stress_scenario *const scenarios[] = {
@@ -173,7 +173,7 @@ int cmd_stress(int argc, char **argv)
 	printf("arenakit stress: seed %u, lists up to %llu items\n", s.seed, s.max_size);
 	fflush(stdout);
 
-	s.skel = stress__open();
+	s.skel = stress_list__open();
 	if (!s.skel) {
 		fprintf(stderr, "arenakit stress: %s\n", strerror(errno));
 		return 1;
@@ -190,7 +190,7 @@ int cmd_stress(int argc, char **argv)
 	summary(&s);
 	for (i = 0; i < s.nrows; i++)
 		broken += s.rows[i].broken;
-	stress__destroy(s.skel);
+	stress_list__destroy(s.skel);
 	if (err) {
 		fprintf(stderr, "arenakit stress: could not run every scenario\n");
 		return 1;

@@ -3,12 +3,29 @@
  * What every scenario of `arenakit stress` reports through: a row of the
  * summary per case, a verdict per invariant, a progress line.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "loader.h"
 #include "stress_tool.h"
+
+/*
+ * Load a scenario's own program, opened with its skeleton's __open()
+ * (@skeleton is NULL if that failed, errno says why): 0, or -errno, said
+ * on stderr.
+ */
+int stress_load(const char *scenario, struct bpf_object_skeleton *skeleton)
+{
+	int err = skeleton ? arenakit_load_skeleton(skeleton) : -errno;
+
+	if (err)
+		fprintf(stderr, "arenakit stress: %s: cannot load its program: %s\n", scenario,
+			strerror(-err));
+	return err;
+}
 
 /* A progress line: rewritten in place on a terminal, one line each otherwise. */
 void stress_progress(struct stress_run *s, const char *fmt, ...)

@@ -18,9 +18,10 @@
 #include <arenakit/user.h>
 #include "loader.h"
 #include "stress_tool.h"
+#include "stress_concurrent.skel.h"
 
 struct conc_writer {
-	struct stress_run *s;
+	struct stress_concurrent *skel;
 	pthread_t thread;
 	unsigned int tid;
 	int err;
@@ -28,7 +29,8 @@ struct conc_writer {
 };
 
 struct conc_reader {
-	struct stress_run *s;
+	struct stress_concurrent *skel;
+	unsigned int seed;
 	volatile int stop;
 	unsigned long long list_reads, list_busy, list_bad;
 	unsigned long long lookups, hits, busy, foreign, odd;
@@ -43,7 +45,7 @@ static void *conc_write(void *arg)
 
 	w->err = arenakit_pin_to_cpu(w->tid % sysconf(_SC_NPROCESSORS_ONLN));
 	if (!w->err)
-		w->err = ak_run_until_done(w->s->skel->progs.conc_run, &ctx, sizeof(ctx), 1000000,
+		w->err = ak_run_until_done(w->skel->progs.conc_run, &ctx, sizeof(ctx), 1000000,
 					   &retval, &w->runs);
 	if (!w->err)
 		w->err = retval;
@@ -81,13 +83,13 @@ static void conc_read_list(struct conc_reader *rd, struct ak_list *list, struct 
 static void *conc_read(void *arg)
 {
 	struct conc_reader *rd = arg;
-	struct ak_htab *h = &rd->s->skel->arena->conc_htab;
-	unsigned int seed = rd->s->seed, key, i;
+	struct ak_htab *h = &rd->skel->arena->conc_htab;
+	unsigned int seed = rd->seed, key, i;
 	unsigned long long v;
 	int err;
 
 	while (!rd->stop) {
-		conc_read_list(rd, &rd->s->skel->arena->conc_list, &rd->s->skel->arena->conc_lock);
+		conc_read_list(rd, &rd->skel->arena->conc_list, &rd->skel->arena->conc_lock);
 		for (i = 0; i < 256; i++) {
 			key = STRESS_CONC_KEY(rand_r(&seed) % STRESS_CONC_THREADS,
 					      rand_r(&seed) % STRESS_CONC_KEYS);
@@ -123,14 +125,14 @@ static unsigned long long conc_rng0(unsigned int seed, unsigned int tid)
 }
 
 /* Replay thread @tid's @ops results; the first that differs, or -1. */
-static long long conc_replay(struct stress_run *s, unsigned int tid, struct conc_replay *m,
-			     long long *got, long long *want)
+static long long conc_replay(struct stress_concurrent *skel, unsigned int seed, unsigned int tid,
+			     struct conc_replay *m, long long *got, long long *want)
 {
-	unsigned long long rng = conc_rng0(s->seed, tid), r, op, ops;
-	const long long *log = s->skel->arena->conc_log[tid];
+	unsigned long long rng = conc_rng0(seed, tid), r, op, ops;
+	const long long *log = skel->arena->conc_log[tid];
 	unsigned int k;
 
-	ops = s->skel->arena->conc_threads[tid].done;
+	ops = skel->arena->conc_threads[tid].done;
 	for (op = 0; op < ops; op++) {
 		r = rng = stress_xorshift(rng);
 		k = (r >> 8) % STRESS_CONC_KEYS;
@@ -180,27 +182,32 @@ static int scenario_concurrent(struct stress_run *s)
 	unsigned long long ops = s->quick ? 2000 : STRESS_CONC_OPS, total = 0, n;
 	unsigned long long at[STRESS_CONC_THREADS];
 	struct ak_alloc_stats st, before;
-	struct stress__arena *a = s->skel->arena;
+	struct stress_concurrent *skel = stress_concurrent__open();
+	struct stress_concurrent__arena *a;
 	struct conc_writer w[STRESS_CONC_THREADS];
 	struct conc_replay *m[STRESS_CONC_THREADS] = { 0 };
-	struct conc_reader rd = { .s = s };
+	struct conc_reader rd = { .skel = skel, .seed = s->seed };
 	struct ak_list_node *pos;
 	pthread_t reader;
 	long long bad, got = 0, want = 0;
 	unsigned int t, k, key;
 	unsigned long long *v;
 	struct stress_row *r, *rr;
-	int err, ret, retval;
+	int retval, err, ret;
 
-	ak_alloc_stats_read(&s->skel->arena->ak_allocator, &before);
-	ret = ak_run(s->skel->progs.conc_setup, NULL, 0, &retval) ?: retval;
+	ret = stress_load("concurrent", skel ? skel->skeleton : NULL);
 	if (ret)
-		return ret;
+		goto out;
+	a = skel->arena;
+	ak_alloc_stats_read(&skel->arena->ak_allocator, &before);
+	ret = ak_run(skel->progs.conc_setup, NULL, 0, &retval) ?: retval;
+	if (ret)
+		goto out;
 	for (t = 0; t < STRESS_CONC_THREADS; t++) {
 		memset(&a->conc_threads[t], 0, sizeof(a->conc_threads[t]));
 		a->conc_threads[t].rng = conc_rng0(s->seed, t);
 		a->conc_threads[t].ops = ops;
-		w[t] = (struct conc_writer){ .s = s, .tid = t };
+		w[t] = (struct conc_writer){ .skel = skel, .tid = t };
 	}
 	r = stress_row(s, "concurrent", "4 writers: list under ak_lock, htab",
 		       ops * STRESS_CONC_THREADS);
@@ -209,7 +216,7 @@ static int scenario_concurrent(struct stress_run *s)
 			STRESS_CONC_THREADS, ops);
 	ret = -pthread_create(&reader, NULL, conc_read, &rd);
 	if (ret)
-		return ret;
+		goto out;
 	for (t = 0; t < STRESS_CONC_THREADS; t++) {
 		err = pthread_create(&w[t].thread, NULL, conc_write, &w[t]);
 		if (err)
@@ -235,7 +242,7 @@ static int scenario_concurrent(struct stress_run *s)
 			ret = -ENOMEM;
 			goto out;
 		}
-		bad = conc_replay(s, t, m[t], &got, &want);
+		bad = conc_replay(skel, s->seed, t, m[t], &got, &want);
 		stress_verdict(r, bad < 0 && a->conc_threads[t].done == ops, 0,
 			"thread %u, operation %lld of %llu: returned %lld, its replay says %lld", t,
 			bad, (unsigned long long)a->conc_threads[t].done, got, want);
@@ -268,14 +275,14 @@ static int scenario_concurrent(struct stress_run *s)
 	stress_verdict(r, !bad && ak_htab_count(&a->conc_htab) == total, 0,
 		"the table: %lld keys differ from the replays, count %llu, replays %llu", bad,
 		ak_htab_count(&a->conc_htab), total);
-	ret = ak_run(s->skel->progs.conc_check, NULL, 0, &retval) ?: retval;
+	ret = ak_run(skel->progs.conc_check, NULL, 0, &retval) ?: retval;
 	if (ret)
 		goto out;
-	stress_verdict(r, !s->skel->bss->conc_list_check && !s->skel->bss->conc_htab_check, 0,
-		"ak_list_check_all %lld, ak_htab_check_all %lld", s->skel->bss->conc_list_check,
-		s->skel->bss->conc_htab_check);
-	err = ak_run(s->skel->progs.conc_teardown, NULL, 0, &retval) ?: retval;
-	ak_alloc_stats_read(&s->skel->arena->ak_allocator, &st);
+	stress_verdict(r, !skel->bss->conc_list_check && !skel->bss->conc_htab_check, 0,
+		"ak_list_check_all %lld, ak_htab_check_all %lld", skel->bss->conc_list_check,
+		skel->bss->conc_htab_check);
+	err = ak_run(skel->progs.conc_teardown, NULL, 0, &retval) ?: retval;
+	ak_alloc_stats_read(&skel->arena->ak_allocator, &st);
 	stress_verdict(r, !err && st.objects == before.objects && st.bytes == before.bytes, 0,
 		"after teardown (%d): %llu objects, %llu bytes (before: %llu, %llu)", err,
 		st.objects, st.bytes, before.objects, before.bytes);
@@ -301,6 +308,7 @@ out:
 			free(m[t]->items);
 			free(m[t]);
 		}
+	stress_concurrent__destroy(skel);
 	return ret;
 }
 

@@ -117,11 +117,9 @@ static int scenario_exhaust(struct stress_run *s)
 	int err, retval;
 
 	x.skel = stress_exhaust__open();
-	err = x.skel ? arenakit_load_skeleton(x.skel->skeleton) : -errno;
-	if (err) {
-		fprintf(stderr, "arenakit stress: exhaust: cannot load its program\n");
+	err = stress_load("exhaust", x.skel ? x.skel->skeleton : NULL);
+	if (err)
 		goto out;
-	}
 	ak_alloc_stats_read(&x.skel->arena->ak_allocator, &before);
 	err = ak_run(x.skel->progs.setup, NULL, 0, &retval) ?: retval;
 	if (err)

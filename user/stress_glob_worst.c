@@ -10,16 +10,22 @@
 #include <arenakit/glob.h>
 #include <arenakit/user.h>
 #include "stress_tool.h"
+#include "stress_glob_worst.skel.h"
 
 static int scenario_glob_worst(struct stress_run *s)
 {
 	static const unsigned int sizes[] = { 64, 256, 1024, 4096, 8000 };
-	char *pat = s->skel->arena->glob_pattern, *str = s->skel->arena->glob_string;
+	struct stress_glob_worst *skel = stress_glob_worst__open();
 	unsigned int n, i, m;
-	int want, got, ending, err, retval;
+	int want, got, ending, retval, err;
 	struct stress_row *r;
-	char what[48];
+	char what[48], *pat, *str;
 
+	err = stress_load("glob-worst", skel ? skel->skeleton : NULL);
+	if (err)
+		goto out;
+	pat = skel->arena->glob_pattern;
+	str = skel->arena->glob_string;
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		n = sizes[i];
 		if (s->quick && n > 256)
@@ -35,19 +41,22 @@ static int scenario_glob_worst(struct stress_run *s)
 			memset(str, 'a', n);
 			str[n] = ending ? 'b' : 'c';
 			str[n + 1] = '\0';
-			s->skel->bss->glob_len = n + 1;
+			skel->bss->glob_len = n + 1;
 			stress_progress(s, "glob-worst: %u x %u", m + 2, n + 1);
-			err = ak_run(s->skel->progs.glob_one, NULL, 0, &retval) ?: retval;
+			err = ak_run(skel->progs.glob_one, NULL, 0, &retval) ?: retval;
 			if (err)
-				return err;
-			got = s->skel->bss->glob_result;
+				goto out;
+			got = skel->bss->glob_result;
 			want = ak_glob_match_len(pat, str, n + 1);
 			stress_verdict(r, got == want, got == -AK_EBUDGET, "BPF %d, native %d", got,
 				       want);
 		}
 		stress_row_done(r);
 	}
-	return 0;
+	err = 0;
+out:
+	stress_glob_worst__destroy(skel);
+	return err;
 }
 
 const struct stress_scenario stress_scenario_glob_worst = {

@@ -2,7 +2,8 @@
 /*
  * misuse: a long seeded run of allocations and frees with double,
  * interior and foreign frees and stale cursors mixed in: each refused,
- * each counted, and the allocator's accounting back where it was.
+ * each counted, and the allocator's accounting back where it was. Its
+ * program has a list of its own for the stale cursors.
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,37 +11,48 @@
 #include <arenakit/user.h>
 #include "loader.h"
 #include "stress_tool.h"
+#include "stress_misuse.skel.h"
 
 static int scenario_misuse(struct stress_run *s)
 {
-	struct stress_misuse *m = &s->skel->bss->misuse;
+	struct stress_misuse *skel = stress_misuse__open();
+	struct stress_misuse_counts *m;
 	struct ak_alloc_stats st, before;
 	unsigned long long ops = s->quick ? 20000 : 2000000;
 	unsigned int runs;
 	int retval, err;
 	struct stress_row *r;
 
-	err = stress_list_or_build(s, 1000, NULL);	/* for the stale cursors */
+	err = stress_load("misuse", skel ? skel->skeleton : NULL);
 	if (err)
-		return err;
-	ak_alloc_stats_read(&s->skel->arena->ak_allocator, &before);
+		goto out;
+	skel->bss->target = 1000;	/* the list, for the stale cursors */
+	err = ak_run_until_done(skel->progs.build, NULL, 0, STRESS_MAX_RUNS, &retval, NULL);
+	if (err || retval) {
+		fprintf(stderr, "arenakit stress: misuse: its list: %s\n", strerror(-(err ?: retval)));
+		err = err ?: retval;
+		goto out;
+	}
+	m = &skel->bss->misuse;
+	ak_alloc_stats_read(&skel->arena->ak_allocator, &before);
 	memset(m, 0, sizeof(*m));
-	s->skel->bss->rng = stress_seed_state(s->seed);
-	s->skel->bss->ops_left = ops;
+	skel->bss->rng = stress_seed_state(s->seed);
+	skel->bss->ops_left = ops;
 	r = stress_row(s, "misuse", "allocs, frees, misuse mixed in", ops);
 	stress_progress(s, "misuse: %llu operations", ops);
-	err = ak_run_until_done(s->skel->progs.misuse_run, NULL, 0, STRESS_MAX_RUNS, &retval,
-				&runs);
+	err = ak_run_until_done(skel->progs.misuse_run, NULL, 0, STRESS_MAX_RUNS, &retval, &runs);
 	if (err || retval) {
 		fprintf(stderr, "arenakit stress: misuse: %s\n", strerror(-(err ?: retval)));
-		return err ?: retval;
+		err = err ?: retval;
+		goto out;
 	}
-	err = ak_run_until_done(s->skel->progs.misuse_teardown, NULL, 0, STRESS_MAX_RUNS, &retval,
+	err = ak_run_until_done(skel->progs.misuse_teardown, NULL, 0, STRESS_MAX_RUNS, &retval,
 				NULL);
 	if (err || retval) {
 		fprintf(stderr, "arenakit stress: misuse teardown: %s\n",
 			strerror(-(err ?: retval)));
-		return err ?: retval;
+		err = err ?: retval;
+		goto out;
 	}
 	stress_verdict(r, m->doubles && m->doubles_caught == m->doubles, 0,
 		"double frees: %llu caught of %llu", m->doubles_caught, m->doubles);
@@ -58,7 +70,7 @@ static int scenario_misuse(struct stress_run *s)
 	 * kernel (a large one, or the last of its page) finds no block there:
 	 * it is refused all the same, but counted as a bad free.
 	 */
-	ak_alloc_stats_read(&s->skel->arena->ak_allocator, &st);
+	ak_alloc_stats_read(&skel->arena->ak_allocator, &st);
 	stress_verdict(r, st.double_frees - before.double_frees +
 		st.bad_frees - before.bad_frees == m->doubles + m->interiors + m->foreigns &&
 		st.double_frees - before.double_frees <= m->doubles, 0,
@@ -78,7 +90,10 @@ static int scenario_misuse(struct stress_run *s)
 	       m->foreigns_caught, m->stales_caught, runs, st.double_frees - before.double_frees,
 	       st.bad_frees - before.bad_frees);
 	stress_row_done(r);
-	return 0;
+	err = 0;
+out:
+	stress_misuse__destroy(skel);
+	return err;
 }
 
 const struct stress_scenario stress_scenario_misuse = {

@@ -16,6 +16,7 @@
 #include <arenakit/user.h>
 #include "loader.h"
 #include "stress_tool.h"
+#include "stress_model.skel.h"
 
 #define MODEL_LIST_MAX (64 * 1024)
 
@@ -140,10 +141,10 @@ static const char *const op_names[STRESS_OP_KINDS] = {
 };
 
 /* The list as BPF left it, read through the mmap, against the model's keys. */
-static void model_check_list(struct stress_run *s, struct stress_row *r, const struct model *m,
-			     unsigned int batch)
+static void model_check_list(struct stress_model *skel, struct stress_row *r,
+			     const struct model *m, unsigned int batch)
 {
-	struct ak_list *list = &s->skel->arena->model_list;
+	struct ak_list *list = &skel->arena->model_list;
 	struct ak_list_node *pos = list->head.next;
 	unsigned int i;
 
@@ -154,15 +155,15 @@ static void model_check_list(struct stress_run *s, struct stress_row *r, const s
 		       ak_list_len(list) == m->list_len, 0,
 		       "batch %u: the list differs from the model at item %u of %u (len %llu)",
 		       batch, i, m->list_len, ak_list_len(list));
-	stress_verdict(r, s->skel->bss->model_list_check == 0, 0,
-		       "batch %u: ak_list_check_all: %lld", batch, s->skel->bss->model_list_check);
+	stress_verdict(r, skel->bss->model_list_check == 0, 0,
+		       "batch %u: ak_list_check_all: %lld", batch, skel->bss->model_list_check);
 }
 
 /* Every key, looked up here through the mmap, against the model. */
-static void model_check_htab(struct stress_run *s, struct stress_row *r, const struct model *m,
-			     unsigned int batch)
+static void model_check_htab(struct stress_model *skel, struct stress_row *r,
+			     const struct model *m, unsigned int batch)
 {
-	struct ak_htab *h = &s->skel->arena->model_htab;
+	struct ak_htab *h = &skel->arena->model_htab;
 	unsigned long long *v;
 	unsigned int k, key;
 	int err;
@@ -177,25 +178,31 @@ static void model_check_htab(struct stress_run *s, struct stress_row *r, const s
 	stress_verdict(r, k == STRESS_MODEL_KEYS && ak_htab_count(h) == m->entries, 0,
 		"batch %u: key %u differs from the model (count %llu, model %llu)", batch, k,
 		ak_htab_count(h), m->entries);
-	stress_verdict(r, s->skel->bss->model_htab_check == 0, 0,
-		       "batch %u: ak_htab_check_all: %lld", batch, s->skel->bss->model_htab_check);
+	stress_verdict(r, skel->bss->model_htab_check == 0, 0,
+		       "batch %u: ak_htab_check_all: %lld", batch, skel->bss->model_htab_check);
 }
 
 static int scenario_model(struct stress_run *s)
 {
+	struct stress_model *skel = stress_model__open();
 	struct ak_alloc_stats st, before;
 	unsigned int batches = s->quick ? 4 : 100, b, i, runs, wrong[2];
-	struct stress_op *ops = s->skel->arena->model_ops;
 	unsigned long long buckets_max = 0, list_min = ~0ULL, list_max = 0;
 	struct stress_row *rl, *rh;
-	struct model *m;
+	struct model *m = NULL;
+	struct stress_op *ops;
 	int retval, err;
 	long long want;
 
-	ak_alloc_stats_read(&s->skel->arena->ak_allocator, &before);
+	err = stress_load("model", skel ? skel->skeleton : NULL);
+	if (err)
+		goto out;
+	ops = skel->arena->model_ops;
+	ak_alloc_stats_read(&skel->arena->ak_allocator, &before);
 	m = calloc(1, sizeof(*m));
-	if (!m)
-		return -ENOMEM;
+	err = m ? 0 : -ENOMEM;
+	if (err)
+		goto out;
 	m->rng = stress_seed_state(s->seed);
 	rl = stress_row(s, "model", "list: random ops against a model",
 			(unsigned long long)batches * STRESS_MODEL_BATCH);
@@ -206,15 +213,15 @@ static int scenario_model(struct stress_run *s)
 				b + 1, batches, m->list_len, m->entries);
 		for (i = 0; i < STRESS_MODEL_BATCH; i++)
 			model_draw(m, &ops[i], b % 8 < 4);
-		s->skel->bss->model_n = STRESS_MODEL_BATCH;
-		s->skel->bss->model_done = 0;
-		err = ak_run_until_done(s->skel->progs.model_run, NULL, 0, STRESS_MAX_RUNS, &retval,
-					&runs);
+		skel->bss->model_n = STRESS_MODEL_BATCH;
+		skel->bss->model_done = 0;
+		err = ak_run_until_done(skel->progs.model_run, NULL, 0, STRESS_MAX_RUNS, &retval,
+					      &runs);
 		if (err || retval) {
 			fprintf(stderr, "arenakit stress: model: %s\n",
 				strerror(-(err ?: retval)));
-			free(m);
-			return err ?: retval;
+			err = err ?: retval;
+			goto out;
 		}
 		wrong[0] = wrong[1] = 0;
 		for (i = 0; i < STRESS_MODEL_BATCH; i++) {
@@ -228,21 +235,19 @@ static int scenario_model(struct stress_run *s)
 		}
 		stress_verdict(rl, !wrong[0], 0, "batch %u: %u list results differ", b, wrong[0]);
 		stress_verdict(rh, !wrong[1], 0, "batch %u: %u htab results differ", b, wrong[1]);
-		err = ak_run(s->skel->progs.model_check, NULL, 0, &retval) ?: retval;
-		if (err) {
-			free(m);
-			return err;
-		}
-		model_check_list(s, rl, m, b);
-		model_check_htab(s, rh, m, b);
+		err = ak_run(skel->progs.model_check, NULL, 0, &retval) ?: retval;
+		if (err)
+			goto out;
+		model_check_list(skel, rl, m, b);
+		model_check_htab(skel, rh, m, b);
 		list_min = m->list_len < list_min ? m->list_len : list_min;
 		list_max = m->list_len > list_max ? m->list_len : list_max;
-		if (s->skel->arena->model_htab.cur &&
-		    s->skel->arena->model_htab.cur->nbuckets > buckets_max)
-			buckets_max = s->skel->arena->model_htab.cur->nbuckets;
+		if (skel->arena->model_htab.cur &&
+		    skel->arena->model_htab.cur->nbuckets > buckets_max)
+			buckets_max = skel->arena->model_htab.cur->nbuckets;
 	}
-	err = ak_run(s->skel->progs.model_teardown, NULL, 0, &retval) ?: retval;
-	ak_alloc_stats_read(&s->skel->arena->ak_allocator, &st);
+	err = ak_run(skel->progs.model_teardown, NULL, 0, &retval) ?: retval;
+	ak_alloc_stats_read(&skel->arena->ak_allocator, &st);
 	stress_verdict(rh, !err && st.objects == before.objects && st.bytes == before.bytes, 0,
 		"after teardown (%d): %llu objects, %llu bytes (before: %llu, %llu)", err,
 		st.objects, st.bytes, before.objects, before.bytes);
@@ -252,8 +257,11 @@ static int scenario_model(struct stress_run *s)
 	       list_max, buckets_max);
 	stress_row_done(rl);
 	stress_row_done(rh);
+	err = 0;
+out:
 	free(m);
-	return 0;
+	stress_model__destroy(skel);
+	return err;
 }
 
 const struct stress_scenario stress_scenario_model = {

@@ -8,9 +8,11 @@
  *                        walk it, break a link and restore it
  *   stress_NAME.c        scenario NAME ('-' written '_'), its own checks
  *
- * The BPF side: bpf/stress_exhaust.bpf.c for exhaust (an arena of its own),
- * bpf/stress.bpf.c for every other scenario, and bpf/stress.h between them
- * and user space.
+ * The BPF side: bpf/stress_NAME.bpf.c beside each, in an arena of its own
+ * (bpf/stress_list.bpf.c for the list long, cycle and corrupt share), and
+ * bpf/stress.h between them and user space. A scenario loads its own
+ * program (stress_load) and destroys it when it is done; the list's stays
+ * loaded from the first scenario to the last.
  */
 #ifndef ARENAKIT_USER_STRESS_TOOL_H
 #define ARENAKIT_USER_STRESS_TOOL_H
@@ -24,15 +26,11 @@
 #include <arenakit/lock.h>
 #include "stress.h"
 /* After the headers of the types its arena holds. */
-#include "stress.skel.h"
+#include "stress_list.skel.h"
 
 #define STRESS_NAME "arenakit stress"
 /* Runs of a program that resumes from where the loop budget cut it. */
 #define STRESS_MAX_RUNS 1000
-
-#ifndef ARRAY_SIZE
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#endif
 
 /* One line of the summary: a case and how its invariants fared. */
 struct stress_row {
@@ -45,7 +43,7 @@ struct stress_row {
 };
 
 struct stress_run {
-	struct stress *skel;	/* bpf/stress.bpf.c, shared by the scenarios in order */
+	struct stress_list *skel;	/* the list's (stress_list.c), shared by the scenarios */
 	unsigned int seed;
 	unsigned long long max_size;
 	int quick, tty;
@@ -75,6 +73,7 @@ static inline unsigned long long stress_seed_state(unsigned int seed)
 }
 
 /* stress_common.c */
+int stress_load(const char *scenario, struct bpf_object_skeleton *skeleton);
 void stress_progress(struct stress_run *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void stress_progress_clear(struct stress_run *s);

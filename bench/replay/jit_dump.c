@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <arenakit/arena.h>
 #include "loader.h"
 
 int main(int argc, char **argv)
@@ -45,9 +46,9 @@ int main(int argc, char **argv)
 	info.jited_prog_insns = (__u64)(unsigned long)image;
 	info.jited_prog_len = sizeof(image);
 	info.jited_func_lens = (__u64)(unsigned long)lens;
-	info.nr_jited_func_lens = sizeof(lens) / sizeof(lens[0]);
+	info.nr_jited_func_lens = ARRAY_SIZE(lens);
 	info.func_info = (__u64)(unsigned long)funcs;
-	info.nr_func_info = sizeof(funcs) / sizeof(funcs[0]);
+	info.nr_func_info = ARRAY_SIZE(funcs);
 	info.func_info_rec_size = func_info_len;
 	if (bpf_prog_get_info_by_fd(bpf_program__fd(prog), &info, &len) ||
 	    info.jited_prog_len > sizeof(image) || info.nr_jited_func_lens > 256) {

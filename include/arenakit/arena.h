@@ -8,6 +8,7 @@
  *                                    pages, mapped at user address @addr
  *                                    (0: let the kernel choose)
  *   ak_container_of(p, T, m)         the T whose member m is at p
+ *   ARRAY_SIZE(a)                    the number of elements of the array a
  *
  * Every arenakit header includes this one, and this one includes what it
  * needs: in BPF, vmlinux.h (unless the UAPI <linux/bpf.h> came first) and
@@ -15,6 +16,8 @@
  * first include. __arena, __arena_global and __arg_arena are defined only if
  * nothing defined them first, and as the 6.12 selftests' bpf_arena_common.h
  * and libbpf define them, so those headers combine with ours in any order.
+ * ARRAY_SIZE likewise, as the kernel's tools/include and the selftests'
+ * bpf_util.h guard theirs.
  *
  * In user space __arena is empty: the same structures are read through the
  * arena's mmap, where the pointers BPF stored are user addresses already. A
@@ -168,5 +171,9 @@ struct ak_alloc_request {
 
 #define ak_container_of(ptr, type, member)				\
 	((type __arena *)((char __arena *)(ptr) - __builtin_offsetof(type, member)))
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
 
 #endif /* __ARENAKIT_ARENA_H */

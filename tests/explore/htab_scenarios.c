@@ -192,7 +192,7 @@ Test(explore_htab, lookup_finds_a_present_key_while_the_growth_ends)
 
 /* Keys 1, 17, 33 share bucket 1; 2 and 18 bucket 2; 3 is alone. */
 static const unsigned long long walk_keys[] = { 1, 17, 33, 2, 18, 3 };
-#define WALK_KEYS (sizeof(walk_keys) / sizeof(walk_keys[0]))
+#define WALK_KEYS ARRAY_SIZE(walk_keys)
 
 static unsigned long long seen[64];
 static int walk_end, walk_deleted;

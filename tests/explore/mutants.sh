@@ -6,7 +6,8 @@
 # headers, and names the test that must then fail: an explorer scenario
 # ("# scenario: suite/test", and for a generated one "# generated: NAME",
 # the scenario's name as the generator prints it) or a host test of
-# tests/host/misuse_host.c or alloc_host.c ("# host test: suite/test").
+# tests/host/misuse_host.c or the allocator's (alloc_host.c,
+# alloc_cache_host.c) ("# host test: suite/test").
 # For each: copy the headers, apply the patch exactly (no fuzz, at most 3
 # lines from where it was written), build the test against them, run it,
 # and say how it failed (for the explorer, after how many schedules).
@@ -49,10 +50,14 @@ try_mutant() {
 	# The patched headers come first; the sources are today's: the
 	# scheduler, the generator and the file that holds the test's suite.
 	if [ -n "$host_test" ]; then
-		sources="tests/host/misuse_host.c tests/host/alloc_host.c tests/host/alloc_pages.c"
+		sources="tests/host/misuse_host.c tests/host/alloc_host.c tests/host/alloc_cache_host.c
+			tests/host/alloc_pages.c"
 		test=$host_test
 	else
-		sources="tests/explore/explore.c tests/explore/gen.c $(grep -l "^Test(${scenario%%/*}," tests/explore/*.c)"
+		# ... and its parts, the files beside it named after it (NAME_*.c).
+		sources=$(grep -l "^Test(${scenario%%/*}," tests/explore/*.c)
+		sources="tests/explore/explore.c tests/explore/explore_arena.c tests/explore/gen.c
+			$sources $(ls ${sources//.c/_*.c} 2> /dev/null)"
 		test=$scenario
 	fi
 	if ! $CC -I"$dir/include" $CFLAGS -Itests -o "$dir/test" $sources \

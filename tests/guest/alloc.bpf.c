@@ -116,7 +116,7 @@ static int expect_pages_accounted(void)
 {
 	struct ak_alloc_stats __arena *st = &ak_allocator.stats;
 
-	ak_expect_eq(st->pages, st->slab_pages + st->large_pages + st->spare_pages);
+	test_expect_eq(st->pages, st->slab_pages + st->large_pages + st->spare_pages);
 	return 0;
 }
 
@@ -126,10 +126,10 @@ unsigned int runtime_size = 32;
 /* Two live objects of @size never overlap; both go back. */
 static int expect_apart_and_free(char __arena *a, char __arena *b, unsigned int size)
 {
-	ak_expect(a && b);
-	ak_expect(b >= a + size || a >= b + size);
-	ak_expect_eq(ak_free(a), 0);
-	ak_expect_eq(ak_free(b), 0);
+	test_expect(a && b);
+	test_expect(b >= a + size || a >= b + size);
+	test_expect_eq(ak_free(a), 0);
+	test_expect_eq(ak_free(b), 0);
 	return 0;
 }
 
@@ -146,22 +146,22 @@ int test_alloc_reuses_freed_blocks(void *ctx)
 {
 	void __arena *a = ak_alloc(40), *b;
 
-	ak_expect(a);
-	ak_expect_eq(ak_free_nosleep(a), 0);
+	test_expect(a);
+	test_expect_eq(ak_free_nosleep(a), 0);
 	b = ak_alloc(40);
-	ak_expect(b == a);
-	ak_expect_eq(ak_free(b), 0);
-	ak_expect_eq(test_live_objects(), 0);
-	ak_expect_eq(test_live_bytes(), 0);
+	test_expect(b == a);
+	test_expect_eq(ak_free(b), 0);
+	test_expect_eq(test_live_objects(), 0);
+	test_expect_eq(test_live_bytes(), 0);
 	/*
 	 * The emptied page is kept (AK_ALLOC_KEEP_EMPTY) until a trim; the
 	 * run it came in with (one page kfunc call) is spare.
 	 */
-	ak_expect_eq(ak_allocator.stats.slab_pages, 1);
-	ak_expect_eq(ak_allocator.stats.spare_pages, AK_ALLOC_PAGE_RUN - 1);
-	ak_expect_eq(ak_allocator.stats.pages_taken, AK_ALLOC_PAGE_RUN);
-	ak_expect_eq(ak_alloc_trim(), 0);
-	ak_expect_eq(ak_allocator.stats.pages, 0);
+	test_expect_eq(ak_allocator.stats.slab_pages, 1);
+	test_expect_eq(ak_allocator.stats.spare_pages, AK_ALLOC_PAGE_RUN - 1);
+	test_expect_eq(ak_allocator.stats.pages_taken, AK_ALLOC_PAGE_RUN);
+	test_expect_eq(ak_alloc_trim(), 0);
+	test_expect_eq(ak_allocator.stats.pages, 0);
 	return expect_pages_accounted();
 }
 
@@ -173,31 +173,31 @@ int test_alloc_double_and_foreign_free(void *ctx)
 	char __arena *raw = bpf_arena_alloc_pages(&arena, NULL, 1, -1, 0);
 	int err;
 
-	ak_expect(a && b && big && raw);
+	test_expect(a && b && big && raw);
 	b[0] = 0x5a;
-	ak_expect_eq(ak_free(a), 0);
-	ak_expect_eq(ak_free(a), -EINVAL);
-	ak_expect_eq(ak_free_nosleep(a), -EINVAL);
-	ak_expect_eq(ak_allocator.stats.double_frees, 2);
-	ak_expect_eq(ak_free(raw + 64), -EINVAL);	/* a page the allocator never saw */
-	ak_expect_eq(ak_free(b + 8), -EINVAL);		/* inside an object */
-	ak_expect_eq(ak_free(big + 4096), -EINVAL);	/* inside a large object */
+	test_expect_eq(ak_free(a), 0);
+	test_expect_eq(ak_free(a), -EINVAL);
+	test_expect_eq(ak_free_nosleep(a), -EINVAL);
+	test_expect_eq(ak_allocator.stats.double_frees, 2);
+	test_expect_eq(ak_free(raw + 64), -EINVAL);	/* a page the allocator never saw */
+	test_expect_eq(ak_free(b + 8), -EINVAL);		/* inside an object */
+	test_expect_eq(ak_free(big + 4096), -EINVAL);	/* inside a large object */
 	/* A block past the bump, never cut: the page's last (b + 24 may be in a CPU's cache). */
-	ak_expect_eq(ak_free((char __arena *)((unsigned long long)b & ~(AK_PAGE_SIZE - 1ULL)) +
-			     __AK_PAGE_HDR + (__AK_PAGE_DATA / 24 - 1) * 24), -EINVAL);
-	ak_expect_eq(ak_allocator.stats.bad_frees, 4);
+	test_expect_eq(ak_free((char __arena *)((unsigned long long)b & ~(AK_PAGE_SIZE - 1ULL)) +
+			       __AK_PAGE_HDR + (__AK_PAGE_DATA / 24 - 1) * 24), -EINVAL);
+	test_expect_eq(ak_allocator.stats.bad_frees, 4);
 	c = ak_alloc(24);
 	d = ak_alloc(24);
-	ak_expect(c == a && d != a && d != b);
-	ak_expect_eq(b[0], 0x5a);
-	ak_expect_eq(ak_free(big), 0);
+	test_expect(c == a && d != a && d != b);
+	test_expect_eq(b[0], 0x5a);
+	test_expect_eq(ak_free(big), 0);
 	/* Its pages are gone: freeing it again reads a faulting page as 0. */
-	ak_expect_eq(ak_free(big), -EINVAL);
+	test_expect_eq(ak_free(big), -EINVAL);
 	err = ak_free(b) ?: ak_free(c) ?: ak_free(d);
-	ak_expect_eq(err, 0);
-	ak_expect_eq(test_live_objects(), 0);
-	ak_expect_eq(ak_alloc_trim(), 0);
-	ak_expect_eq(ak_allocator.stats.pages, 0);
+	test_expect_eq(err, 0);
+	test_expect_eq(test_live_objects(), 0);
+	test_expect_eq(ak_alloc_trim(), 0);
+	test_expect_eq(ak_allocator.stats.pages, 0);
 	bpf_arena_free_pages(&arena, raw, 1);
 	return expect_pages_accounted();
 }
@@ -214,26 +214,26 @@ int test_alloc_busy_lock_keeps_the_budget(void *ctx)
 	 * The shared path's lock, so hold this CPU's cache as a program this
 	 * one interrupted would: every call takes the shared path.
 	 */
-	ak_expect(cpu < AK_ALLOC_CPUS);
+	test_expect(cpu < AK_ALLOC_CPUS);
 	ak_allocator.cpus[cpu].lock.locked = 1;
 	mine = ak_alloc(32);
-	ak_expect(mine);
+	test_expect(mine);
 	ak_allocator.lock.locked = 1;	/* as if another CPU held it */
 	/* A free does not wait: the block is queued for the lock's next holder. */
-	ak_expect_eq(ak_free(mine), 0);
-	ak_expect(ak_allocator.queued);
-	ak_expect_eq(ak_free(mine), -EINVAL);
+	test_expect_eq(ak_free(mine), 0);
+	test_expect(ak_allocator.queued);
+	test_expect_eq(ak_free(mine), -EINVAL);
 	for (i = ak_opaque_zero(); i < 100 && can_loop; i++) {
 		obj = ak_alloc_err(32, &err);
-		ak_expect(!obj);
-		ak_expect_eq(err, -EBUSY);
+		test_expect(!obj);
+		test_expect_eq(err, -EBUSY);
 	}
 	ak_allocator.lock.locked = 0;
-	ak_expect_eq(ak_allocator.stats.fail_busy, 100);
+	test_expect_eq(ak_allocator.stats.fail_busy, 100);
 	obj = ak_alloc(32);
-	ak_expect(obj == mine);		/* put back by this allocation, and reused */
-	ak_expect(!ak_allocator.queued);
-	ak_expect_eq(ak_free(obj), 0);
+	test_expect(obj == mine);		/* put back by this allocation, and reused */
+	test_expect(!ak_allocator.queued);
+	test_expect_eq(ak_free(obj), 0);
 	ak_allocator.cpus[cpu].lock.locked = 0;
 	/* 100 waits took 100 x AK_LOCK_SPINS steps; the rest is still there. */
 	err = 0;
@@ -243,7 +243,7 @@ int test_alloc_busy_lock_keeps_the_budget(void *ctx)
 			break;
 		}
 	}
-	ak_expect_eq(err, 0);
+	test_expect_eq(err, 0);
 	return expect_pages_accounted();
 }
 
@@ -255,7 +255,7 @@ SEC("syscall")
 int keep_objects(void *ctx)
 {
 	kept = alloc_chain(200, &kept_count);
-	ak_expect_eq(kept_count, 200);
+	test_expect_eq(kept_count, 200);
 	return 0;
 }
 
@@ -272,14 +272,14 @@ int test_alloc_large_objects(void *ctx)
 {
 	char __arena *big = ak_alloc(3 * 4096);
 
-	ak_expect(big);
-	ak_expect_eq(ak_allocator.stats.pages, 4);
-	ak_expect_eq(ak_allocator.stats.large_pages, 4);
+	test_expect(big);
+	test_expect_eq(ak_allocator.stats.pages, 4);
+	test_expect_eq(ak_allocator.stats.large_pages, 4);
 	big[0] = 1;
 	big[3 * 4096 - 1] = 2;	/* the last byte asked for is usable */
-	ak_expect_eq(ak_free(big), 0);
-	ak_expect_eq(ak_allocator.stats.pages, 0);
-	ak_expect_eq(test_live_objects(), 0);
+	test_expect_eq(ak_free(big), 0);
+	test_expect_eq(ak_allocator.stats.pages, 0);
+	test_expect_eq(test_live_objects(), 0);
 	return expect_pages_accounted();
 }
 
@@ -292,28 +292,28 @@ int test_alloc_exhaustion_recovers(void *ctx)
 	int err = 0;
 
 	head = alloc_chain(100000, &filled);
-	ak_expect(!ak_alloc_err(sizeof(struct obj), &err));	/* the arena is full */
-	ak_expect_eq(err, -ENOMEM);
+	test_expect(!ak_alloc_err(sizeof(struct obj), &err));	/* the arena is full */
+	test_expect_eq(err, -ENOMEM);
 	pages = ak_allocator.stats.pages;
 	err = expect_pages_accounted();
 	if (err)
 		return err;
 	free_chain(head);
-	ak_expect_eq(test_live_objects(), 0);
-	ak_expect_eq(test_live_bytes(), 0);
-	ak_expect_eq(ak_alloc_trim(), 0);
-	ak_expect_eq(ak_allocator.stats.pages, 0);
+	test_expect_eq(test_live_objects(), 0);
+	test_expect_eq(test_live_bytes(), 0);
+	test_expect_eq(ak_alloc_trim(), 0);
+	test_expect_eq(ak_allocator.stats.pages, 0);
 	head = alloc_chain(100000, &refilled);
 	free_chain(head);
 	/*
 	 * Every page but the globals' holds 252 blocks of 16 bytes, all used.
 	 * The globals: ak_allocator (its CPU caches most), then this file's.
 	 */
-	ak_expect(pages >= ARENA_PAGES - 2 - sizeof(ak_allocator) / AK_PAGE_SIZE);
-	ak_expect_eq(filled, pages * 252);
-	ak_expect_eq(refilled, filled);
-	ak_expect_eq(corrupted, 0);
-	ak_expect_eq(test_live_objects(), 0);
+	test_expect(pages >= ARENA_PAGES - 2 - sizeof(ak_allocator) / AK_PAGE_SIZE);
+	test_expect_eq(filled, pages * 252);
+	test_expect_eq(refilled, filled);
+	test_expect_eq(corrupted, 0);
+	test_expect_eq(test_live_objects(), 0);
 	return expect_pages_accounted();
 }
 
@@ -473,10 +473,10 @@ __weak __noinline int retry_check_and_free(void)
 SEC("syscall")
 int test_alloc_retry_loop_in_a_global_function_keeps_objects_apart(void *ctx)
 {
-	ak_expect_eq(retry_fill(), 0);
-	ak_expect_eq(retry_check_and_free(), 0);
-	ak_expect_eq(retry_changed, 0);
-	ak_expect_eq(test_live_objects(), 0);
+	test_expect_eq(retry_fill(), 0);
+	test_expect_eq(retry_check_and_free(), 0);
+	test_expect_eq(retry_changed, 0);
+	test_expect_eq(test_live_objects(), 0);
 	return 0;
 }
 

@@ -105,12 +105,12 @@ Test(alloc, objects_seen_from_user_space, .timeout = 120)
 }
 
 /*
- * Issue 22's contention test: 4 CPUs (on a 2-core host, under TCG: vCPUs
- * preempted at any point), 5,000 runs each of 32 allocations of random
- * sizes, freed by whichever CPU takes them. Before the CPU caches, 181 of
- * these 640,000 allocations failed with -EBUSY; the target is at most one
- * in a million. The test asserts a looser bound (a loaded host may stop a
- * vCPU that holds the shared lock for milliseconds) and prints the count.
+ * The allocator under contention: 4 CPUs (on a 2-core host, under TCG:
+ * vCPUs preempted at any point), 5,000 runs each of 32 allocations of
+ * random sizes, freed by whichever CPU takes them. The target is at most
+ * one allocation in a million failing with -EBUSY (the shared lock busy);
+ * the test asserts a looser bound (a loaded host may stop a vCPU that holds
+ * the shared lock for milliseconds) and prints the count.
  */
 Test(alloc, four_cpus_of_random_sizes_rarely_meet_a_busy_lock, .timeout = 600)
 {

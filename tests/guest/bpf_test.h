@@ -4,8 +4,8 @@
  * that, when they fail, leave "file:line: what" for the driver to print,
  * and make the program return the failing line (non-zero).
  *
- *	ak_expect(ak_list_empty(&list));
- *	ak_expect_eq(ak_list_count(&list, NULL), 200);
+ *	test_expect(ak_list_empty(&list));
+ *	test_expect_eq(ak_list_count(&list, NULL), 200);
  *
  * They return from the function they are in: use them in the test program
  * itself, or in a helper whose non-zero result the program returns.
@@ -20,7 +20,7 @@
  * Its own section, so the driver finds it as a map of its own. Weak, so
  * that objects linked into one program (tests/guest/linked/) share one.
  */
-char ak_test_report[AK_TEST_REPORT_SIZE] SEC(AK_TEST_REPORT_SECTION) __weak = {};
+char test_report[TEST_REPORT_SIZE] SEC(TEST_REPORT_SECTION) __weak = {};
 
 /*
  * The allocator's live objects and bytes, every CPU's part summed
@@ -39,31 +39,31 @@ char ak_test_report[AK_TEST_REPORT_SIZE] SEC(AK_TEST_REPORT_SECTION) __weak = {}
 		___n;							\
 	})
 
-#define __ak_test_str2(x) #x
-#define __ak_test_str(x) __ak_test_str2(x)
-#define __AK_TEST_WHERE __FILE__ ":" __ak_test_str(__LINE__) ": "
+#define __test_str2(x) #x
+#define __test_str(x) __test_str2(x)
+#define __TEST_WHERE __FILE__ ":" __test_str(__LINE__) ": "
 
 /* Record a failure (a printf-like message) and evaluate to the line. */
-#define ak_test_fail(fmt, args...)					\
+#define test_fail(fmt, args...)						\
 	({								\
-		BPF_SNPRINTF(ak_test_report, sizeof(ak_test_report),	\
-			     __AK_TEST_WHERE fmt, ##args);		\
+		BPF_SNPRINTF(test_report, sizeof(test_report),		\
+			     __TEST_WHERE fmt, ##args);			\
 		__LINE__;						\
 	})
 
-#define ak_expect(cond)							\
+#define test_expect(cond)						\
 	do {								\
 		if (!(cond))						\
-			return ak_test_fail("%s", #cond);		\
+			return test_fail("%s", #cond);			\
 	} while (0)
 
-#define ak_expect_eq(a, b)						\
+#define test_expect_eq(a, b)						\
 	do {								\
-		long long ___ak_a = (long long)(a), ___ak_b = (long long)(b); \
+		long long ___test_a = (long long)(a), ___test_b = (long long)(b); \
 									\
-		if (___ak_a != ___ak_b)					\
-			return ak_test_fail("%s == %s: %lld, not %lld",	\
-					    #a, #b, ___ak_a, ___ak_b);	\
+		if (___test_a != ___test_b)				\
+			return test_fail("%s == %s: %lld, not %lld",	\
+					 #a, #b, ___test_a, ___test_b);	\
 	} while (0)
 
 #endif

@@ -7,8 +7,8 @@
 #define ARENAKIT_TESTS_GUEST_BPF_TEST_SHARED_H
 
 /* The section of the report, so the driver finds it as a map of that name. */
-#define AK_TEST_REPORT_SECTION ".data.ak_test"
+#define TEST_REPORT_SECTION ".data.test"
 /* Its size: the longest "file:line: what" a failed test leaves. */
-#define AK_TEST_REPORT_SIZE 256
+#define TEST_REPORT_SIZE 256
 
 #endif

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <linux/bpf.h>
 
+#include <arenakit/arena.h>
 #include "guest/guest.h"
 #include "kernel_features.h"
 #include "can_loop_kfunc.skel.h"
@@ -123,7 +124,7 @@ Test(can_loop_kfunc, another_calls_budget_bounds_no_loop, .timeout = GUEST_TEST_
 	require_can_loop();
 	insns[7].imm = arenakit_can_loop_btf_id();
 	cr_assert_gt(insns[7].imm, 0, "no BTF id for bpf_can_loop: %d", insns[7].imm);
-	fd = arenakit_load_insns("can_loop_other", insns, sizeof(insns) / sizeof(*insns), log,
+	fd = arenakit_load_insns("can_loop_other", insns, ARRAY_SIZE(insns), log,
 				 sizeof(log));
 	cr_expect_lt(fd, 0, "an endless loop was taken");
 	if (fd >= 0)

@@ -56,7 +56,7 @@ int test_combined_with_selftest_headers(void *ctx)
 	for (i = ak_opaque_zero(); i < 10 && can_loop; i++) {
 		t = bpf_alloc(sizeof(*t));
 		o = ak_alloc(sizeof(*o));
-		ak_expect(t && o);
+		test_expect(t && o);
 		t->value = i;
 		o->value = i;
 		list_add_head(&t->node, &their_list);
@@ -66,11 +66,11 @@ int test_combined_with_selftest_headers(void *ctx)
 		sum_theirs += t->value;
 	ak_list_for_each_entry(o, &our_list, node)
 		sum_ours += o->value;
-	ak_expect_eq(sum_theirs, 45);
-	ak_expect_eq(sum_ours, 45);
-	ak_expect_eq(ak_list_len(&our_list), 10);
-	ak_expect_eq(ak_glob_match(pattern, subject), 1);
-	ak_expect_eq(test_live_objects(), 10);
+	test_expect_eq(sum_theirs, 45);
+	test_expect_eq(sum_ours, 45);
+	test_expect_eq(ak_list_len(&our_list), 10);
+	test_expect_eq(ak_glob_match(pattern, subject), 1);
+	test_expect_eq(test_live_objects(), 10);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <arenakit/arena.h>
 #include "clock.h"
 #include "guest/guest.h"
 #include "kernel_features.h"
@@ -62,7 +63,7 @@ static int refused_index(const char *object, const char *program)
 {
 	size_t i, len = strlen(object);
 
-	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(refused); i++)
 		if (!strncmp(refused[i].name, object, len) && refused[i].name[len] == '/' &&
 		    !strcmp(refused[i].name + len + 1, program))
 			return i;
@@ -77,7 +78,7 @@ static int lacks_feature(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(needs) / sizeof(needs[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(needs); i++)
 		if (!strcmp(needs[i].name, name))
 			return arenakit_feature_probe(needs[i].feature) != 1;
 	return 0;

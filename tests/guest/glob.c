@@ -121,10 +121,10 @@ Test(glob, bytes_above_0x7f_are_bytes, .timeout = 120)
 	size_t i;
 
 	load(&b);
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		batch_add(&b, cases[i].pat, cases[i].str);
 	batch_run(&b);
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		cr_expect_eq(b.skel->arena->glob_result[i], cases[i].want, "\"%s\" vs \"%s\"",
 			     cases[i].pat, cases[i].str);
 	glob__destroy(b.skel);

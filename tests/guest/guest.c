@@ -118,9 +118,9 @@ const char *guest_failure_report(struct bpf_object *obj, int retval)
 		return "the loop budget cut it (-AK_EBUDGET)";
 	bpf_object__for_each_map(map, obj) {
 		const char *name = bpf_map__name(map);
-		size_t len = strlen(name), want = strlen(AK_TEST_REPORT_SECTION);
+		size_t len = strlen(name), want = strlen(TEST_REPORT_SECTION);
 
-		if (len < want || strcmp(name + len - want, AK_TEST_REPORT_SECTION))
+		if (len < want || strcmp(name + len - want, TEST_REPORT_SECTION))
 			continue;
 		report = bpf_map__initial_value(map, &size);
 		if (report && size && report[0])

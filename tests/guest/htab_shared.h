@@ -70,11 +70,4 @@ struct htab_rw_args {
 	unsigned int walk_missed;	/* a complete walk without a stable key: never */
 };
 
-/* test_htab_each_all's state, in the arena. */
-struct each_sum {
-	unsigned long long sum, visited, stop, last;
-	unsigned long long want;	/* the sum of every value */
-	unsigned long long work;	/* loop steps per entry, to outlast a budget */
-};
-
 #endif

@@ -19,17 +19,17 @@
 #define POISON 0x80
 
 /* Fail, saying which case and entry. */
-#define CASE_WHAT "key " __ak_test_str(KEY_SIZE) " value " __ak_test_str(VALUE_SIZE) ": "
+#define CASE_WHAT "key " __test_str(KEY_SIZE) " value " __test_str(VALUE_SIZE) ": "
 #define CASE_FAIL(what, n, err)						\
-	ak_test_fail(CASE_WHAT "%s of entry %u: %d", what, n, err)
+	test_fail(CASE_WHAT "%s of entry %u: %d", what, n, err)
 /* @diff: 0, or 1 + the first byte that differs. */
 #define CASE_CHECK(what, n, diff)					\
 	do {								\
 		int ___d = (diff);					\
 									\
 		if (___d)						\
-			return ak_test_fail(CASE_WHAT "%s of entry %u: byte %d differs", \
-					    what, n, ___d - 1);		\
+			return test_fail(CASE_WHAT "%s of entry %u: byte %d differs", \
+					 what, n, ___d - 1);		\
 	} while (0)
 #endif
 
@@ -238,19 +238,19 @@ __noinline int C(take)(__u32 n, __u32 salt)
 /* An empty table, for the program below. 0 or the failing line. */
 __noinline int C(start)(void)
 {
-	ak_expect_eq(ak_htab_init(&C(table), sizeof(struct C(key)), sizeof(struct C(value)), 16),
-		     0);
+	test_expect_eq(ak_htab_init(&C(table), sizeof(struct C(key)), sizeof(struct C(value)), 16),
+		       0);
 	return 0;
 }
 
 /* The table holds @count entries; with none, destroy it: nothing may be left. */
 __noinline int C(expect_count)(__u32 count)
 {
-	ak_expect_eq(ak_htab_count(&C(table)), count);
+	test_expect_eq(ak_htab_count(&C(table)), count);
 	if (count)
 		return 0;
-	ak_expect_eq(ak_htab_destroy(&C(table)), 0);
-	ak_expect_eq(test_live_objects(), 0);
+	test_expect_eq(ak_htab_destroy(&C(table)), 0);
+	test_expect_eq(test_live_objects(), 0);
 	return 0;
 }
 

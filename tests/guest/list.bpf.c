@@ -29,7 +29,7 @@ static int make_items(void)
 	for (i = ak_opaque_zero(); i < NODES && can_loop; i++) {
 		items[i & 255] = ak_alloc(sizeof(struct item));
 		if (!items[i & 255])
-			return ak_test_fail("ak_alloc failed at item %d", i);
+			return test_fail("ak_alloc failed at item %d", i);
 		items[i & 255]->value = i;
 	}
 	return 0;
@@ -40,8 +40,8 @@ static int free_items(void)
 	int i;
 
 	for (i = ak_opaque_zero(); i < NODES && can_loop; i++)
-		ak_expect_eq(ak_free(items[i & 255]), 0);
-	ak_expect_eq(test_live_objects(), 0);
+		test_expect_eq(ak_free(items[i & 255]), 0);
+	test_expect_eq(test_live_objects(), 0);
 	return 0;
 }
 
@@ -69,13 +69,13 @@ static int expect_list(struct ak_list __arena *l, long long count, __u64 sum)
 	struct item __arena *pos;
 	__u64 got = 0;
 
-	ak_expect_eq(ak_list_count(l, NULL), count);
-	ak_expect_eq(ak_list_len(l), count);
-	ak_expect_eq(ak_list_check(l, NULL, NULL), 0);
+	test_expect_eq(ak_list_count(l, NULL), count);
+	test_expect_eq(ak_list_len(l), count);
+	test_expect_eq(ak_list_check(l, NULL, NULL), 0);
 	ak_list_for_each_entry(pos, l, node)
 		got += pos->value;
-	ak_expect_eq(ak_list_walk_status(pos, l, node), 0);
-	ak_expect_eq(got, sum);
+	test_expect_eq(ak_list_walk_status(pos, l, node), 0);
+	test_expect_eq(got, sum);
 	return 0;
 }
 
@@ -90,33 +90,33 @@ int test_list_build_and_edit(void *ctx)
 		return err;
 	ak_list_init(&list_a);
 	ak_list_init(&list_b);
-	ak_expect(ak_list_empty(&list_a) && !ak_list_first(&list_a));
+	test_expect(ak_list_empty(&list_a) && !ak_list_first(&list_a));
 	for (i = ak_opaque_zero(); i < NODES && can_loop; i++)
 		ak_list_add_tail(&list_a, &item(i)->node);
 	err = expect_list(&list_a, NODES, NODES * (NODES - 1) / 2);
 	if (err)
 		return err;
-	ak_expect(ak_list_first(&list_a) == &item(0)->node);
-	ak_expect(ak_list_last(&list_a) == &item(NODES - 1)->node);
+	test_expect(ak_list_first(&list_a) == &item(0)->node);
+	test_expect(ak_list_last(&list_a) == &item(NODES - 1)->node);
 
 	/* Odd values move to the other list; then splice them back in front. */
 	ak_list_for_each_entry_safe(pos, tmp, &list_a, node)
 		if (pos->value & 1)
 			ak_list_move_tail(&list_a, &pos->node, &list_b);
-	ak_expect_eq(ak_list_walk_status(pos, &list_a, node), 0);
+	test_expect_eq(ak_list_walk_status(pos, &list_a, node), 0);
 	err = expect_list(&list_a, NODES / 2, (NODES / 2) * (NODES / 2 - 1));
 	if (err)
 		return err;
-	ak_expect_eq(ak_list_len(&list_b), NODES / 2);
+	test_expect_eq(ak_list_len(&list_b), NODES / 2);
 	ak_list_splice_init(&list_b, &list_a);
-	ak_expect(ak_list_empty(&list_b));
+	test_expect(ak_list_empty(&list_b));
 	err = expect_list(&list_a, NODES, NODES * (NODES - 1) / 2);
 	if (err)
 		return err;
-	ak_expect(ak_list_first(&list_a) == &item(1)->node);
+	test_expect(ak_list_first(&list_a) == &item(1)->node);
 	ak_list_for_each_entry_safe(pos, tmp, &list_a, node)
 		ak_list_del(&list_a, &pos->node);
-	ak_expect(ak_list_empty(&list_a));
+	test_expect(ak_list_empty(&list_a));
 	return free_items();
 }
 
@@ -133,14 +133,14 @@ int test_list_del_unlinks(void *ctx)
 	if (err)
 		return err;
 	ak_list_del(&list_a, &item(1)->node);
-	ak_expect(item(0)->node.next == &item(2)->node);
-	ak_expect(item(2)->node.prev == &item(0)->node);
-	ak_expect(!item(1)->node.next && !item(1)->node.prev);
-	ak_expect_eq(ak_list_count(&list_a, NULL), 2);
-	ak_expect_eq(ak_list_check(&list_a, NULL, NULL), 0);
+	test_expect(item(0)->node.next == &item(2)->node);
+	test_expect(item(2)->node.prev == &item(0)->node);
+	test_expect(!item(1)->node.next && !item(1)->node.prev);
+	test_expect_eq(ak_list_count(&list_a, NULL), 2);
+	test_expect_eq(ak_list_check(&list_a, NULL, NULL), 0);
 	ak_list_del(&list_a, &item(0)->node);
 	ak_list_del(&list_a, &item(2)->node);
-	ak_expect(ak_list_empty(&list_a));
+	test_expect(ak_list_empty(&list_a));
 	return free_items();
 }
 
@@ -154,10 +154,10 @@ int test_list_find(void *ctx)
 	err = items_in_list_a(NODES);
 	if (err)
 		return err;
-	ak_expect_eq(ak_list_find(&list_a, offset, 150, NULL, &found), 0);
-	ak_expect(found == &item(150)->node);
-	ak_expect_eq(ak_list_find(&list_a, offset, NODES + 7, NULL, &found), 0);
-	ak_expect(!found);
+	test_expect_eq(ak_list_find(&list_a, offset, 150, NULL, &found), 0);
+	test_expect(found == &item(150)->node);
+	test_expect_eq(ak_list_find(&list_a, offset, NODES + 7, NULL, &found), 0);
+	test_expect(!found);
 	return 0;
 }
 
@@ -172,8 +172,8 @@ int test_list_check_finds_broken_link(void *ctx)
 	if (err)
 		return err;
 	item(6)->node.prev = &item(2)->node;
-	ak_expect_eq(ak_list_check(&list_a, NULL, &bad), -EINVAL);
-	ak_expect(bad == &item(6)->node);
+	test_expect_eq(ak_list_check(&list_a, NULL, &bad), -EINVAL);
+	test_expect(bad == &item(6)->node);
 	return 0;
 }
 
@@ -202,18 +202,18 @@ int test_list_stale_cursors(void *ctx)
 		return err;
 	ak_list_init(&list_b);
 	save_at(10);
-	ak_expect_eq(ak_list_count(&list_a, &cursor), 20);	/* an unchanged list */
+	test_expect_eq(ak_list_count(&list_a, &cursor), 20);	/* an unchanged list */
 	save_at(10);
 	ak_list_del(&list_a, &item(3)->node);
-	ak_expect_eq(ak_list_count(&list_a, &cursor), -AK_ESTALE);
-	ak_expect(!cursor.pos && !cursor.seen);
-	ak_expect_eq(ak_list_count(&list_a, &cursor), 19);
+	test_expect_eq(ak_list_count(&list_a, &cursor), -AK_ESTALE);
+	test_expect(!cursor.pos && !cursor.seen);
+	test_expect_eq(ak_list_count(&list_a, &cursor), 19);
 	save_at(10);
 	ak_list_add_head(&list_a, &item(3)->node);
-	ak_expect_eq(ak_list_check(&list_a, &cursor, NULL), -AK_ESTALE);
+	test_expect_eq(ak_list_check(&list_a, &cursor, NULL), -AK_ESTALE);
 	save_at(10);
 	ak_list_move(&list_a, &item(10)->node, &list_b);
-	ak_expect_eq(ak_list_find(&list_a, 8, 999, &cursor, &found), -AK_ESTALE);
+	test_expect_eq(ak_list_find(&list_a, 8, 999, &cursor, &found), -AK_ESTALE);
 	return 0;
 }
 
@@ -238,7 +238,7 @@ int test_list_delete_matching_events(void *ctx)
 	for (i = ak_opaque_zero(); i < 300 && can_loop; i++) {
 		ev = ak_alloc(sizeof(*ev));
 		if (!ev)
-			return ak_test_fail("ak_alloc failed at event %d", i);
+			return test_fail("ak_alloc failed at event %d", i);
 		/* "tmpN.o" for every third event, "keepN.c" for the rest. */
 		if ((unsigned int)i % 3 == 0) {
 			ev->name[0] = 't'; ev->name[1] = 'm'; ev->name[2] = 'p';
@@ -255,23 +255,23 @@ int test_list_delete_matching_events(void *ctx)
 	ak_list_for_each_entry_resume_safe(ev, tmp, &events, node, &event_cursor) {
 		if (ak_glob_match_len(pattern, ev->name, ev->name_len) == 1) {
 			ak_list_del(&events, &ev->node);
-			ak_expect_eq(ak_free(ev), 0);
+			test_expect_eq(ak_free(ev), 0);
 		}
 	}
 	err = ak_list_walk_save(ev, &events, node, &event_cursor);
-	ak_expect_eq(err, 0);
-	ak_expect_eq(ak_list_len(&events), 200);
-	ak_expect_eq(test_live_objects(), 200);
+	test_expect_eq(err, 0);
+	test_expect_eq(ak_list_len(&events), 200);
+	test_expect_eq(test_live_objects(), 200);
 	ak_list_for_each_entry(ev, &events, node)
 		kept += ev->name[0] == 'k';
-	ak_expect_eq(kept, 200);
+	test_expect_eq(kept, 200);
 	ak_list_for_each_entry_safe(ev, tmp, &events, node) {
 		ak_list_del(&events, &ev->node);
 		ak_free(ev);
 	}
-	ak_expect_eq(test_live_objects(), 0);
-	ak_expect_eq(ak_alloc_trim(), 0);
-	ak_expect_eq(ak_allocator.stats.pages, 0);
+	test_expect_eq(test_live_objects(), 0);
+	test_expect_eq(ak_alloc_trim(), 0);
+	test_expect_eq(ak_allocator.stats.pages, 0);
 	return 0;
 }
 

@@ -27,7 +27,7 @@ unsigned int computed;
 									\
 		computed = ___got;					\
 		___got == ___want ? 0 :					\
-			ak_test_fail("%s: %u, not %u", #value, ___got, ___want); \
+			test_fail("%s: %u, not %u", #value, ___got, ___want); \
 	})
 
 /* Two million iterations: a can_loop condition, then cond_break in a body. */
@@ -126,10 +126,10 @@ int test_cond_break_label(void *ctx)
 		cond_break_label(spent);
 		count++;
 	}
-	return ak_test_fail("unreachable: the loop has no other exit");
+	return test_fail("unreachable: the loop has no other exit");
 spent:
 	computed = count;
-	ak_expect(count > 1000000);
+	test_expect(count > 1000000);
 	return 0;
 }
 

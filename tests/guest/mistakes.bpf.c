@@ -26,7 +26,7 @@ int alloc_in_tc(struct __sk_buff *skb)
 /*
  * Not a mistake: the matcher inlined into a walk, four patterns a node,
  * verifies far within the verifier's 1M-instruction limit ("BPF program is
- * too large"), in about 19,000; tests/guest/mistakes.c keeps it there.
+ * too large"); tests/guest/mistakes.c keeps it there and prints its count.
  */
 SEC("syscall")
 int match_inline_in_a_walk(void *ctx)

@@ -3,7 +3,7 @@
  * The errors a user meets first when loading, reproduced: each program of
  * tests/guest/mistakes.bpf.c makes one mistake, and the load must fail
  * with the message README's troubleshooting section quotes (the build-time
- * ones are in tests/host/toolchain_host.c).
+ * ones are in tests/system/toolchain_system.c).
  */
 #include <stdio.h>
 #include <bpf/bpf.h>

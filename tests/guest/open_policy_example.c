@@ -4,9 +4,10 @@
  * from a scratch install of the headers through pkg-config only. 10,002
  * rules are matched on every open of every CPU while two shells open
  * known files on CPUs 0 and 1 and the example applies rule edits from its
- * standard input (a rule added and deleted, over and over, all along): the counts must be exact and no event lost. The rules
- * that count match only this test's files, so other processes' opens
- * (the example is system-wide) change nothing it checks.
+ * standard input (a rule added and deleted, over and over, all along): the
+ * counts must be exact and no event lost. The rules that count match only
+ * this test's files, so other processes' opens (the example is
+ * system-wide) change nothing it checks.
  */
 #include <stdio.h>
 #include <stdlib.h>

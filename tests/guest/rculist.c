@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * Read-mostly data read on every CPU (issue 24, point 3): 10,000 glob
- * rules in an arena list, matched on every openat(2) of the test's threads
- * on 2 and then 4 CPUs, while a writer on another thread adds and deletes
- * rules and reclaims what it deleted. Read under the writers' lock, as a
- * list had to be read before rculist.h, events are lost (a CPU whose wait
- * for the lock runs out gives up); read in a read section, none may be.
+ * Read-mostly data read on every CPU: 10,000 glob rules in an arena list,
+ * matched on every openat(2) of the test's threads on 2 and then 4 CPUs,
+ * while a writer on another thread adds and deletes rules and reclaims what
+ * it deleted. Read under the writers' lock, as a list had to be read before
+ * rculist.h, events are lost (a CPU whose wait for the lock runs out gives
+ * up); read in a read section, none may be.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -283,7 +283,7 @@ static void *walk_rules(void *arg)
 }
 
 /*
- * The loader's walk of the list (issue 24, point 1) while BPF writers on
+ * The loader's walk of the list through the mmap while BPF writers on
  * two other CPUs add and delete rules under the lock: each walk is whole,
  * or says it is stale, never short, doubled or torn.
  */

@@ -10,14 +10,14 @@ int fails_an_expect_eq(void *ctx)
 {
 	int two = ak_opaque_zero() + 2;
 
-	ak_expect_eq(two + 1, 4);
+	test_expect_eq(two + 1, 4);
 	return 0;
 }
 
 SEC("syscall")
 int fails_an_expect(void *ctx)
 {
-	ak_expect(ak_opaque_zero() == 1);
+	test_expect(ak_opaque_zero() == 1);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 
+#include <arenakit/arena.h>
 #include "guest/guest.h"
 #include "kernel_features.h"
 #include "timed_may_goto.skel.h"
@@ -253,7 +254,7 @@ static int load_with_stack(int depth, char *log, size_t log_size)
 		MAY_GOTO(1), JA(-2), EXIT,
 	};
 
-	return arenakit_load_insns("mg_stack", insns, sizeof(insns) / sizeof(*insns), log,
+	return arenakit_load_insns("mg_stack", insns, ARRAY_SIZE(insns), log,
 				   log_size);
 }
 
@@ -292,7 +293,7 @@ Test(timed_may_goto, a_spent_budget_stays_spent, .timeout = GUEST_TEST_TIMEOUT)
 	};
 
 	load();
-	cr_expect_eq((int)run_insns("spent_may_goto", insns, sizeof(insns) / sizeof(*insns)),
+	cr_expect_eq((int)run_insns("spent_may_goto", insns, ARRAY_SIZE(insns)),
 		     -1, "the frame's steps after its budget");
 }
 
@@ -316,7 +317,7 @@ Test(timed_may_goto, bpf_can_loop_stays_spent, .timeout = GUEST_TEST_TIMEOUT)
 		};
 
 		cr_expect_eq((int)run_insns("spent_can_loop", insns,
-					    sizeof(insns) / sizeof(*insns)),
+					    ARRAY_SIZE(insns)),
 			     -1, "the frame's steps after its budget");
 	}
 }

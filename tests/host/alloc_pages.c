@@ -99,3 +99,19 @@ void expect_pages_accounted(void)
 	cr_expect_eq(s->pages, test_pages_held, "stats say %llu pages, %llu are held",
 		     s->pages, test_pages_held);
 }
+
+void shared_path_only(void)
+{
+	ak_allocator.cpus[0].lock.locked = 1;
+}
+
+void shared_path_done(void)
+{
+	ak_allocator.cpus[0].lock.locked = 0;
+}
+
+void expect_trim_returns_every_page(void)
+{
+	cr_expect_eq(ak_alloc_trim(), 0);
+	cr_expect_eq(ak_allocator.stats.pages, 0);
+}

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <criterion/criterion.h>
 
+#include <arenakit/arena.h>
 #include "command.h"
 
 #define HEADERS "include/arenakit/*.h"
@@ -48,7 +49,7 @@ Test(docs, the_main_calls_are_documented)
 	size_t i;
 
 	kernel_doc("-rst", out, sizeof(out));
-	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(calls); i++) {
 		/* ".. c:function:: int ak_free (...)" or ".. c:macro:: ak_htab_update" */
 		snprintf(heading, sizeof(heading), " %s (", calls[i]);
 		if (strstr(out, heading))

@@ -241,7 +241,7 @@ Test(glob_host, valid_says_why_a_pattern_is_unusable)
 	unsigned long long at;
 	size_t i;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		at = 99;
 		cr_expect_eq(ak_glob_valid(cases[i].pat, cases[i].max_len, &at), cases[i].want,
 			     "\"%s\" (limit %llu): %s", cases[i].pat, cases[i].max_len,

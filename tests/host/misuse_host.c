@@ -285,12 +285,12 @@ static void expect_refused_inside(char *ptr, char *big, unsigned int pages)
 }
 
 /*
- * Issue 34, defect 4: the later pages of a large object hold the program's
- * bytes, and a page header is 64 bytes anyone can copy. With a copy of a
- * real slab page's header at such a page's start (as found, and made up
- * with every block live), or of the object's own first page's, a pointer
- * into the page (at a block's start, as a real page's blocks lie) is still
- * no object: refused, counted, and changes nothing.
+ * The later pages of a large object hold the program's bytes, and a page
+ * header is 64 bytes anyone can copy. With a copy of a real slab page's
+ * header at such a page's start (as found, and made up with every block
+ * live), or of the object's own first page's, a pointer into the page (at a
+ * block's start, as a real page's blocks lie) is still no object: refused,
+ * counted, and changes nothing.
  */
 Test(misuse, a_pointer_into_a_large_objects_later_page_is_refused_whatever_the_page_holds)
 {
@@ -310,16 +310,16 @@ Test(misuse, a_pointer_into_a_large_objects_later_page_is_refused_whatever_the_p
 	memcpy(made_up, slab, 64);
 	h->bump = AK_PAGE_SIZE;
 	memset(h->map, 0xff, sizeof(h->map));
-	for (n = 0; n < sizeof(pages) / sizeof(pages[0]); n++) {
+	for (n = 0; n < ARRAY_SIZE(pages); n++) {
 		big = ak_alloc((size_t)pages[n] * AK_PAGE_SIZE - 64);
 		cr_assert(big);
 		cr_assert_eq(alloc_stats().large_pages, pages[n]);
 		memcpy(own, big - 64, 64);
 		for (k = 1; k < pages[n]; k++) {
 			page = big - 64 + (size_t)k * AK_PAGE_SIZE;
-			for (i = 0; i < sizeof(headers) / sizeof(headers[0]); i++) {
+			for (i = 0; i < ARRAY_SIZE(headers); i++) {
 				memcpy(page, headers[i], 64);
-				for (o = 0; o < sizeof(offsets) / sizeof(offsets[0]); o++)
+				for (o = 0; o < ARRAY_SIZE(offsets); o++)
 					expect_refused_inside(page + offsets[o], big, pages[n]);
 			}
 			memset(page, 0, 64);
@@ -340,14 +340,14 @@ static void nested_alloc_32(void)
 }
 
 /*
- * Issue 34, also settle: a stale free (of a block whose page went spare)
- * races a program nested on its CPU that takes the page for another class
- * and gets the same address. At whatever point of the free the nested
- * program runs, there are never two owners: either the free is refused and
- * the 32-byte object stays live and whole, or the nested program's object
- * was already there when the free read the page, and the free is a double
- * free of it that no allocator can tell from a good one (it frees it, as a
- * 32-byte object). Never is the block claimed into the 16-byte class.
+ * A stale free (of a block whose page went spare) races a program nested on
+ * its CPU that takes the page for another class and gets the same address. At
+ * whatever point of the free the nested program runs, there are never two
+ * owners: either the free is refused and the 32-byte object stays live and
+ * whole, or the nested program's object was already there when the free read
+ * the page, and the free is a double free of it that no allocator can tell
+ * from a good one (it frees it, as a 32-byte object). Never is the block
+ * claimed into the 16-byte class.
  */
 Test(misuse, a_stale_cached_free_racing_its_pages_reuse_is_refused)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A mistake tests/host/toolchain_host.c builds: the program declares its arena
+ * A mistake tests/system/toolchain_system.c builds: the program declares its arena
  * under its own name, and includes alloc.h without
  * `#define AK_ALLOC_MAP events_arena` first, so alloc.h declares a second
  * arena (`arena`) for the allocator. libbpf refuses the object when it

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* A mistake tests/host/toolchain_host.c compiles: a pointer outside the arena given to ak_free. */
+/*
+ * A mistake tests/system/toolchain_system.c compiles: a pointer outside the
+ * arena given to ak_free.
+ */
 #include <arenakit/alloc.h>
 
 SEC("syscall")

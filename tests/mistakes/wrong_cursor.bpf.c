@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* A mistake tests/host/toolchain_host.c compiles: a hash table's cursor given to a list walk. */
+/*
+ * A mistake tests/system/toolchain_system.c compiles: a hash table's cursor
+ * given to a list walk.
+ */
 #include <arenakit/list.h>
 #include <arenakit/htab.h>
 

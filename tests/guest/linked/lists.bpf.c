@@ -47,11 +47,11 @@ static int build(struct ak_list __arena *list, int n)
 	ak_list_init(list);
 	for (i = ak_opaque_zero(); i < n && can_loop; i++) {
 		item = ak_alloc(sizeof(*item));
-		ak_expect(item);
+		test_expect(item);
 		item->key = i + 1;
 		ak_list_add_tail(list, &item->node);
 	}
-	ak_expect_eq(ak_list_len(list), n);
+	test_expect_eq(ak_list_len(list), n);
 	return 0;
 }
 
@@ -72,15 +72,15 @@ int test_what_one_object_allocates_the_other_frees(void *ctx)
 	struct linked_item __arena *keep = ak_alloc(sizeof(*keep));
 	struct linked_item __arena *item = ak_alloc(sizeof(*item));
 
-	ak_expect(keep && item);
-	ak_expect_eq(test_live_objects(), objects + 2);
-	ak_expect_eq(tables_free(item), 0);
-	ak_expect_eq(test_live_objects(), objects + 1);
+	test_expect(keep && item);
+	test_expect_eq(test_live_objects(), objects + 2);
+	test_expect_eq(tables_free(item), 0);
+	test_expect_eq(test_live_objects(), objects + 1);
 	/* The other object's free of it again is refused, and counted here. */
-	ak_expect_eq(tables_free(item), -EINVAL);
-	ak_expect_eq(ak_allocator.stats.double_frees, double_frees + 1);
-	ak_expect_eq(tables_free(keep), 0);
-	ak_expect_eq(test_live_objects(), objects);
+	test_expect_eq(tables_free(item), -EINVAL);
+	test_expect_eq(ak_allocator.stats.double_frees, double_frees + 1);
+	test_expect_eq(tables_free(keep), 0);
+	test_expect_eq(test_live_objects(), objects);
 	return 0;
 }
 
@@ -94,11 +94,11 @@ int test_a_list_built_here_is_walked_and_freed_there(void *ctx)
 
 	if (err)
 		return err;
-	ak_expect_eq(test_live_objects(), objects + 10);
-	ak_expect_eq(tables_take_list(&lists_walked), 55);	/* 1 + ... + 10 */
-	ak_expect(ak_list_empty(&lists_walked));
-	ak_expect_eq(test_live_objects(), objects);
-	ak_expect_eq(ak_allocator.stats.double_frees + ak_allocator.stats.bad_frees, 0);
+	test_expect_eq(test_live_objects(), objects + 10);
+	test_expect_eq(tables_take_list(&lists_walked), 55);	/* 1 + ... + 10 */
+	test_expect(ak_list_empty(&lists_walked));
+	test_expect_eq(test_live_objects(), objects);
+	test_expect_eq(ak_allocator.stats.double_frees + ak_allocator.stats.bad_frees, 0);
 	return 0;
 }
 

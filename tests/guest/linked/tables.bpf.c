@@ -61,14 +61,14 @@ int tables_take(void *ctx)
 
 	tables_allocator_seen = (unsigned long long)&ak_allocator;
 	err = ak_htab_init(&tables_table, sizeof(key), sizeof(value), 2 * LINKED_ITEMS);
-	ak_expect_eq(err, 0);
+	test_expect_eq(err, 0);
 	ak_list_for_each_entry_safe(item, next, items, node) {
 		key = item->key;
 		value = key * 2;
 		err = ak_htab_update(&tables_table, &key, &value, AK_HTAB_NOEXIST);
-		ak_expect_eq(err, 0);
-		ak_expect_eq(ak_list_del(items, &item->node), 0);
-		ak_expect_eq(ak_free(item), 0);
+		test_expect_eq(err, 0);
+		test_expect_eq(ak_list_del(items, &item->node), 0);
+		test_expect_eq(ak_free(item), 0);
 		tables_taken++;
 	}
 	return 0;
@@ -78,7 +78,7 @@ int tables_take(void *ctx)
 SEC("syscall")
 int tables_give_back(void *ctx)
 {
-	ak_expect_eq(ak_htab_destroy(&tables_table), 0);
+	test_expect_eq(ak_htab_destroy(&tables_table), 0);
 	return 0;
 }
 
@@ -92,23 +92,23 @@ int test_a_table_here_on_the_other_objects_allocator(void *ctx)
 	int i, err;
 
 	/* One ak_allocator: the same address and counts from either object. */
-	ak_expect_eq(lists_allocator_at(), (unsigned long long)&ak_allocator);
-	ak_expect_eq(lists_objects(), objects);
-	ak_expect_eq(ak_htab_init(&tables_own, sizeof(key), sizeof(value), 16), 0);
+	test_expect_eq(lists_allocator_at(), (unsigned long long)&ak_allocator);
+	test_expect_eq(lists_objects(), objects);
+	test_expect_eq(ak_htab_init(&tables_own, sizeof(key), sizeof(value), 16), 0);
 	for (i = ak_opaque_zero(); i < 10 && can_loop; i++) {
 		key = i;
 		value = i * 3;
-		ak_expect_eq(ak_htab_update(&tables_own, &key, &value, AK_HTAB_NOEXIST), 0);
+		test_expect_eq(ak_htab_update(&tables_own, &key, &value, AK_HTAB_NOEXIST), 0);
 	}
-	ak_expect_eq(tables_own.count, 10);
+	test_expect_eq(tables_own.count, 10);
 	key = 7;
 	found = ak_htab_lookup(&tables_own, &key, &err);
-	ak_expect(found);
-	ak_expect_eq(*found, 21);
-	ak_expect(test_live_objects() > objects);
-	ak_expect_eq(lists_objects(), test_live_objects());
-	ak_expect_eq(ak_htab_destroy(&tables_own), 0);
-	ak_expect_eq(test_live_objects(), objects);
-	ak_expect_eq(lists_objects(), objects);
+	test_expect(found);
+	test_expect_eq(*found, 21);
+	test_expect(test_live_objects() > objects);
+	test_expect_eq(lists_objects(), test_live_objects());
+	test_expect_eq(ak_htab_destroy(&tables_own), 0);
+	test_expect_eq(test_live_objects(), objects);
+	test_expect_eq(lists_objects(), objects);
 	return 0;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
-/* What the host tests that run commands share (tests/host/command.c). */
-#ifndef HOST_COMMAND_H
-#define HOST_COMMAND_H
+/* What the host and system tests that run commands share (tests/command.c). */
+#ifndef ARENAKIT_TESTS_COMMAND_H
+#define ARENAKIT_TESTS_COMMAND_H
 
 #include <stddef.h>
 

@@ -3,6 +3,10 @@
  * make install under a DESTDIR puts the headers and arenakit.pc where
  * PREFIX says, pkg-config finds them there, and make uninstall removes
  * exactly those files.
+ *
+ * A system test (tests/system/ checks the machinery around the library by
+ * running what make and users run): it runs make install and uninstall,
+ * and pkg-config.
  */
 #include <glob.h>
 #include <stdio.h>

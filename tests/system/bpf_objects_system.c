@@ -5,6 +5,10 @@
  * constant loop around can_loop/cond_break. No object of ours may contain
  * one, so everything loads on the stock kernel as well as on ours, but the
  * test of kernel patch 1 (tests/guest/may_goto_zero.bpf.c), which must.
+ *
+ * A system test (tests/system/ checks the machinery around the library by
+ * running what make and users run): it reads what the build made, with
+ * llvm-objdump; make system-test builds the objects first.
  */
 #define _GNU_SOURCE
 #include <ctype.h>

@@ -5,6 +5,10 @@
  * Debian 12 offers from the oldest supported (19) up; a wrong -mcpu or an
  * older clang gets the headers' own message first; misuse the compiler can
  * see (tests/mistakes/) is reported by it.
+ *
+ * A system test (tests/system/ checks the machinery around the library by
+ * running what make and users run): it runs every installed clang and
+ * bpftool on the host; nothing is loaded.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +17,7 @@
 #include <sys/wait.h>
 #include <criterion/criterion.h>
 
+#include <arenakit/arena.h>
 #include "command.h"
 
 #define EXAMPLE "bpf/examples/exec_glob/exec_glob.bpf.c"
@@ -102,7 +107,7 @@ Test(toolchain, clang_older_than_19_is_refused)
 	size_t i;
 	int tried = 0;
 
-	for (i = 0; i < sizeof(old) / sizeof(old[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(old); i++) {
 		if (!installed(old[i]))
 			continue;
 		expect_message(old[i], EXAMPLE, "-mcpu=v3", "arenakit needs clang 19 or newer", 1);

@@ -5,6 +5,10 @@
  * entry, and KASAN=1 its own. Debian 12's make 4.3 gives $(shell) only the
  * environment it started with, so a command-line variable once reached
  * the cache entry's name only when given in the environment.
+ *
+ * A system test (tests/system/ checks the machinery around the library by
+ * running what make and users run): it runs make, which runs
+ * kernel/deps.sh and kernel/build.sh --dir (nothing is built).
  */
 #include <stdio.h>
 #include <string.h>

@@ -15,6 +15,10 @@
  *   STDERR
  *
  * and the test picks the cases apart and checks them one by one.
+ *
+ * A system test (tests/system/ checks the machinery around the library by
+ * running what make and users run): it boots the VM and runs the built
+ * tool there; BPF loads only in the guest.
  */
 #include <fnmatch.h>
 #include <stdio.h>

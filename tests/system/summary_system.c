@@ -3,6 +3,9 @@
  * tests/summary.sh, which closes make test: it adds up Criterion's logs,
  * fails on a failure, and repeats each failure at the end, where a log cut
  * to its last lines (CI keeps only those) still names it.
+ *
+ * A system test (tests/system/ checks the machinery around the library by
+ * running what make and users run): it runs the script make test ends with.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,6 +3,10 @@
  * kernel/vm's contract, checked by booting the guest (no BPF involved): the
  * command's exit status comes back, stdout and stderr stay apart, a kernel
  * warning in the guest log fails the run, and a hung guest is killed.
+ *
+ * A system test (tests/system/ checks the machinery around the library by
+ * running what make and users run): it boots the VM, and runs the built
+ * tool there for arenakit info; BPF loads only in the guest.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
+
+#include <arenakit/arena.h>
 
 struct vm_result {
 	int status;
@@ -115,7 +121,7 @@ Test(vm_runner, info_names_the_kernel_changes, .timeout = 120)
 
 	run_vm("", "build/arenakit info", &r);
 	cr_assert_eq(r.status, 0, "arenakit info failed: %s", r.err);
-	for (i = 0; i < sizeof(changes) / sizeof(changes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(changes); i++) {
 		const char *line = strstr(r.out, changes[i].label);
 		int has = !stock && in_series(changes[i].patch);
 
