@@ -6,6 +6,7 @@
 #include <string.h>
 #include <criterion/criterion.h>
 #include <arenakit/list.h>
+#include <arenakit/list_user.h>
 
 struct item {
 	unsigned long long value;	/* before the node: a negative key offset */

@@ -27,6 +27,7 @@
 /* The types of the program's arena globals, before the skeleton that names them. */
 #include <arenakit/glob.h>
 #include <arenakit/htab.h>
+#include <arenakit/list_user.h>
 #include <arenakit/rculist.h>
 #include <arenakit/user.h>
 #include "open_policy.h"
