@@ -321,11 +321,23 @@ static inline int ak_list_check(struct ak_list __arena *list, struct ak_list_cur
 		     pos = tmp, ___ak_seen++)
 
 /* Did the loop above reach the end of the list? */
-#define ak_list_walk_done(pos, list, member) ((pos) && &(pos)->member == &(list)->head)
+#define ak_list_walk_done(pos, list, member)				\
+	({								\
+		typeof(pos) ___ak_done_pos = (pos);			\
+		typeof(&*(list)) ___ak_done_list = (list);		\
+									\
+		___ak_done_pos && &___ak_done_pos->member == &___ak_done_list->head; \
+	})
 
 /* 0 if a plain for_each loop reached the end; -EFAULT or -AK_EBUDGET if not. */
 #define ak_list_walk_status(pos, list, member)				\
-	(!(pos) ? -EFAULT : ak_list_walk_done(pos, list, member) ? 0 : -AK_EBUDGET)
+	({								\
+		typeof(pos) ___ak_status_pos = (pos);			\
+		typeof(&*(list)) ___ak_status_list = (list);		\
+									\
+		!___ak_status_pos ? -EFAULT :				\
+		ak_list_walk_done(___ak_status_pos, ___ak_status_list, member) ? 0 : -AK_EBUDGET; \
+	})
 
 /**
  * ak_list_walk_save - close a _resume loop that ended without a break
@@ -340,18 +352,23 @@ static inline int ak_list_check(struct ak_list __arena *list, struct ak_list_cur
  */
 #define ak_list_walk_save(pos, list, member, cursor)			\
 	({								\
-		int ___status;						\
+		typeof(pos) ___ak_save_pos = (pos);			\
+		typeof(&*(list)) ___ak_save_list = (list);		\
+		typeof(&*(cursor)) ___ak_save_cursor = (cursor);	\
+		int ___ak_save_status;					\
 									\
-		if (!(pos) && (cursor)->seen == ~0ULL)			\
-			___status = -AK_ESTALE;				\
+		if (!___ak_save_pos && ___ak_save_cursor->seen == ~0ULL) \
+			___ak_save_status = -AK_ESTALE;			\
 		else							\
-			___status = ak_list_walk_status(pos, list, member); \
-		if (___status == -AK_EBUDGET)				\
-			__ak_list_cursor_save(cursor, list, &(pos)->member, \
-					      (cursor)->seen);		\
+			___ak_save_status = ak_list_walk_status(___ak_save_pos, \
+								___ak_save_list, member); \
+		if (___ak_save_status == -AK_EBUDGET)			\
+			__ak_list_cursor_save(___ak_save_cursor, ___ak_save_list, \
+					      &___ak_save_pos->member,	\
+					      ___ak_save_cursor->seen);	\
 		else							\
-			__ak_list_cursor_reset(cursor);			\
-		___status;						\
+			__ak_list_cursor_reset(___ak_save_cursor);	\
+		___ak_save_status;					\
 	})
 
 /*

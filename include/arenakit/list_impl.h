@@ -448,15 +448,18 @@ fault:
 /* The first entry of a resumed walk; a stale cursor gives NULL and a mark. */
 #define __ak_list_resume_entry(list, cursor, pos, member)		\
 	({								\
-		int ___stale;						\
-		struct ak_list_node __arena *___from =			\
-			__ak_list_resume_from(list, cursor, (list)->head.next, &___stale); \
+		typeof(&*(list)) ___ak_from_list = (list);		\
+		typeof(&*(cursor)) ___ak_from_cursor = (cursor);	\
+		int ___ak_stale;					\
+		struct ak_list_node __arena *___ak_from =		\
+			__ak_list_resume_from(___ak_from_list, ___ak_from_cursor, \
+					      ___ak_from_list->head.next, &___ak_stale); \
 									\
-		if (___stale) {						\
-			__ak_list_cursor_reset(cursor);			\
-			(cursor)->seen = ~0ULL;	/* read by ak_list_walk_save */ \
+		if (___ak_stale) {					\
+			__ak_list_cursor_reset(___ak_from_cursor);	\
+			___ak_from_cursor->seen = ~0ULL; /* read by ak_list_walk_save */ \
 		}							\
-		__ak_list_entry_or_null(___from, pos, member);		\
+		__ak_list_entry_or_null(___ak_from, pos, member);	\
 	})
 
 /*

@@ -98,18 +98,22 @@ __ak_global int __ak_list_check_chunk(__arg_arena struct ak_list __arena *list,
 }
 
 /*
- * Call @chunk until it is not cut. Past the list's length, a cycle search
- * decides: -ELOOP, or go on up to AK_LIST_MAX_NODES steps.
+ * Call @chunk until it is not cut (@chunk is evaluated once a chunk: it is
+ * the call that walks one; @cursor is the struct it advances). Past the
+ * list's length, a cycle search decides: -ELOOP, or go on up to
+ * AK_LIST_MAX_NODES steps.
  */
 #define __ak_list_all(list, chunk, cursor)				\
 	({								\
-		long long ___ak_all = __ak_walk_all(chunk, (cursor).seen, \
-						    ak_list_len(list) + 1); \
+		struct ak_list __arena *___ak_all_list = (list);	\
+		struct ak_list_cursor *___ak_all_cursor = &(cursor);	\
+		long long ___ak_all = __ak_walk_all(chunk, ___ak_all_cursor->seen, \
+						    ak_list_len(___ak_all_list) + 1); \
 									\
 		if (___ak_all == -ELOOP) {				\
-			___ak_all = __ak_list_find_cycle(list);		\
+			___ak_all = __ak_list_find_cycle(___ak_all_list); \
 			if (!___ak_all)					\
-				___ak_all = __ak_walk_all(chunk, (cursor).seen, \
+				___ak_all = __ak_walk_all(chunk, ___ak_all_cursor->seen, \
 							  AK_LIST_MAX_NODES); \
 		}							\
 		___ak_all;						\
