@@ -48,11 +48,9 @@
  * ak_list_init - make @list an empty list
  * @list: the list
  *
- * A cursor saved before the init must never resume on the new list, even
- * when the list's memory went back to the kernel and came back zeroed (its
- * generation would start again from 0): the generation starts from a random
- * value in its upper 32 bits, so an old cursor validates against the new
- * list with a chance of 2^-32.
+ * A cursor saved before the init never resumes on the new list, even when
+ * the list's memory went back to the kernel and came back zeroed: the
+ * generation starts from a random value (list_impl.h).
  */
 static inline void ak_list_init(struct ak_list __arena *list);
 
@@ -321,23 +319,10 @@ static inline int ak_list_check(struct ak_list __arena *list, struct ak_list_cur
 		     pos = tmp, ___ak_seen++)
 
 /* Did the loop above reach the end of the list? */
-#define ak_list_walk_done(pos, list, member)				\
-	({								\
-		typeof(pos) ___ak_done_pos = (pos);			\
-		typeof(&*(list)) ___ak_done_list = (list);		\
-									\
-		___ak_done_pos && &___ak_done_pos->member == &___ak_done_list->head; \
-	})
+#define ak_list_walk_done(pos, list, member) __ak_list_walk_done(pos, list, member)
 
 /* 0 if a plain for_each loop reached the end; -EFAULT or -AK_EBUDGET if not. */
-#define ak_list_walk_status(pos, list, member)				\
-	({								\
-		typeof(pos) ___ak_status_pos = (pos);			\
-		typeof(&*(list)) ___ak_status_list = (list);		\
-									\
-		!___ak_status_pos ? -EFAULT :				\
-		ak_list_walk_done(___ak_status_pos, ___ak_status_list, member) ? 0 : -AK_EBUDGET; \
-	})
+#define ak_list_walk_status(pos, list, member) __ak_list_walk_status(pos, list, member)
 
 /**
  * ak_list_walk_save - close a _resume loop that ended without a break
@@ -351,40 +336,20 @@ static inline int ak_list_check(struct ak_list __arena *list, struct ak_list_cur
  * changed since the cursor was saved; start again) or -EFAULT.
  */
 #define ak_list_walk_save(pos, list, member, cursor)			\
-	({								\
-		typeof(pos) ___ak_save_pos = (pos);			\
-		typeof(&*(list)) ___ak_save_list = (list);		\
-		typeof(&*(cursor)) ___ak_save_cursor = (cursor);	\
-		int ___ak_save_status;					\
-									\
-		if (!___ak_save_pos && ___ak_save_cursor->seen == ~0ULL) \
-			___ak_save_status = -AK_ESTALE;			\
-		else							\
-			___ak_save_status = ak_list_walk_status(___ak_save_pos, \
-								___ak_save_list, member); \
-		if (___ak_save_status == -AK_EBUDGET)			\
-			__ak_list_cursor_save(___ak_save_cursor, ___ak_save_list, \
-					      &___ak_save_pos->member,	\
-					      ___ak_save_cursor->seen);	\
-		else							\
-			__ak_list_cursor_reset(___ak_save_cursor);	\
-		___ak_save_status;					\
-	})
+	__ak_list_walk_save(pos, list, member, cursor)
 
 /*
  * Whole walks in one program run: the _all calls walk in chunks, each a
  * call of a global function with a loop budget of its own, so they finish
- * a list of any length inside one run, with no cursor kept between runs.
- * Past ak_list_len() steps a cycle search decides (list_impl.h): -ELOOP,
- * or the walk goes on, up to AK_LIST_MAX_NODES steps, more than the
- * largest arena holds 16-byte nodes.
+ * a list of any length inside one run. Past ak_list_len() steps a cycle
+ * search decides (list_impl_all.h): -ELOOP, or the walk goes on, up to
+ * AK_LIST_MAX_NODES steps, more than the largest arena holds 16-byte nodes.
  *
- * How long a run holds its CPU: the whole walk. A program run is not
- * preempted, and the kernel's soft-lockup watchdog reports a CPU held for
- * about 20 s: keep a one-run walk to a list a CPU walks well within that,
- * under emulation or on a busy host too, and a cycle as long again
- * (include/arenakit/README.md gives sizes). Longer lists: the cursor forms
- * (ak_list_count ...), returning between runs, one budget each.
+ * A run holds its CPU for the whole walk, and the kernel's soft-lockup
+ * watchdog reports a CPU held for about 20 s: keep a one-run walk to a
+ * list a CPU walks well within that, under emulation or on a busy host
+ * too, and a cycle as long again (include/arenakit/README.md gives sizes).
+ * Longer lists: the cursor forms, returning between runs, a budget each.
  */
 #define AK_LIST_MAX_NODES (1ULL << 28)
 

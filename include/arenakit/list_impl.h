@@ -4,8 +4,9 @@
  * calls:
  *  - the O(1) operations: init, add, delete, move, splice, first/next;
  *  - cursors and the grouped walks (ak_list_count, ak_list_find,
- *    ak_list_check), one budget check a group of AK_LIST_GROUP nodes, and
- *    the helpers of the iteration macros.
+ *    ak_list_check), one budget check a group of AK_LIST_GROUP nodes;
+ *  - the helpers of the iteration macros, and the bodies of
+ *    ak_list_walk_done, ak_list_walk_status and ak_list_walk_save.
  * The whole walks, which call the grouped ones in chunks, are in
  * list_impl_all.h.
  * Internal: include <arenakit/list.h>, which declares and documents every
@@ -29,8 +30,10 @@ static unsigned long long __ak_list_inits __attribute__((unused));
 #endif
 
 /*
- * The generation's random upper half: a cursor saved before the init
- * validates against the new list with a chance of 2^-32 (list.h).
+ * The generation starts from a random value in its upper 32 bits: a list
+ * whose memory went back to the kernel and came back zeroed would start
+ * again from 0, where a cursor saved before the init could validate; with
+ * the random start it does with a chance of 2^-32.
  */
 static inline void ak_list_init(struct ak_list __arena *list)
 {
@@ -440,6 +443,8 @@ fault:
 	return __ak_list_walk_end(cursor, list, pos, 0, -EFAULT);
 }
 
+/* The helpers of the iteration macros, and the bodies of ak_list_walk_*. */
+
 /* A NULL link becomes a NULL entry, so the loops can stop on it. */
 #define __ak_list_entry_or_null(node, pos, member)			\
 	((node) ? (typeof(pos))((char __arena *)(node) -			\
@@ -473,5 +478,43 @@ fault:
 		((pos = __ak_list_resume_entry(list, cursor, pos, member)), (cursor)->seen), \
 		___ak_once = 1;						\
 	     ___ak_once; ___ak_once = 0, (cursor)->seen = ___ak_seen)
+
+#define __ak_list_walk_done(pos, list, member)				\
+	({								\
+		typeof(pos) ___ak_done_pos = (pos);			\
+		typeof(&*(list)) ___ak_done_list = (list);		\
+									\
+		___ak_done_pos && &___ak_done_pos->member == &___ak_done_list->head; \
+	})
+
+#define __ak_list_walk_status(pos, list, member)			\
+	({								\
+		typeof(pos) ___ak_status_pos = (pos);			\
+		typeof(&*(list)) ___ak_status_list = (list);		\
+									\
+		!___ak_status_pos ? -EFAULT :				\
+		__ak_list_walk_done(___ak_status_pos, ___ak_status_list, member) ? 0 : -AK_EBUDGET; \
+	})
+
+#define __ak_list_walk_save(pos, list, member, cursor)			\
+	({								\
+		typeof(pos) ___ak_save_pos = (pos);			\
+		typeof(&*(list)) ___ak_save_list = (list);		\
+		typeof(&*(cursor)) ___ak_save_cursor = (cursor);	\
+		int ___ak_save_status;					\
+									\
+		if (!___ak_save_pos && ___ak_save_cursor->seen == ~0ULL) \
+			___ak_save_status = -AK_ESTALE;			\
+		else							\
+			___ak_save_status = __ak_list_walk_status(___ak_save_pos, \
+								  ___ak_save_list, member); \
+		if (___ak_save_status == -AK_EBUDGET)			\
+			__ak_list_cursor_save(___ak_save_cursor, ___ak_save_list, \
+					      &___ak_save_pos->member,	\
+					      ___ak_save_cursor->seen);	\
+		else							\
+			__ak_list_cursor_reset(___ak_save_cursor);	\
+		___ak_save_status;					\
+	})
 
 #endif /* __ARENAKIT_LIST_IMPL_H */
