@@ -30,6 +30,8 @@
  * linked, or a fault in the arena, which reads as 0) is -EFAULT, and the
  * cursor is reset. AK_LIST_GROUP (1 to 16, default 8) is how many nodes the
  * grouped walks take between two budget checks (list_impl.h says why).
+ * Each macro evaluates each of its arguments once, as a function would;
+ * the loops' @pos and @tmp are the variables they assign.
  *
  * Nothing here locks: guard a list shared by CPUs with an ak_lock.
  *
@@ -256,9 +258,10 @@ static inline int ak_list_check(struct ak_list __arena *list, struct ak_list_cur
  * (0), was cut (-AK_EBUDGET) or met a NULL link (-EFAULT).
  */
 #define ak_list_for_each_entry(pos, list, member)			\
-	for (pos = __ak_list_entry_or_null((list)->head.next, pos, member); \
-	     (pos) && &(pos)->member != &(list)->head && ak_can_loop;	\
-	     pos = __ak_list_entry_or_null((pos)->member.next, pos, member))
+	__ak_list_bind(list)						\
+		for (pos = __ak_list_entry_or_null(___ak_list->head.next, pos, member); \
+		     (pos) && &(pos)->member != &___ak_list->head && ak_can_loop; \
+		     pos = __ak_list_entry_or_null((pos)->member.next, pos, member))
 
 /**
  * ak_list_for_each_entry_safe - iterate, allowing @pos to be deleted
@@ -270,10 +273,11 @@ static inline int ak_list_check(struct ak_list __arena *list, struct ak_list_cur
  * As ak_list_for_each_entry, for walks that delete the current entry.
  */
 #define ak_list_for_each_entry_safe(pos, tmp, list, member)		\
-	for (pos = __ak_list_entry_or_null((list)->head.next, pos, member); \
-	     (pos) && &(pos)->member != &(list)->head && ak_can_loop &&	\
-	     ((tmp = __ak_list_entry_or_null((pos)->member.next, pos, member)), 1); \
-	     pos = tmp)
+	__ak_list_bind(list)						\
+		for (pos = __ak_list_entry_or_null(___ak_list->head.next, pos, member); \
+		     (pos) && &(pos)->member != &___ak_list->head && ak_can_loop && \
+		     ((tmp = __ak_list_entry_or_null((pos)->member.next, pos, member)), 1); \
+		     pos = tmp)
 
 /**
  * ak_list_for_each_entry_resume - iterate from where a cut walk stopped
@@ -288,7 +292,7 @@ static inline int ak_list_check(struct ak_list __arena *list, struct ak_list_cur
  */
 #define ak_list_for_each_entry_resume(pos, list, member, cursor)	\
 	__ak_list_counting(pos, list, member, cursor)			\
-		for (; (pos) && &(pos)->member != &(list)->head && ak_can_loop; \
+		for (; (pos) && &(pos)->member != &___ak_list->head && ak_can_loop; \
 		     pos = __ak_list_entry_or_null((pos)->member.next, pos, member), \
 		     ___ak_seen++)
 
@@ -314,7 +318,7 @@ static inline int ak_list_check(struct ak_list __arena *list, struct ak_list_cur
  */
 #define ak_list_for_each_entry_resume_safe(pos, tmp, list, member, cursor) \
 	__ak_list_counting(pos, list, member, cursor)			\
-		for (; (pos) && &(pos)->member != &(list)->head && ak_can_loop && \
+		for (; (pos) && &(pos)->member != &___ak_list->head && ak_can_loop && \
 		     ((tmp = __ak_list_entry_or_null((pos)->member.next, pos, member)), 1); \
 		     pos = tmp, ___ak_seen++)
 

@@ -450,6 +450,14 @@ fault:
 	((node) ? (typeof(pos))((char __arena *)(node) -			\
 				__builtin_offsetof(typeof(*(pos)), member)) : 0)
 
+/*
+ * @list, evaluated once, as ___ak_list for the loop that follows: the
+ * loops around it run once, and a break in the body leaves them all.
+ */
+#define __ak_list_bind(list)						\
+	for (int ___ak_bind = 1; ___ak_bind; ___ak_bind = 0)		\
+		for (typeof(&*(list)) ___ak_list = (list); ___ak_bind; ___ak_bind = 0)
+
 /* The first entry of a resumed walk; a stale cursor gives NULL and a mark. */
 #define __ak_list_resume_entry(list, cursor, pos, member)		\
 	({								\
@@ -468,16 +476,19 @@ fault:
 	})
 
 /*
- * The outer loop of the _resume walks: it starts the walk, runs the inner
- * loop once, and then (however the inner loop ended, break included)
- * stores the count of entries passed in @cursor. The count lives in a
- * local meanwhile: one write to the cursor per walk, not one per entry.
+ * The outer loops of the _resume walks: they bind @list (as ___ak_list)
+ * and @cursor, start the walk, run the inner loop once, and then (however
+ * the inner loop ended, break included) store the count of entries passed
+ * in @cursor. The count lives in a local meanwhile: one write to the
+ * cursor per walk, not one per entry.
  */
 #define __ak_list_counting(pos, list, member, cursor)			\
+	__ak_list_bind(list)						\
+	for (typeof(&*(cursor)) ___ak_cursor = (cursor); ___ak_bind; ___ak_bind = 0) \
 	for (unsigned long long ___ak_seen =				\
-		((pos = __ak_list_resume_entry(list, cursor, pos, member)), (cursor)->seen), \
-		___ak_once = 1;						\
-	     ___ak_once; ___ak_once = 0, (cursor)->seen = ___ak_seen)
+		((pos = __ak_list_resume_entry(___ak_list, ___ak_cursor, pos, member)), \
+		 ___ak_cursor->seen);					\
+	     ___ak_bind; ___ak_bind = 0, ___ak_cursor->seen = ___ak_seen)
 
 #define __ak_list_walk_done(pos, list, member)				\
 	({								\

@@ -122,9 +122,11 @@ static inline int ak_list_del_rcu(struct ak_list __arena *list, struct ak_list_n
  * a loop that ended without a break ended.
  */
 #define ak_list_for_each_entry_rcu(pos, list, member)			\
-	for (pos = __ak_list_entry_or_null(ak_read_once((list)->head.next), pos, member); \
-	     (pos) && &(pos)->member != &(list)->head && ak_can_loop;	\
-	     pos = __ak_list_entry_or_null(ak_read_once((pos)->member.next), pos, member))
+	__ak_list_bind(list)						\
+		for (pos = __ak_list_entry_or_null(ak_read_once(___ak_list->head.next), \
+						   pos, member);	\
+		     (pos) && &(pos)->member != &___ak_list->head && ak_can_loop; \
+		     pos = __ak_list_entry_or_null(ak_read_once((pos)->member.next), pos, member))
 
 /**
  * ak_rcu_reclaim - free the retired entries no reader can reach (any program)
