@@ -445,10 +445,18 @@ fault:
 
 /* The helpers of the iteration macros, and the bodies of ak_list_walk_*. */
 
-/* A NULL link becomes a NULL entry, so the loops can stop on it. */
+/*
+ * A NULL link becomes a NULL entry, so the loops can stop on it. The link
+ * is read once: a test and a computation of their own could see two
+ * values of a link a writer changes meanwhile (rculist.h's readers).
+ */
 #define __ak_list_entry_or_null(node, pos, member)			\
-	((node) ? (typeof(pos))((char __arena *)(node) -			\
-				__builtin_offsetof(typeof(*(pos)), member)) : 0)
+	({								\
+		struct ak_list_node __arena *___ak_node = (node);	\
+									\
+		___ak_node ? (typeof(pos))((char __arena *)___ak_node -	\
+			__builtin_offsetof(typeof(*(pos)), member)) : 0;	\
+	})
 
 /*
  * @list, evaluated once, as ___ak_list for the loop that follows: the
