@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <arenakit/list.h>
+#include <arenakit/list_user.h>
 
 struct event {
 	unsigned long long when;

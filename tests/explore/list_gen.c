@@ -13,6 +13,7 @@
 #include <criterion/criterion.h>
 
 #include "explore/gen.h"
+#include <arenakit/list_user.h>
 #include <arenakit/rculist.h>
 
 #define MAX_KEYS 8

@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 
 #include "explore/explore.h"
+#include <arenakit/list_user.h>
 
 struct entry {
 	unsigned long long key;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "guest/guest.h"
+#include <arenakit/list_user.h>
 #include <arenakit/rculist.h>
 #include "guest/rculist_shared.h"
 #include "rculist.skel.h"

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <criterion/criterion.h>
 #include <arenakit/list.h>
+#include <arenakit/list_user.h>
+#include <arenakit/rculist.h>
 
 struct item {
 	unsigned long long value;	/* before the node: a negative key offset */
@@ -550,4 +552,47 @@ Test(list_host, next_copy_meets_a_null_link_with_efault)
 	cr_expect_eq(copy.value, 99, "nothing copied past the NULL link");
 	cr_expect_null(c.pos);
 	cr_expect_not(ak_lock_is_locked(&lock));
+}
+
+/* Each list macro evaluates once each argument it is given as an expression. */
+static int evals[4];
+#define ONCE(i, x) (evals[i]++, (x))
+/* Run the call, then expect each of its first @args ONCE()s to have counted one. */
+#define EXPECT_ONCE(args, ...)						\
+	do {								\
+		__VA_ARGS__;						\
+		for (int a_ = 0; a_ < (args); a_++)			\
+			cr_expect_eq(evals[a_], 1, "argument %d evaluated %d times: %s", \
+				     a_, evals[a_], #__VA_ARGS__);	\
+		memset(evals, 0, sizeof(evals));			\
+	} while (0)
+
+Test(list_host, macros_evaluate_each_argument_once)
+{
+	static struct ak_rcu rcu;
+	struct ak_list_cursor c = {};
+	struct item *pos, *tmp, copy;
+	int n = 0;
+
+	fill(3);
+	EXPECT_ONCE(1, cr_expect_eq(ak_list_entry(ONCE(0, &items[1].node), struct item, node),
+				    &items[1]));
+	EXPECT_ONCE(1, ak_list_for_each_entry(pos, ONCE(0, &list), node) n++);
+	EXPECT_ONCE(2, cr_expect(ak_list_walk_done(ONCE(0, pos), ONCE(1, &list), node)));
+	EXPECT_ONCE(2, cr_expect_eq(ak_list_walk_status(ONCE(0, pos), ONCE(1, &list), node), 0));
+	EXPECT_ONCE(1, ak_list_for_each_entry_safe(pos, tmp, ONCE(0, &list), node) n++);
+	EXPECT_ONCE(1, ak_list_for_each_entry_rcu(pos, ONCE(0, &list), node) n++);
+	EXPECT_ONCE(2, ak_list_for_each_entry_resume(pos, ONCE(0, &list), node, ONCE(1, &c)) n++);
+	EXPECT_ONCE(3, cr_expect_eq(ak_list_walk_save(ONCE(0, pos), ONCE(1, &list), node,
+						      ONCE(2, &c)), 0));
+	EXPECT_ONCE(2, ak_list_for_each_entry_resume_safe(pos, tmp, ONCE(0, &list), node,
+							  ONCE(1, &c)) n++);
+	pos = &items[1];	/* where a cut walk stopped: the cursor is saved */
+	EXPECT_ONCE(3, cr_expect_eq(ak_list_walk_save(ONCE(0, pos), ONCE(1, &list), node,
+						      ONCE(2, &c)), -AK_EBUDGET));
+	cr_expect_eq(n, 15, "the loops walked %d entries", n);
+	c = (struct ak_list_cursor){};
+	EXPECT_ONCE(4, cr_expect_eq(ak_list_next_copy(ONCE(0, &list), ONCE(1, &lock), ONCE(2, &c),
+						      ONCE(3, &copy), node), 0));
+	EXPECT_ONCE(1, cr_expect_eq(ak_rcu_reclaim(ONCE(0, &rcu), struct item, node), 0));
 }

@@ -28,6 +28,7 @@
 #include <arenakit/alloc.h>
 #include <arenakit/glob.h>
 #include <arenakit/htab_user.h>
+#include <arenakit/list_user.h>
 #include <arenakit/rculist.h>
 #include <arenakit/user.h>
 #include "open_policy.h"
