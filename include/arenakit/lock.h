@@ -9,7 +9,8 @@
  * every program type.
  *
  * Waiting is bounded twice: by AK_LOCK_SPINS attempts, then -EBUSY; and by
- * the may_goto budget (each attempt is one step), then -AK_EBUDGET. So a
+ * the may_goto budget (each attempt is one step), then -AK_EBUDGET: that is
+ * ak_spin_until, which other compare-and-swap loops use too. So a
  * busy lock costs a caller at most AK_LOCK_SPINS steps of its frame's
  * budget (8,388,608 steps on stock 6.12, 250 ms on the arenakit kernel),
  * never the whole of it, and never hangs.
@@ -44,13 +45,17 @@
 /**
  * ak_spin_until - try @attempt until it succeeds, a bounded number of times
  * @attempt: an expression, true when the attempt succeeded (a compare-and-swap
- *	that landed, say); evaluated once per attempt, as a loop condition is
+ *	that landed, say); evaluated once per attempt, as a loop condition is.
+ *	It may leave the caller (a return in a statement expression), as a
+ *	loop body may: the allocator's queue pop returns when it finds the
+ *	queue empty.
  *
  * The one bounded wait of arenakit: ak_lock_acquire, ak_bit_lock_acquire
  * and the allocator's lock-free queue are built on it. After each failed
  * attempt it spins (ak_spin_wait: a schedule point in the explorer) and
- * spends one step of the frame's may_goto budget. The counter starts from
- * ak_opaque_zero(), so the verifier does not walk the attempts one by one.
+ * spends one step of the frame's may_goto budget. Its counter starts from
+ * ak_opaque_zero(): one the verifier knows starts at 0 is tracked
+ * precisely, and the loop would never converge.
  *
  *	return ak_spin_until(!ak_cmpxchg(&lock->locked, 0, 1));
  *
