@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
-#include <arenakit/alloc.h>
+#include <arenakit/alloc_types.h>
 #include <arenakit/user.h>
 #include "alloc_vs_frag.h"
 #include "alloc_vs_frag.skel.h"

@@ -107,14 +107,15 @@
  * the losing copy costs its size, unused, among the arena's globals.
  * tests/guest/linked/ is such a program.
  *
- * This header is the interface: the overview above, the types, the calls.
- * How they work is in <arenakit/alloc_impl.h>, which it includes last.
+ * This header is the interface: the overview above, the settings, the
+ * calls. The structs are in <arenakit/alloc_types.h> (for a loader or a
+ * test that reads them through the arena's mmap, no code), the bodies in
+ * <arenakit/alloc_impl.h> and the files it lists, included last.
  */
 #ifndef __ARENAKIT_ALLOC_H
 #define __ARENAKIT_ALLOC_H
 
-#include <arenakit/arena.h>
-#include <arenakit/lock.h>
+#include <arenakit/alloc_types.h>
 
 #if defined(__BPF__) && !defined(AK_ALLOC_MAP)
 /*
@@ -128,7 +129,6 @@ AK_ARENA_MAP(arena, AK_ARENA_PAGES, 0) __weak;	/* weak: see "Several objects" ab
 #define AK_ALLOC_MAP arena
 #endif
 
-#define AK_ALLOC_CLASSES 47
 /* The largest object that comes from a size class: 2016 bytes, two a page. */
 #define AK_ALLOC_MAX_SMALL ((AK_PAGE_SIZE - 64) / 2)
 /* The largest object at all: 1 GiB (no 6.12 arena is larger than 4 GiB). */
@@ -162,10 +162,9 @@ AK_ARENA_MAP(arena, AK_ARENA_PAGES, 0) __weak;	/* weak: see "Several objects" ab
 _Static_assert(AK_ALLOC_PAGE_RUN >= 1 && AK_ALLOC_PAGE_RUN <= 1024, "1 to 1024 pages a run");
 
 /*
- * CPUs with a cache of their own: AK_ALLOC_CPU_SLOTS caches are in the
- * allocator (512 bytes of the arena's globals each; every object of a
- * program must agree, as on AK_ARENA_PAGES), and this object's calls use
- * the first AK_ALLOC_CPUS of them (all, unless defined before this header).
+ * CPUs with a cache of their own: of the AK_ALLOC_CPU_SLOTS caches in the
+ * allocator (alloc_types.h), this object's calls use the first
+ * AK_ALLOC_CPUS (all, unless defined before this header).
  * CPUs numbered from there on take the shared path every time: correct,
  * slower. The cache path costs a call chain 16 to 32 bytes more stack
  * (include/arenakit/README.md, "Stack"): a program at the 512-byte limit
@@ -176,87 +175,10 @@ _Static_assert(AK_ALLOC_PAGE_RUN >= 1 && AK_ALLOC_PAGE_RUN <= 1024, "1 to 1024 p
  * give spare pages back (the next free of an object with caches, a large
  * allocation that needs the room, or ak_alloc_trim does).
  */
-#ifndef AK_ALLOC_CPU_SLOTS
-#define AK_ALLOC_CPU_SLOTS 64
-#endif
 #ifndef AK_ALLOC_CPUS
 #define AK_ALLOC_CPUS AK_ALLOC_CPU_SLOTS
 #endif
 _Static_assert(AK_ALLOC_CPUS <= AK_ALLOC_CPU_SLOTS, "AK_ALLOC_CPUS caches are in the allocator");
-
-/*
- * The statistics. Read them with ak_alloc_stats_read(): objects and bytes
- * in ak_allocator.stats are only the shared path's part of the count.
- */
-struct ak_alloc_stats {
-	unsigned long long pages;		/* taken from the kernel, held now */
-	unsigned long long slab_pages;		/* of them, cut into blocks */
-	unsigned long long large_pages;		/* of them, in large objects */
-	unsigned long long spare_pages;		/* of them, empty, of no class */
-	unsigned long long objects;		/* handed out, not yet freed */
-	unsigned long long bytes;		/* their blocks' bytes (large: pages') */
-	unsigned long long fail_nomem;		/* allocations: arena full */
-	unsigned long long fail_size;		/* size 0 or over AK_ALLOC_MAX */
-	unsigned long long fail_busy;		/* the lock stayed busy */
-	unsigned long long fail_budget;		/* the loop budget ran out */
-	unsigned long long double_frees;	/* frees of a block already free */
-	unsigned long long bad_frees;		/* foreign or interior pointers */
-	unsigned long long pages_returned;	/* given back to the kernel */
-	unsigned long long pages_taken;		/* taken from the kernel, ever */
-	unsigned long long page_calls;		/* page kfunc calls (take or give back), ever */
-};
-
-struct __ak_page;
-
-/* A size class: its pages with a free block (all free: on .empty). */
-struct __ak_class {
-	struct __ak_page __arena *partial;
-	struct __ak_page __arena *empty;
-	unsigned long long free_blocks;	/* in partial and empty pages */
-	unsigned long long reserved;	/* the pool asked for: keep this many */
-	unsigned long long empty_pages;	/* on .empty */
-};
-
-/*
- * A CPU's cache: per class, a stack of free blocks linked through their
- * first word, and how many; the CPU's share of stats.objects and .bytes
- * (it wraps below zero when it frees more than it handed out). All under
- * .lock: 1 while a call allocates, 2 while one frees (see
- * __ak_page_unwatched in alloc_impl.h).
- */
-struct __ak_cpu_cache {
-	struct ak_lock lock;
-	unsigned int unused;
-	unsigned long long objects;
-	unsigned long long bytes;
-	unsigned long long pad;
-	void __arena *head[AK_ALLOC_CLASSES];
-	unsigned char count[AK_ALLOC_CLASSES];
-	unsigned char pad2[512 - 32 - 9 * AK_ALLOC_CLASSES];
-};
-
-struct ak_allocator {
-	struct ak_lock lock;
-	unsigned int unused;
-	struct __ak_class classes[AK_ALLOC_CLASSES];
-	/*
-	 * Stacks of blocks linked through their object bytes (user addresses
-	 * as integers, for compare-and-swap): small blocks freed while the lock
-	 * was busy, and large objects freed by ak_free_nosleep, whose pages a
-	 * sleepable call returns.
-	 */
-	unsigned long long queued;
-	unsigned long long deferred;
-	/* Frees between reading a page's header and claiming their block. */
-	unsigned long long freeing;
-	/*
-	 * Spare pages, under the lock: runs of adjacent pages, each linked
-	 * through its first page's .next, with its length in .pages.
-	 */
-	struct __ak_page __arena *spare;
-	struct ak_alloc_stats stats;
-	struct __ak_cpu_cache cpus[AK_ALLOC_CPU_SLOTS];
-};
 
 #ifdef __BPF__
 /* Weak, in every object, AK_ALLOC_EXTERN or not: see "Several objects" above. */
@@ -267,72 +189,6 @@ extern struct ak_allocator ak_allocator;
 void *ak_user_pages_get(unsigned int pages);
 void ak_user_pages_put(void *ptr, unsigned int pages);
 #endif
-
-/**
- * ak_alloc_live - the objects and bytes live now, every CPU's part summed
- * @a: the allocator: &ak_allocator in BPF, or its place in the arena's mmap
- * @objects: set to stats.objects's true value (may be NULL)
- * @bytes: set to stats.bytes's (may be NULL)
- *
- * Two words of stack, where ak_alloc_stats_read needs the whole struct.
- * Calls running meanwhile may be counted on one CPU and not yet another.
- *
- * Return: 0; -AK_EBUDGET if the loop budget ran out (the sums are partial).
- */
-static __ak_always_inline int ak_alloc_live(const struct ak_allocator __arena *a,
-					    unsigned long long *objects,
-					    unsigned long long *bytes)
-{
-	unsigned long long n = ak_read_once(a->stats.objects), b = ak_read_once(a->stats.bytes);
-	unsigned int cpu;
-	int err = 0;
-
-	for (cpu = (unsigned int)ak_opaque_zero(); cpu < AK_ALLOC_CPU_SLOTS; cpu++) {
-		if (!ak_can_loop) {
-			err = -AK_EBUDGET;
-			break;
-		}
-		n += ak_read_once(a->cpus[cpu].objects);
-		b += ak_read_once(a->cpus[cpu].bytes);
-	}
-	if (objects)
-		*objects = n;
-	if (bytes)
-		*bytes = b;
-	return err;
-}
-
-/**
- * ak_alloc_stats_read - the allocator's statistics, every CPU's part summed
- * @a: the allocator: &ak_allocator in BPF, or its place in the arena's mmap
- * @out: filled in
- *
- * Each field is read once; calls running meanwhile may be counted in one
- * field and not yet in another, as with any counters read one by one.
- *
- * Return: 0; -AK_EBUDGET if the loop budget ran out (objects and bytes are
- * then partial).
- */
-static __ak_always_inline int ak_alloc_stats_read(const struct ak_allocator __arena *a,
-						  struct ak_alloc_stats *out)
-{
-	const struct ak_alloc_stats __arena *s = &a->stats;
-
-	out->pages = ak_read_once(s->pages);
-	out->slab_pages = ak_read_once(s->slab_pages);
-	out->large_pages = ak_read_once(s->large_pages);
-	out->spare_pages = ak_read_once(s->spare_pages);
-	out->fail_nomem = ak_read_once(s->fail_nomem);
-	out->fail_size = ak_read_once(s->fail_size);
-	out->fail_busy = ak_read_once(s->fail_busy);
-	out->fail_budget = ak_read_once(s->fail_budget);
-	out->double_frees = ak_read_once(s->double_frees);
-	out->bad_frees = ak_read_once(s->bad_frees);
-	out->pages_returned = ak_read_once(s->pages_returned);
-	out->pages_taken = ak_read_once(s->pages_taken);
-	out->page_calls = ak_read_once(s->page_calls);
-	return ak_alloc_live(a, &out->objects, &out->bytes);
-}
 
 /*
  * The entry points, declared: defined in alloc_impl.h, or under
@@ -346,11 +202,43 @@ static __ak_always_inline int ak_alloc_stats_read(const struct ak_allocator __ar
 #define __AK_ALLOC_DEFINE 1
 #define __ak_alloc_entry __ak_global
 #endif
-__ak_alloc_entry unsigned long long __ak_alloc_sleepable(unsigned long long size,
-							 __ak_nonnull int *err);
-__ak_alloc_entry unsigned long long __ak_alloc_nosleep(unsigned long long size,
-						       __ak_nonnull int *err);
-__ak_alloc_entry unsigned long long __ak_alloc_cache_only(unsigned long long size);
+
+/**
+ * ak_alloc_err - allocate @size bytes, saying why when it cannot (sleepable)
+ * @size: bytes wanted, 1..AK_ALLOC_MAX
+ * @err: set to the reason on failure (may be NULL): -EINVAL for size 0,
+ *	-E2BIG over AK_ALLOC_MAX, -ENOMEM when the arena is full, -EBUSY when
+ *	the lock stayed busy, -AK_EBUDGET when the loop budget ran out
+ *
+ * Return: the object, or NULL (see *@err).
+ */
+static __ak_always_inline void __arena *ak_alloc_err(unsigned long long size, int *err);
+
+/**
+ * ak_alloc - allocate @size bytes of arena memory (sleepable programs)
+ * @size: bytes wanted; above AK_ALLOC_MAX_SMALL, whole pages are used
+ *
+ * Return: the object, or NULL (ak_alloc_err says why; so do the stats).
+ */
+static __ak_always_inline void __arena *ak_alloc(unsigned long long size);
+
+/**
+ * ak_alloc_nosleep_err - allocate from blocks already taken (any program)
+ * @size: bytes wanted, at most AK_ALLOC_MAX_SMALL
+ * @err: as for ak_alloc_err; -ENOMEM means the pool is empty (fill it with
+ *	ak_alloc_reserve) and -E2BIG a size above AK_ALLOC_MAX_SMALL
+ *
+ * Return: the object, or NULL (see *@err).
+ */
+static __ak_always_inline void __arena *ak_alloc_nosleep_err(unsigned long long size, int *err);
+
+/**
+ * ak_alloc_nosleep - allocate from blocks already taken (any program)
+ * @size: bytes wanted, at most AK_ALLOC_MAX_SMALL
+ *
+ * Return: the object, or NULL.
+ */
+static __ak_always_inline void __arena *ak_alloc_nosleep(unsigned long long size);
 
 /**
  * ak_free - free an object from ak_alloc or ak_alloc_nosleep (sleepable)
@@ -406,6 +294,51 @@ __ak_alloc_entry int ak_alloc_reserve(unsigned long long size, unsigned long lon
  */
 __ak_alloc_entry int ak_alloc_trim(void);
 
+/**
+ * ak_alloc_live - the objects and bytes live now, every CPU's part summed
+ * @a: the allocator: &ak_allocator in BPF, or its place in the arena's mmap
+ * @objects: set to stats.objects's true value (may be NULL)
+ * @bytes: set to stats.bytes's (may be NULL)
+ *
+ * Two words of stack, where ak_alloc_stats_read needs the whole struct.
+ * Calls running meanwhile may be counted on one CPU and not yet another.
+ *
+ * Return: 0; -AK_EBUDGET if the loop budget ran out (the sums are partial).
+ */
+static __ak_always_inline int ak_alloc_live(const struct ak_allocator __arena *a,
+					    unsigned long long *objects,
+					    unsigned long long *bytes);
+
+/**
+ * ak_alloc_stats_read - the allocator's statistics, every CPU's part summed
+ * @a: the allocator: &ak_allocator in BPF, or its place in the arena's mmap
+ * @out: filled in
+ *
+ * Each field is read once; calls running meanwhile may be counted in one
+ * field and not yet in another, as with any counters read one by one.
+ *
+ * Return: 0; -AK_EBUDGET if the loop budget ran out (objects and bytes are
+ * then partial).
+ */
+static __ak_always_inline int ak_alloc_stats_read(const struct ak_allocator __arena *a,
+						  struct ak_alloc_stats *out);
+
+/* Internal: the entry points behind ak_alloc_err and ak_alloc_nosleep_err. */
+__ak_alloc_entry unsigned long long __ak_alloc_sleepable(unsigned long long size,
+							 __ak_nonnull int *err);
+__ak_alloc_entry unsigned long long __ak_alloc_nosleep(unsigned long long size,
+						       __ak_nonnull int *err);
+__ak_alloc_entry unsigned long long __ak_alloc_cache_only(unsigned long long size);
+
+/*
+ * Internal: an object of @size from this CPU's cache only, or NULL (nothing said or
+ * counted: the caller goes on to ak_alloc or ak_alloc_nosleep). It never
+ * sleeps, reclaims or calls the page kfuncs, and waits only for the
+ * cache's lock and, to refill the cache, the shared lock (both bounded):
+ * for a caller that holds a lock of its own (htab.h, a bucket's).
+ */
+static __ak_always_inline void __arena *__ak_alloc_from_cache(unsigned long long size);
+
 /*
  * Internal: every CPU's cache emptied, the queued frees put back, and every
  * class's empty pages past its reserve made spare (any program). What
@@ -415,77 +348,6 @@ __ak_alloc_entry int ak_alloc_trim(void);
 __ak_alloc_entry int __ak_alloc_reclaim(void);
 /* Internal: give spare pages back until @keep are left (sleepable). */
 __ak_alloc_entry int __ak_alloc_spare_trim(unsigned long long keep);
-
-/**
- * ak_alloc_err - allocate @size bytes, saying why when it cannot (sleepable)
- * @size: bytes wanted, 1..AK_ALLOC_MAX
- * @err: set to the reason on failure (may be NULL): -EINVAL for size 0,
- *	-E2BIG over AK_ALLOC_MAX, -ENOMEM when the arena is full, -EBUSY when
- *	the lock stayed busy, -AK_EBUDGET when the loop budget ran out
- *
- * Return: the object, or NULL (see *@err).
- */
-static __ak_always_inline void __arena *ak_alloc_err(unsigned long long size, int *err)
-{
-	int e = 0;
-	void __arena *obj = (void __arena *)__ak_alloc_sleepable(size, &e);
-
-	if (!obj && err)
-		*err = e;
-	return obj;
-}
-
-/**
- * ak_alloc - allocate @size bytes of arena memory (sleepable programs)
- * @size: bytes wanted; above AK_ALLOC_MAX_SMALL, whole pages are used
- *
- * Return: the object, or NULL (ak_alloc_err says why; so do the stats).
- */
-static __ak_always_inline void __arena *ak_alloc(unsigned long long size)
-{
-	return ak_alloc_err(size, 0);
-}
-
-/**
- * ak_alloc_nosleep_err - allocate from blocks already taken (any program)
- * @size: bytes wanted, at most AK_ALLOC_MAX_SMALL
- * @err: as for ak_alloc_err; -ENOMEM means the pool is empty (fill it with
- *	ak_alloc_reserve) and -E2BIG a size above AK_ALLOC_MAX_SMALL
- *
- * Return: the object, or NULL (see *@err).
- */
-static __ak_always_inline void __arena *ak_alloc_nosleep_err(unsigned long long size, int *err)
-{
-	int e = 0;
-	void __arena *obj = (void __arena *)__ak_alloc_nosleep(size, &e);
-
-	if (!obj && err)
-		*err = e;
-	return obj;
-}
-
-/**
- * ak_alloc_nosleep - allocate from blocks already taken (any program)
- * @size: bytes wanted, at most AK_ALLOC_MAX_SMALL
- *
- * Return: the object, or NULL.
- */
-static __ak_always_inline void __arena *ak_alloc_nosleep(unsigned long long size)
-{
-	return ak_alloc_nosleep_err(size, 0);
-}
-
-/*
- * An object of @size from this CPU's cache only, or NULL (nothing said or
- * counted: the caller goes on to ak_alloc or ak_alloc_nosleep). It never
- * sleeps, reclaims or calls the page kfuncs, and waits only for the
- * cache's lock and, to refill the cache, the shared lock (both bounded):
- * for a caller that holds a lock of its own (htab.h, a bucket's).
- */
-static __ak_always_inline void __arena *__ak_alloc_from_cache(unsigned long long size)
-{
-	return (void __arena *)__ak_alloc_cache_only(size);
-}
 
 #ifdef __BPF__
 /**

@@ -9,7 +9,8 @@
  * every program type.
  *
  * Waiting is bounded twice: by AK_LOCK_SPINS attempts, then -EBUSY; and by
- * the may_goto budget (each attempt is one step), then -AK_EBUDGET. So a
+ * the may_goto budget (each attempt is one step), then -AK_EBUDGET: that is
+ * ak_spin_until, which other compare-and-swap loops use too. So a
  * busy lock costs a caller at most AK_LOCK_SPINS steps of its frame's
  * budget (8,388,608 steps on stock 6.12, 250 ms on the arenakit kernel),
  * never the whole of it, and never hangs.
@@ -41,6 +42,48 @@
 #define AK_LOCK_SPINS 65536
 #endif
 
+/**
+ * ak_spin_until - try @attempt until it succeeds, a bounded number of times
+ * @attempt: an expression, true when the attempt succeeded (a compare-and-swap
+ *	that landed, say); evaluated once per attempt, as a loop condition is.
+ *	It may leave the caller (a return in a statement expression), as a
+ *	loop body may: the allocator's queue pop returns when it finds the
+ *	queue empty.
+ *
+ * The one bounded wait of arenakit: ak_lock_acquire, ak_bit_lock_acquire
+ * and the allocator's lock-free queue are built on it. After each failed
+ * attempt it spins (ak_spin_wait: a schedule point in the explorer) and
+ * spends one step of the frame's may_goto budget. Its counter starts from
+ * ak_opaque_zero(): one the verifier knows starts at 0 is tracked
+ * precisely, and the loop would never converge.
+ *
+ *	return ak_spin_until(!ak_cmpxchg(&lock->locked, 0, 1));
+ *
+ * Return: 0 once @attempt is true; -EBUSY if it was false AK_LOCK_SPINS
+ * times; -AK_EBUDGET if the frame's loop budget ran out first.
+ */
+#define ak_spin_until(attempt)						\
+	({								\
+		__label__ ___ak_spent, ___ak_done;			\
+		unsigned int ___ak_spins;				\
+		int ___ak_err = -EBUSY;					\
+									\
+		for (___ak_spins = (unsigned int)ak_opaque_zero();	\
+		     ___ak_spins < AK_LOCK_SPINS; ___ak_spins++) {	\
+			if (attempt) {					\
+				___ak_err = 0;				\
+				goto ___ak_done;			\
+			}						\
+			ak_spin_wait();					\
+			ak_cond_break_label(___ak_spent);		\
+		}							\
+		goto ___ak_done;					\
+	___ak_spent:							\
+		___ak_err = -AK_EBUDGET;				\
+	___ak_done:							\
+		___ak_err;						\
+	})
+
 struct ak_lock {
 	unsigned int locked;
 };
@@ -54,17 +97,7 @@ struct ak_lock {
  */
 static __ak_always_inline int ak_lock_acquire(struct ak_lock __arena *lock)
 {
-	unsigned int spins;
-
-	for (spins = (unsigned int)ak_opaque_zero(); spins < AK_LOCK_SPINS; spins++) {
-		if (!ak_cmpxchg(&lock->locked, 0, 1))
-			return 0;
-		ak_spin_wait();
-		ak_cond_break_label(spent);
-	}
-	return -EBUSY;
-spent:
-	return -AK_EBUDGET;
+	return ak_spin_until(!ak_cmpxchg(&lock->locked, 0, 1));
 }
 
 /**
@@ -118,19 +151,11 @@ static __ak_always_inline int ak_lock_is_locked(const struct ak_lock __arena *lo
  */
 static __ak_always_inline int ak_bit_lock_acquire(unsigned long long __arena *word)
 {
-	unsigned long long old;
-	unsigned int spins;
+	return ak_spin_until(({
+		unsigned long long old = ak_read_once(*word);
 
-	for (spins = (unsigned int)ak_opaque_zero(); spins < AK_LOCK_SPINS; spins++) {
-		old = ak_read_once(*word);
-		if (!(old & AK_BIT_LOCK) && ak_cmpxchg(word, old, old | AK_BIT_LOCK) == old)
-			return 0;
-		ak_spin_wait();
-		ak_cond_break_label(spent);
-	}
-	return -EBUSY;
-spent:
-	return -AK_EBUDGET;
+		!(old & AK_BIT_LOCK) && ak_cmpxchg(word, old, old | AK_BIT_LOCK) == old;
+	}));
 }
 
 /**

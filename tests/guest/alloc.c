@@ -10,7 +10,7 @@
 #include <bpf/bpf.h>
 
 #include "guest/guest.h"
-#include <arenakit/alloc.h>
+#include <arenakit/alloc_types.h>
 #include "alloc.skel.h"
 
 #define ROUNDS 2000
