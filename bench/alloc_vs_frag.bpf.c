@@ -31,7 +31,7 @@ SEC("syscall")
 int setup(void *ctx)
 {
 	if (!slots)
-		slots = ak_alloc(ALLOC_BENCH_SLOTS * sizeof(*slots));
+		slots = ak_alloc(ALLOC_BENCH_SLOTS * sizeof(*slots), NULL);
 	return slots ? 0 : -ENOMEM;
 }
 
@@ -135,13 +135,15 @@ __noinline __u64 name(__u32 cpu, __u32 first, __u32 n, __u32 size)	\
  * costs less a page, decides how the allocator should move pages.
  */
 #define take_run(pages) bpf_arena_alloc_pages(&arena, NULL, pages, NUMA_NO_NODE, 0)
+/* The allocator under the same one-argument shape as bpf_alloc. */
+#define ours(size) ak_alloc(size, NULL)
 
-ALLOC_CHUNK(alloc_ours, ak_alloc)
+ALLOC_CHUNK(alloc_ours, ours)
 ALLOC_CHUNK(alloc_frag, bpf_alloc)
 ALLOC_CHUNK(pages_take, take_run)
 FREE_CHUNK(free_ours, ak_free)
 FREE_CHUNK(free_frag, frag_free)
-STEADY_CHUNK(steady_ours, ak_alloc, ak_free)
+STEADY_CHUNK(steady_ours, ours, ak_free)
 STEADY_CHUNK(steady_frag, bpf_alloc, frag_free)
 
 /* Give back the @n runs of @per_call pages that pages_take took. */

@@ -38,7 +38,7 @@ struct ak_list_cursor walk_cursor;
 SEC("syscall")
 int alloc_items(void *ctx)
 {
-	walk_items = ak_alloc(items_wanted * sizeof(struct walk_item));
+	walk_items = ak_alloc(items_wanted * sizeof(struct walk_item), NULL);
 	return walk_items ? 0 : -ENOMEM;
 }
 

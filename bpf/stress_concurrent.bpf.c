@@ -65,7 +65,7 @@ __noinline long long conc_step(__u32 tid)
 	switch (r % 8) {
 	case 0:
 	case 1:
-		it = ak_alloc_err(sizeof(*it), &err);
+		it = ak_alloc(sizeof(*it), &err);
 		if (!it)
 			return err;
 		it->key = STRESS_CONC_ITEM(tid, t->pushed);

@@ -54,7 +54,7 @@ int fill(void *ctx)
 			return -ENOSPC;
 		if (!can_loop)
 			return -AK_EBUDGET;
-		p = ak_alloc(fill_sizes[class]);
+		p = ak_alloc(fill_sizes[class], NULL);
 		if (p)
 			fillers[nfillers++] = p;
 		else
@@ -86,7 +86,7 @@ int list_add(void *ctx)
 	struct stress_item __arena *it;
 	int err = 0;
 
-	it = ak_alloc_err(sizeof(*it), &err);
+	it = ak_alloc(sizeof(*it), &err);
 	if (it) {
 		it->key = op_key;
 		ak_list_add_tail(&exhaust_list, &it->node);

@@ -113,7 +113,7 @@ int set_link(void *ctx)
 			(((__u64)it & ~0xffffffffULL) | (link_target & 0xff8));
 		return 0;
 	case STRESS_LINK_FREED:
-		page = ak_alloc(2 * AK_PAGE_SIZE);	/* whole pages of its own */
+		page = ak_alloc(2 * AK_PAGE_SIZE, NULL);	/* whole pages of its own */
 		if (!page)
 			return -ENOMEM;
 		ak_free(page);

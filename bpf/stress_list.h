@@ -29,7 +29,7 @@ __noinline long long add_items(__u64 n)
 		return -ENOSPC;
 	slab = slabs[s];
 	if (!at || !slab) {
-		slab = ak_alloc(STRESS_SLAB_ITEMS * sizeof(*slab));
+		slab = ak_alloc(STRESS_SLAB_ITEMS * sizeof(*slab), NULL);
 		if (!slab)
 			return -ENOMEM;
 		slabs[s] = slab;

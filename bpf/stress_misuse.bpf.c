@@ -67,7 +67,7 @@ __noinline int misuse_step(void)
 			misuse.frees++;
 		*slot = 0;
 	} else {
-		p = ak_alloc(misuse_sizes[(r >> 32) & 7]);
+		p = ak_alloc(misuse_sizes[(r >> 32) & 7], NULL);
 		if (p) {
 			*slot = p;
 			misuse.allocs++;
@@ -84,7 +84,7 @@ int misuse_run(void *ctx)
 	__u64 run_ops = STRESS_MISUSE_OPS_PER_RUN;
 
 	if (!live) {
-		live = ak_alloc(STRESS_MISUSE_SLOTS * sizeof(*live));
+		live = ak_alloc(STRESS_MISUSE_SLOTS * sizeof(*live), NULL);
 		if (!live)
 			return -ENOMEM;
 	}

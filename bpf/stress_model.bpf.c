@@ -40,7 +40,7 @@ __noinline long long model_list_op(__arg_arena struct stress_op __arena *op)
 	switch (op->kind) {
 	case STRESS_OP_LIST_ADD_HEAD:
 	case STRESS_OP_LIST_ADD_TAIL:
-		it = ak_alloc(sizeof(*it));
+		it = ak_alloc(sizeof(*it), NULL);
 		if (!it)
 			return -ENOMEM;
 		it->key = op->key;

@@ -204,41 +204,26 @@ void ak_user_pages_put(void *ptr, unsigned int pages);
 #endif
 
 /**
- * ak_alloc_err - allocate @size bytes, saying why when it cannot (sleepable)
- * @size: bytes wanted, 1..AK_ALLOC_MAX
- * @err: set to the reason on failure (may be NULL): -EINVAL for size 0,
- *	-E2BIG over AK_ALLOC_MAX, -ENOMEM when the arena is full, -EBUSY when
- *	the lock stayed busy, -AK_EBUDGET when the loop budget ran out
- *
- * Return: the object, or NULL (see *@err).
- */
-static __ak_always_inline void __arena *ak_alloc_err(unsigned long long size, int *err);
-
-/**
  * ak_alloc - allocate @size bytes of arena memory (sleepable programs)
- * @size: bytes wanted; above AK_ALLOC_MAX_SMALL, whole pages are used
+ * @size: bytes wanted, 1..AK_ALLOC_MAX; above AK_ALLOC_MAX_SMALL, whole
+ *	pages are used
+ * @err: set to the reason on failure, or NULL: -EINVAL for size 0, -E2BIG
+ *	over AK_ALLOC_MAX, -ENOMEM when the arena is full, -EBUSY when the
+ *	lock stayed busy, -AK_EBUDGET when the loop budget ran out
  *
- * Return: the object, or NULL (ak_alloc_err says why; so do the stats).
+ * Return: the object, or NULL (see *@err; so do the stats).
  */
-static __ak_always_inline void __arena *ak_alloc(unsigned long long size);
-
-/**
- * ak_alloc_nosleep_err - allocate from blocks already taken (any program)
- * @size: bytes wanted, at most AK_ALLOC_MAX_SMALL
- * @err: as for ak_alloc_err; -ENOMEM means the pool is empty (fill it with
- *	ak_alloc_reserve) and -E2BIG a size above AK_ALLOC_MAX_SMALL
- *
- * Return: the object, or NULL (see *@err).
- */
-static __ak_always_inline void __arena *ak_alloc_nosleep_err(unsigned long long size, int *err);
+static __ak_always_inline void __arena *ak_alloc(unsigned long long size, int *err);
 
 /**
  * ak_alloc_nosleep - allocate from blocks already taken (any program)
  * @size: bytes wanted, at most AK_ALLOC_MAX_SMALL
+ * @err: as for ak_alloc, or NULL; -ENOMEM means the pool is empty (fill it
+ *	with ak_alloc_reserve) and -E2BIG a size above AK_ALLOC_MAX_SMALL
  *
- * Return: the object, or NULL.
+ * Return: the object, or NULL (see *@err).
  */
-static __ak_always_inline void __arena *ak_alloc_nosleep(unsigned long long size);
+static __ak_always_inline void __arena *ak_alloc_nosleep(unsigned long long size, int *err);
 
 /**
  * ak_free - free an object from ak_alloc or ak_alloc_nosleep (sleepable)
@@ -323,7 +308,7 @@ static __ak_always_inline int ak_alloc_live(const struct ak_allocator __arena *a
 static __ak_always_inline int ak_alloc_stats_read(const struct ak_allocator __arena *a,
 						  struct ak_alloc_stats *out);
 
-/* Internal: the entry points behind ak_alloc_err and ak_alloc_nosleep_err. */
+/* Internal: the entry points behind ak_alloc and ak_alloc_nosleep. */
 __ak_alloc_entry unsigned long long __ak_alloc_sleepable(unsigned long long size,
 							 __ak_nonnull int *err);
 __ak_alloc_entry unsigned long long __ak_alloc_nosleep(unsigned long long size,
@@ -366,7 +351,7 @@ __ak_alloc_entry int __ak_alloc_spare_trim(unsigned long long keep);
 	int name(struct ak_alloc_request *req)				\
 	{								\
 		int err = 0;						\
-		void __arena *obj = ak_alloc_err(req->size, &err);	\
+		void __arena *obj = ak_alloc(req->size, &err);		\
 									\
 		req->addr = (unsigned long long)obj;			\
 		req->err = obj ? 0 : err;				\

@@ -481,28 +481,18 @@ static __ak_always_inline void __arena *__ak_alloc_answer(unsigned long long obj
 	return (void __arena *)obj;
 }
 
-static __ak_always_inline void __arena *ak_alloc_err(unsigned long long size, int *err)
+static __ak_always_inline void __arena *ak_alloc(unsigned long long size, int *err)
 {
 	int e = 0;
 
 	return __ak_alloc_answer(__ak_alloc_sleepable(size, &e), &e, err);
 }
 
-static __ak_always_inline void __arena *ak_alloc(unsigned long long size)
-{
-	return ak_alloc_err(size, 0);
-}
-
-static __ak_always_inline void __arena *ak_alloc_nosleep_err(unsigned long long size, int *err)
+static __ak_always_inline void __arena *ak_alloc_nosleep(unsigned long long size, int *err)
 {
 	int e = 0;
 
 	return __ak_alloc_answer(__ak_alloc_nosleep(size, &e), &e, err);
-}
-
-static __ak_always_inline void __arena *ak_alloc_nosleep(unsigned long long size)
-{
-	return ak_alloc_nosleep_err(size, 0);
 }
 
 static __ak_always_inline void __arena *__ak_alloc_from_cache(unsigned long long size)

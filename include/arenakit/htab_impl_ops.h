@@ -258,8 +258,8 @@ __ak_htab_update_begin(struct ak_htab __arena *h, const unsigned long long *w, u
 		if (!spare) {
 			ak_bit_lock_release(bucket);
 			spare = caller == __AK_HTAB_SLEEPABLE ?
-				ak_alloc_err(h->node_size, &err) :
-				ak_alloc_nosleep_err(h->node_size, &err);
+				ak_alloc(h->node_size, &err) :
+				ak_alloc_nosleep(h->node_size, &err);
 			if (!spare)
 				goto fail;
 			err = __ak_htab_lock_find_for(h, hash, w, words, flags, caller, &bucket,

@@ -52,8 +52,8 @@ __ak_htab_table_new(unsigned long long nbuckets, enum __ak_htab_caller caller, i
 	unsigned long long bytes = sizeof(struct __ak_htab_table) + nbuckets * 8, i;
 	struct __ak_htab_table __arena *t;
 
-	t = caller == __AK_HTAB_SLEEPABLE ? ak_alloc_err(bytes, err) :
-					    ak_alloc_nosleep_err(bytes, err);
+	t = caller == __AK_HTAB_SLEEPABLE ? ak_alloc(bytes, err) :
+					    ak_alloc_nosleep(bytes, err);
 	if (!t)
 		return 0;
 	/* Whole pages come zeroed from the kernel; a reused block does not. */

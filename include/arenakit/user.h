@@ -17,7 +17,7 @@
  *
  * Errors are negative errnos: a call returns 0 or one; a call that returns
  * a pointer returns NULL on failure and sets *err to the reason (err may
- * be NULL), as ak_alloc_err() and ak_htab_lookup() do.
+ * be NULL), as ak_alloc() and ak_htab_lookup() do.
  */
 #ifndef __ARENAKIT_USER_H
 #define __ARENAKIT_USER_H

@@ -44,8 +44,8 @@ static void setup_common(void)
 	memset(kept, 0, sizeof(kept));
 	memset(kept_size, 0, sizeof(kept_size));
 	pattern_broken = 0;
-	shared_small = ak_alloc(16);
-	shared_large = ak_alloc(LARGE);
+	shared_small = ak_alloc(16, NULL);
+	shared_large = ak_alloc(LARGE, NULL);
 	if (!shared_small || !shared_large)
 		explore_fail("setup: no memory");
 }
@@ -72,10 +72,10 @@ static void setup_page_edge(void)
 	memset(kept_size, 0, sizeof(kept_size));
 	pattern_broken = 0;
 	/* One page of the class full; S its last block; the rest freed. */
-	blocks[n++] = ak_alloc(16);
+	blocks[n++] = ak_alloc(16, NULL);
 	page = (unsigned long long)blocks[0] / AK_PAGE_SIZE;
 	for (;;) {
-		p = ak_alloc(16);
+		p = ak_alloc(16, NULL);
 		if (!p || n == 512) {
 			explore_fail("setup: no memory");
 			return;
@@ -90,7 +90,7 @@ static void setup_page_edge(void)
 	for (i = 0; i < n; i++)
 		if (i != n - 2 && ak_free(blocks[i]))
 			explore_fail("setup: free");
-	shared_large = ak_alloc(LARGE);
+	shared_large = ak_alloc(LARGE, NULL);
 	if (!shared_large || ak_alloc_trim())
 		explore_fail("setup: no memory, or trim");
 }
@@ -113,7 +113,7 @@ static void use(void)
 static void alloc_kept(struct gen_call *c, unsigned long long size, int nosleep)
 {
 	int err = 0;
-	void *p = nosleep ? ak_alloc_nosleep_err(size, &err) : ak_alloc_err(size, &err);
+	void *p = nosleep ? ak_alloc_nosleep(size, &err) : ak_alloc(size, &err);
 
 	c->ret = p ? 0 : err;
 	if (!p)
@@ -144,7 +144,7 @@ static void op_alloc_nosleep16(struct gen_call *c)
 static void op_alloc_free24(struct gen_call *c)
 {
 	int err = 0;
-	void *p = ak_alloc_err(24, &err);
+	void *p = ak_alloc(24, &err);
 
 	c->ret = p ? 0 : err;
 	if (!p)
@@ -191,7 +191,7 @@ static void op_free_inside_l(struct gen_call *c)
 static void op_free_forged(struct gen_call *c)
 {
 	int err = 0;
-	char *big = ak_alloc_err(LARGE, &err), *small = big ? ak_alloc_err(16, &err) : NULL;
+	char *big = ak_alloc(LARGE, &err), *small = big ? ak_alloc(16, &err) : NULL;
 	unsigned long long page;
 
 	c->ret = err;

@@ -59,7 +59,7 @@ static int free_result[3];
  */
 static void *alloc_object_to_free_twice(void)
 {
-	void *first = ak_alloc(8), *second = ak_alloc(8);
+	void *first = ak_alloc(8, NULL), *second = ak_alloc(8, NULL);
 
 	if (!first || !second || ak_free(first))
 		explore_fail("setup: no memory");
@@ -69,7 +69,7 @@ static void *alloc_object_to_free_twice(void)
 static void setup_alloc(void)
 {
 	shared = alloc_object_to_free_twice();
-	other = ak_alloc(24);
+	other = ak_alloc(24, NULL);
 	if (!shared || !other || ak_alloc_reserve(100, 1))
 		explore_fail("setup: no memory");
 	memset(free_result, 0, sizeof(free_result));
@@ -89,9 +89,9 @@ static void alloc_threads(int id)
 
 	switch (id) {
 	case 0:
-		a = ak_alloc(24);
-		b = ak_alloc(100);
-		big = ak_alloc(5000);
+		a = ak_alloc(24, NULL);
+		b = ak_alloc(100, NULL);
+		big = ak_alloc(5000, NULL);
 		if (!a || !b || !big)
 			explore_fail("T0: allocations failed: %p %p %p (%llu busy)", a, b, big,
 				     ak_allocator.stats.fail_busy);
@@ -100,7 +100,7 @@ static void alloc_threads(int id)
 		break;
 	case 1:
 		free_result[1] = ak_free_nosleep(shared);
-		a = ak_alloc_nosleep(100);	/* from the pool, unless trimmed */
+		a = ak_alloc_nosleep(100, NULL);	/* from the pool, unless trimmed */
 		if (a && ak_free_nosleep(a))
 			explore_fail("T1: a free of its own object failed");
 		break;
@@ -174,8 +174,8 @@ static void cache_threads(int id)
 
 	switch (id) {
 	case 0:
-		a = ak_alloc(24);
-		b = ak_alloc(100);
+		a = ak_alloc(24, NULL);
+		b = ak_alloc(100, NULL);
 		if (!a || !b)
 			explore_fail("T0: allocations failed: %p %p", a, b);
 		if (ak_free(a) || ak_free(b))
@@ -189,7 +189,7 @@ static void cache_threads(int id)
 		break;
 	case 2:
 		free_result[2] = ak_free_nosleep(cached);
-		a = ak_alloc(24);	/* into CPU 1's cache, and out */
+		a = ak_alloc(24, NULL);	/* into CPU 1's cache, and out */
 		if (!a || ak_free_nosleep(a))
 			explore_fail("T2: a free of its own object failed");
 		break;

@@ -39,7 +39,7 @@ static void record(struct gen_call *c, unsigned long long key)
 
 static struct entry *new_entry(unsigned long long key)
 {
-	struct entry *e = ak_alloc(sizeof(*e));
+	struct entry *e = ak_alloc(sizeof(*e), NULL);
 
 	if (e) {
 		e->key = key;

@@ -40,7 +40,7 @@ static void setup_rules(void)
 	ak_list_init(&rules);
 	base_objects = explore_alloc_stats().objects;
 	for (id = 1; id <= RULES; id++) {
-		first[id] = ak_alloc(sizeof(struct rule));
+		first[id] = ak_alloc(sizeof(struct rule), NULL);
 		if (!first[id]) {
 			explore_fail("setup: alloc");
 			return;
@@ -95,7 +95,7 @@ static void delete_3(void)
 
 static void add_5(void)
 {
-	struct rule *r = ak_alloc_nosleep(sizeof(*r));
+	struct rule *r = ak_alloc_nosleep(sizeof(*r), NULL);
 
 	if (!r) {
 		explore_fail("writer: alloc");

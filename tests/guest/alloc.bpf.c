@@ -43,7 +43,7 @@ static __noinline struct obj __arena *alloc_onto(struct obj __arena *head, int n
 	int i;
 
 	for (i = ak_opaque_zero(); i < n && can_loop; i++) {
-		o = ak_alloc(sizeof(*o));
+		o = ak_alloc(sizeof(*o), NULL);
 		if (!o)
 			break;
 		o->check = check_of(o);
@@ -138,17 +138,17 @@ int test_alloc_runtime_size_gets_a_block_that_fits(void *ctx)
 {
 	unsigned int size = runtime_size;
 
-	return expect_apart_and_free(ak_alloc(size), ak_alloc(size), size);
+	return expect_apart_and_free(ak_alloc(size, NULL), ak_alloc(size, NULL), size);
 }
 
 SEC("syscall")
 int test_alloc_reuses_freed_blocks(void *ctx)
 {
-	void __arena *a = ak_alloc(40), *b;
+	void __arena *a = ak_alloc(40, NULL), *b;
 
 	test_expect(a);
 	test_expect_eq(ak_free_nosleep(a), 0);
-	b = ak_alloc(40);
+	b = ak_alloc(40, NULL);
 	test_expect(b == a);
 	test_expect_eq(ak_free(b), 0);
 	test_expect_eq(test_live_objects(), 0);
@@ -169,7 +169,7 @@ int test_alloc_reuses_freed_blocks(void *ctx)
 SEC("syscall")
 int test_alloc_double_and_foreign_free(void *ctx)
 {
-	char __arena *a = ak_alloc(24), *b = ak_alloc(24), *big = ak_alloc(5000), *c, *d;
+	char __arena *a = ak_alloc(24, NULL), *b = ak_alloc(24, NULL), *big = ak_alloc(5000, NULL), *c, *d;
 	char __arena *raw = bpf_arena_alloc_pages(&arena, NULL, 1, -1, 0);
 	int err;
 
@@ -186,8 +186,8 @@ int test_alloc_double_and_foreign_free(void *ctx)
 	test_expect_eq(ak_free((char __arena *)((unsigned long long)b & ~(AK_PAGE_SIZE - 1ULL)) +
 			       __AK_PAGE_HDR + (__AK_PAGE_DATA / 24 - 1) * 24), -EINVAL);
 	test_expect_eq(ak_allocator.stats.bad_frees, 4);
-	c = ak_alloc(24);
-	d = ak_alloc(24);
+	c = ak_alloc(24, NULL);
+	d = ak_alloc(24, NULL);
 	test_expect(c == a && d != a && d != b);
 	test_expect_eq(b[0], 0x5a);
 	test_expect_eq(ak_free(big), 0);
@@ -216,7 +216,7 @@ int test_alloc_busy_lock_keeps_the_budget(void *ctx)
 	 */
 	test_expect(cpu < AK_ALLOC_CPUS);
 	ak_allocator.cpus[cpu].lock.locked = 1;
-	mine = ak_alloc(32);
+	mine = ak_alloc(32, NULL);
 	test_expect(mine);
 	ak_allocator.lock.locked = 1;	/* as if another CPU held it */
 	/* A free does not wait: the block is queued for the lock's next holder. */
@@ -224,13 +224,13 @@ int test_alloc_busy_lock_keeps_the_budget(void *ctx)
 	test_expect(ak_allocator.queued);
 	test_expect_eq(ak_free(mine), -EINVAL);
 	for (i = ak_opaque_zero(); i < 100 && can_loop; i++) {
-		obj = ak_alloc_err(32, &err);
+		obj = ak_alloc(32, &err);
 		test_expect(!obj);
 		test_expect_eq(err, -EBUSY);
 	}
 	ak_allocator.lock.locked = 0;
 	test_expect_eq(ak_allocator.stats.fail_busy, 100);
-	obj = ak_alloc(32);
+	obj = ak_alloc(32, NULL);
 	test_expect(obj == mine);		/* put back by this allocation, and reused */
 	test_expect(!ak_allocator.queued);
 	test_expect_eq(ak_free(obj), 0);
@@ -270,7 +270,7 @@ int free_kept(void *ctx)
 SEC("syscall")
 int test_alloc_large_objects(void *ctx)
 {
-	char __arena *big = ak_alloc(3 * 4096);
+	char __arena *big = ak_alloc(3 * 4096, NULL);
 
 	test_expect(big);
 	test_expect_eq(ak_allocator.stats.pages, 4);
@@ -292,7 +292,7 @@ int test_alloc_exhaustion_recovers(void *ctx)
 	int err = 0;
 
 	head = alloc_chain(100000, &filled);
-	test_expect(!ak_alloc_err(sizeof(struct obj), &err));	/* the arena is full */
+	test_expect(!ak_alloc(sizeof(struct obj), &err));	/* the arena is full */
 	test_expect_eq(err, -ENOMEM);
 	pages = ak_allocator.stats.pages;
 	err = expect_pages_accounted();
@@ -345,7 +345,7 @@ int churn_sizes(void *ctx)
 	int i;
 
 	for (i = ak_opaque_zero(); i < 32 && can_loop; i++) {
-		o = ak_alloc(sizeof(*o) + bpf_get_prandom_u32() % 49);
+		o = ak_alloc(sizeof(*o) + bpf_get_prandom_u32() % 49, NULL);
 		if (!o) {
 			__sync_fetch_and_add(&alloc_failures, 1);
 			continue;
@@ -379,7 +379,7 @@ int pool_user(struct __sk_buff *skb)
 	int i, got = 0;
 
 	for (i = ak_opaque_zero(); i < 64 && can_loop; i++) {
-		o = ak_alloc_nosleep(sizeof(*o));
+		o = ak_alloc_nosleep(sizeof(*o), NULL);
 		if (!o)
 			break;
 		o->check = check_of(o);
@@ -398,7 +398,7 @@ int pool_user(struct __sk_buff *skb)
 }
 
 /*
- * A user's shape: a retry loop around ak_alloc_err in a global function of
+ * A user's shape: a retry loop around ak_alloc in a global function of
  * the program's own, whose objects must each keep their 32 bytes to
  * themselves. Each is filled with words of its own address; objects that
  * overlapped would overwrite each other's, so every word read back intact
@@ -417,7 +417,7 @@ __weak __noinline int alloc_retrying(__u64 size, __u64 *out)
 	if (!out)
 		return -EINVAL;
 	for (tries = ak_opaque_zero(); tries < retry_tries && can_loop; tries++) {
-		p = ak_alloc_err(size, &err);
+		p = ak_alloc(size, &err);
 		if (p || err != -EBUSY)
 			break;
 	}

@@ -55,7 +55,7 @@ int test_combined_with_selftest_headers(void *ctx)
 	ak_list_init(&our_list);
 	for (i = ak_opaque_zero(); i < 10 && can_loop; i++) {
 		t = bpf_alloc(sizeof(*t));
-		o = ak_alloc(sizeof(*o));
+		o = ak_alloc(sizeof(*o), NULL);
 		test_expect(t && o);
 		t->value = i;
 		o->value = i;

@@ -27,7 +27,7 @@ static int make_items(void)
 	int i;
 
 	for (i = ak_opaque_zero(); i < NODES && can_loop; i++) {
-		items[i & 255] = ak_alloc(sizeof(struct item));
+		items[i & 255] = ak_alloc(sizeof(struct item), NULL);
 		if (!items[i & 255])
 			return test_fail("ak_alloc failed at item %d", i);
 		items[i & 255]->value = i;
@@ -236,7 +236,7 @@ int test_list_delete_matching_events(void *ctx)
 
 	ak_list_init(&events);
 	for (i = ak_opaque_zero(); i < 300 && can_loop; i++) {
-		ev = ak_alloc(sizeof(*ev));
+		ev = ak_alloc(sizeof(*ev), NULL);
 		if (!ev)
 			return test_fail("ak_alloc failed at event %d", i);
 		/* "tmpN.o" for every third event, "keepN.c" for the rest. */

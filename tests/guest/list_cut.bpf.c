@@ -40,7 +40,7 @@ int build(void *ctx)
 
 	checks_left = -1;
 	if (!cut_items)
-		cut_items = ak_alloc(MAX_NODES * sizeof(struct cut_item));
+		cut_items = ak_alloc(MAX_NODES * sizeof(struct cut_item), NULL);
 	if (!cut_items)
 		return -ENOMEM;
 	ak_list_init(&cut_list);

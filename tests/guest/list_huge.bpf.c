@@ -23,7 +23,7 @@ int check_result;
 /* Link up to @n nodes of a new slab; a global function: a budget per call. */
 __noinline long long add_slab(__u64 n)
 {
-	struct ak_list_node __arena *slab = ak_alloc(SLAB_NODES * sizeof(*slab));
+	struct ak_list_node __arena *slab = ak_alloc(SLAB_NODES * sizeof(*slab), NULL);
 	__u64 i;
 
 	if (!slab)

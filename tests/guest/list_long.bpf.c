@@ -43,7 +43,7 @@ int build_long_list(void *ctx)
 		ak_list_init(&long_list);
 	while (built < target) {
 		ak_cond_break_label(cut);
-		item = ak_alloc(sizeof(*item));
+		item = ak_alloc(sizeof(*item), NULL);
 		if (!item)
 			return -ENOMEM;
 		item->key = built;

@@ -20,7 +20,7 @@ char __arena_global patterns[4][16] = { "*.c", "*.[ch]", "[!a-z]*", "*/*" };
 SEC("tc")
 int alloc_in_tc(struct __sk_buff *skb)
 {
-	return ak_alloc(64) ? 1 : 0;
+	return ak_alloc(64, NULL) ? 1 : 0;
 }
 
 /*

@@ -41,7 +41,7 @@ int add_rule(struct rcu_rule_args *a)
 	struct rule __arena *r;
 	int i, err;
 
-	r = ak_alloc_err(sizeof(*r), &err);	/* -EBUSY too: the writer tries again */
+	r = ak_alloc(sizeof(*r), &err);	/* -EBUSY too: the writer tries again */
 	if (!r)
 		return err;
 	/* Unrolled: a syscall program's context is read at constant offsets only. */

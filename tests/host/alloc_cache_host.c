@@ -33,7 +33,7 @@ Test(alloc_host, pages_are_taken_and_given_back_in_runs)
 
 	shared_path_only();
 	for (i = 0; i < N; i++)
-		cr_assert(obj[i] = ak_alloc(40));
+		cr_assert(obj[i] = ak_alloc(40, NULL));
 	cr_expect_eq(STATS.slab_pages, PAGES, "40-byte blocks, 100 to a page");
 	cr_expect_eq(test_get_calls, (PAGES + AK_ALLOC_PAGE_RUN - 1) / AK_ALLOC_PAGE_RUN);
 	for (i = 0; i < N; i++) {
@@ -59,7 +59,7 @@ Test(alloc_host, spare_pages_of_several_runs_are_all_reused_first)
 
 	shared_path_only();
 	for (i = 0; i < N; i++)
-		cr_assert(obj[i] = ak_alloc(40));
+		cr_assert(obj[i] = ak_alloc(40, NULL));
 	/* The first run's pages empty: all but the class's kept ones become spare. */
 	for (i = 0; i < AK_ALLOC_PAGE_RUN * PER_PAGE; i++)
 		cr_assert_eq(ak_free(obj[i]), 0);
@@ -68,7 +68,7 @@ Test(alloc_host, spare_pages_of_several_runs_are_all_reused_first)
 	pages = STATS.spare_pages + AK_ALLOC_KEEP_EMPTY;
 	calls = test_get_calls;
 	for (i = 0; i < (int)pages * PER_PAGE; i++)
-		cr_assert(again[i] = ak_alloc(40));
+		cr_assert(again[i] = ak_alloc(40, NULL));
 	cr_expect_eq(test_get_calls, calls, "a page kfunc call with spare pages left");
 	cr_expect_eq(STATS.spare_pages, 0);
 	for (i = 0; i < (int)pages * PER_PAGE; i++)
@@ -92,7 +92,7 @@ Test(alloc_host, a_full_arena_with_memory_free_elsewhere_does_not_fail_an_alloca
 	int n, i, err = 0;
 
 	test_pages_left = AK_ALLOC_PAGE_RUN;
-	for (n = 0; n < MOST && (obj[n] = ak_alloc_err(1000, &err)); n++)
+	for (n = 0; n < MOST && (obj[n] = ak_alloc(1000, &err)); n++)
 		;
 	cr_assert_eq(err, -ENOMEM, "the arena never filled: %d", err);
 	cr_assert_eq(STATS.slab_pages, AK_ALLOC_PAGE_RUN);
@@ -101,7 +101,7 @@ Test(alloc_host, a_full_arena_with_memory_free_elsewhere_does_not_fail_an_alloca
 	/* Freed from a non-sleepable program: cached, or on their class's empty pages. */
 	cr_expect_eq(STATS.slab_pages, AK_ALLOC_PAGE_RUN);
 	cr_expect_gt(ak_allocator.cpus[0].count[class_of(1000)], 0);
-	small = ak_alloc_nosleep_err(16, &err);
+	small = ak_alloc_nosleep(16, &err);
 	cr_expect_not_null(small, "-ENOMEM with %d pages of free blocks: %d", n, err);
 	cr_expect_eq(STATS.fail_nomem, 1, "the allocations that filled the arena, only");
 	cr_expect_eq(ak_free(small), 0);
@@ -112,13 +112,13 @@ Test(alloc_host, a_full_arena_with_memory_free_elsewhere_does_not_fail_an_alloca
 /* A spare page serves any class, and a non-sleepable allocation too. */
 Test(alloc_host, a_spare_page_serves_another_class_without_a_page_kfunc)
 {
-	void *small = ak_alloc(40), *other;
+	void *small = ak_alloc(40, NULL), *other;
 	unsigned long long calls;
 
 	cr_assert(small);
 	cr_expect_eq(STATS.spare_pages, AK_ALLOC_PAGE_RUN - 1);
 	calls = test_get_calls;
-	other = ak_alloc_nosleep(1000);
+	other = ak_alloc_nosleep(1000, NULL);
 	cr_expect_not_null(other, "a non-sleepable allocation found no page");
 	cr_expect_eq(test_get_calls, calls);
 	cr_expect_eq(STATS.slab_pages, 2);
@@ -136,10 +136,10 @@ Test(alloc_host, a_large_object_gets_the_room_spare_pages_held)
 	void *small, *large;
 
 	test_pages_left = AK_ALLOC_PAGE_RUN;
-	small = ak_alloc(40);
+	small = ak_alloc(40, NULL);
 	cr_assert(small);
 	cr_expect_eq(test_pages_left, 0);
-	large = ak_alloc(3 * AK_PAGE_SIZE);
+	large = ak_alloc(3 * AK_PAGE_SIZE, NULL);
 	cr_expect_not_null(large, "the spare pages were not given back for a large object");
 	cr_expect_eq(STATS.spare_pages, 0);
 	cr_expect_eq(STATS.large_pages, 4);
@@ -152,7 +152,7 @@ Test(alloc_host, a_large_object_gets_the_room_spare_pages_held)
 Test(alloc_host, a_cpu_cache_serves_a_free_and_an_allocation_without_the_shared_lock)
 {
 	struct __ak_cpu_cache *cache = &ak_allocator.cpus[0];
-	void *a = ak_alloc(48), *b;
+	void *a = ak_alloc(48, NULL), *b;
 
 	cr_assert(a);
 	ak_allocator.lock.locked = 1;	/* the shared lists are held by someone else */
@@ -161,7 +161,7 @@ Test(alloc_host, a_cpu_cache_serves_a_free_and_an_allocation_without_the_shared_
 	cr_expect_eq(ak_free(a), -EINVAL, "a cached block freed again");
 	cr_expect_eq(STATS.double_frees, 1);
 	cr_expect_eq(alloc_stats().objects, 0);
-	b = ak_alloc(48);
+	b = ak_alloc(48, NULL);
 	cr_expect_eq(b, a, "the cache's last block is the next one handed out");
 	cr_expect_eq(STATS.fail_busy, 0);
 	cr_expect_eq(cache->lock.locked, 0, "the cache was left held");
@@ -172,7 +172,7 @@ Test(alloc_host, a_cpu_cache_serves_a_free_and_an_allocation_without_the_shared_
 
 Test(alloc_host, a_refill_hands_out_rising_addresses_and_its_other_blocks_are_free)
 {
-	char *a = ak_alloc(24), *b = ak_alloc(24);
+	char *a = ak_alloc(24, NULL), *b = ak_alloc(24, NULL);
 	char *page = (char *)((uintptr_t)a & ~(uintptr_t)(AK_PAGE_SIZE - 1));
 
 	cr_assert(a && b);
@@ -197,7 +197,7 @@ Test(alloc_host, a_cpu_cache_gives_half_back_past_its_cap_and_trim_empties_it)
 	int i;
 
 	for (i = 0; i < N; i++)
-		cr_assert(obj[i] = ak_alloc(16));
+		cr_assert(obj[i] = ak_alloc(16, NULL));
 	for (i = 0; i < N; i++) {
 		cr_assert_eq(ak_free(obj[i]), 0);
 		cr_assert_leq(ak_allocator.cpus[0].count[class], cap, "after %d frees", i + 1);
@@ -224,7 +224,7 @@ Test(alloc_host, the_pool_of_a_reserve_is_not_parked_in_a_cpu_cache)
 
 	/* A page's worth: a refill finds no block beyond the pool. */
 	cr_assert_eq(ak_alloc_reserve(100, per_page), 0);
-	cr_assert(a = ak_alloc_nosleep(100));
+	cr_assert(a = ak_alloc_nosleep(100, NULL));
 	cr_expect_eq(ak_allocator.cpus[0].count[class], 0,
 		     "a refill took pool blocks into one CPU's cache");
 	cr_expect_eq(ak_allocator.classes[class].free_blocks, per_page - 1);

@@ -24,11 +24,11 @@ TestSuite(alloc_host, .fini = teardown);
 
 Test(alloc_host, freed_block_is_reused)
 {
-	void *p = ak_alloc(40), *q;
+	void *p = ak_alloc(40, NULL), *q;
 
 	cr_assert(p);
 	ak_free_nosleep(p);
-	q = ak_alloc(40);
+	q = ak_alloc(40, NULL);
 	cr_expect_eq(q, p, "a freed block of the same class was not reused");
 	cr_expect_eq(STATS.slab_pages, 1);
 	cr_expect_eq(ak_free(q), 0);
@@ -38,17 +38,17 @@ Test(alloc_host, bad_sizes_fail_with_their_reason)
 {
 	int err = 0;
 
-	cr_expect_null(ak_alloc_err(0, &err));
+	cr_expect_null(ak_alloc(0, &err));
 	cr_expect_eq(err, -EINVAL);
-	cr_expect_null(ak_alloc_err(~0ULL, &err), "size + header wrapped to a small object");
+	cr_expect_null(ak_alloc(~0ULL, &err), "size + header wrapped to a small object");
 	cr_expect_eq(err, -E2BIG);
-	cr_expect_null(ak_alloc_err(~0ULL - 7, &err));
+	cr_expect_null(ak_alloc(~0ULL - 7, &err));
 	cr_expect_eq(err, -E2BIG);
-	cr_expect_null(ak_alloc_err(AK_ALLOC_MAX + 1, &err));
+	cr_expect_null(ak_alloc(AK_ALLOC_MAX + 1, &err));
 	cr_expect_eq(err, -E2BIG);
-	cr_expect_null(ak_alloc_nosleep_err(AK_ALLOC_MAX_SMALL + 1, &err));
+	cr_expect_null(ak_alloc_nosleep(AK_ALLOC_MAX_SMALL + 1, &err));
 	cr_expect_eq(err, -E2BIG, "nosleep cannot take pages for a large object");
-	cr_expect_null(ak_alloc_nosleep(0));
+	cr_expect_null(ak_alloc_nosleep(0, NULL));
 	cr_expect_eq(STATS.fail_size, 6);
 	cr_expect_eq(alloc_stats().objects, 0);
 	cr_expect_eq(STATS.pages, 0);
@@ -64,7 +64,7 @@ Test(alloc_host, objects_are_usable_and_apart)
 	size_t i, j;
 
 	for (i = 0; i < N; i++) {
-		obj[i] = ak_alloc(sizes[i]);
+		obj[i] = ak_alloc(sizes[i], NULL);
 		cr_assert(obj[i], "size %zu", sizes[i]);
 		cr_expect_eq((uintptr_t)obj[i] % 8, 0, "size %zu is not 8-aligned", sizes[i]);
 		cr_expect_neq((uintptr_t)obj[i] % AK_PAGE_SIZE, 0, "an object at a page start");
@@ -89,9 +89,9 @@ Test(alloc_host, accounting_returns_to_baseline)
 	int i;
 
 	for (i = 0; i < 50; i++)
-		small[i] = ak_alloc(100);
+		small[i] = ak_alloc(100, NULL);
 	for (i = 0; i < 5; i++)
-		large[i] = ak_alloc(3 * 4096);
+		large[i] = ak_alloc(3 * 4096, NULL);
 	cr_expect_eq(alloc_stats().objects, 55);
 	cr_expect_eq(alloc_stats().bytes, 50 * 104 + 5 * 4 * 4096);
 	cr_expect_eq(STATS.slab_pages, 2, "50 blocks of 104 bytes, 38 to a page");
@@ -124,7 +124,7 @@ Test(alloc_host, emptied_pages_go_back)
 
 	shared_path_only();
 	for (i = 0; i < N; i++)
-		cr_assert(obj[i] = ak_alloc(40));
+		cr_assert(obj[i] = ak_alloc(40, NULL));
 	cr_expect_eq(STATS.slab_pages, N / 100, "40-byte blocks, 100 to a page");
 	for (i = 0; i < N; i++)
 		ak_free(obj[i]);
@@ -133,7 +133,7 @@ Test(alloc_host, emptied_pages_go_back)
 	cr_expect_eq(STATS.pages, AK_ALLOC_KEEP_EMPTY + STATS.spare_pages);
 	/* From a non-sleepable program they wait for a trim. */
 	for (i = 0; i < N; i++)
-		obj[i] = ak_alloc(40);
+		obj[i] = ak_alloc(40, NULL);
 	for (i = 0; i < N; i++)
 		ak_free_nosleep(obj[i]);
 	cr_expect_eq(STATS.slab_pages, N / 100);
@@ -149,17 +149,17 @@ Test(alloc_host, exhaustion_is_enomem_and_recovers)
 
 	test_pages_left = 3;
 	for (n = 0; n < 200; n++)
-		if (!(obj[n] = ak_alloc_err(100, &err)))
+		if (!(obj[n] = ak_alloc(100, &err)))
 			break;
 	cr_expect_eq(n, 3 * 38, "objects from 3 pages of 104-byte blocks");
 	cr_expect_eq(err, -ENOMEM);
 	cr_expect_eq(STATS.fail_nomem, 1);
-	cr_expect_null(ak_alloc(5000), "a large object fit in a full arena");
+	cr_expect_null(ak_alloc(5000, NULL), "a large object fit in a full arena");
 	for (again = 0; again < n; again++)
 		ak_free(obj[again]);
 	cr_expect_eq(alloc_stats().objects, 0);
 	for (again = 0; again < 200; again++)
-		if (!(obj[again] = ak_alloc(100)))
+		if (!(obj[again] = ak_alloc(100, NULL)))
 			break;
 	cr_expect_eq(again, n, "after freeing everything, %d objects fit, not %d", again, n);
 	while (again--)
@@ -172,12 +172,12 @@ Test(alloc_host, pool_serves_nosleep_allocations)
 	unsigned long long pages;
 	int i, err = 0;
 
-	cr_expect_null(ak_alloc_nosleep_err(64, &err), "an empty pool handed out an object");
+	cr_expect_null(ak_alloc_nosleep(64, &err), "an empty pool handed out an object");
 	cr_expect_eq(err, -ENOMEM);
 	cr_assert_eq(ak_alloc_reserve(64, 100), 0);
 	pages = STATS.pages;
 	for (i = 0; i < 100; i++)
-		cr_assert(obj[i] = ak_alloc_nosleep(64), "pool object %d", i);
+		cr_assert(obj[i] = ak_alloc_nosleep(64, NULL), "pool object %d", i);
 	cr_expect_eq(STATS.pages, pages, "nosleep allocation took pages");
 	for (i = 0; i < 100; i++)
 		ak_free(obj[i]);
@@ -191,7 +191,7 @@ Test(alloc_host, pool_serves_nosleep_allocations)
 
 Test(alloc_host, large_nosleep_free_is_deferred)
 {
-	void *big = ak_alloc(10000);
+	void *big = ak_alloc(10000, NULL);
 
 	cr_assert(big);
 	cr_expect_eq(STATS.pages, 3);
@@ -211,7 +211,7 @@ Test(alloc_host, large_nosleep_free_is_deferred)
  */
 Test(alloc_host, double_free_is_detected_and_harmless)
 {
-	char *a = ak_alloc(24), *b = ak_alloc(24), *c, *d;
+	char *a = ak_alloc(24, NULL), *b = ak_alloc(24, NULL), *c, *d;
 
 	cr_assert(a && b);
 	memset(b, 0x5a, 24);
@@ -221,8 +221,8 @@ Test(alloc_host, double_free_is_detected_and_harmless)
 	cr_expect_eq(STATS.double_frees, 2);
 	cr_expect_eq(alloc_stats().objects, 1);
 	/* The block is on its free list once: two allocations, two blocks. */
-	c = ak_alloc(24);
-	d = ak_alloc(24);
+	c = ak_alloc(24, NULL);
+	d = ak_alloc(24, NULL);
 	cr_expect_eq(c, a);
 	cr_expect_neq(d, a);
 	cr_expect_neq(d, b);
@@ -239,7 +239,7 @@ Test(alloc_host, foreign_and_interior_pointers_are_refused)
 {
 	/* Two pages of memory the allocator never saw, page-aligned. */
 	char *foreign = aligned_alloc(AK_PAGE_SIZE, 2 * AK_PAGE_SIZE);
-	char *obj = ak_alloc(100), *big = ak_alloc(5000), *next_block;
+	char *obj = ak_alloc(100, NULL), *big = ak_alloc(5000, NULL), *next_block;
 
 	cr_assert(foreign && obj && big);
 	memset(foreign, 0, 2 * AK_PAGE_SIZE);
@@ -264,10 +264,10 @@ Test(alloc_host, busy_lock_fails_fast_and_loses_nothing)
 	int err = 0;
 
 	shared_path_only();
-	obj = ak_alloc(64);
+	obj = ak_alloc(64, NULL);
 	cr_assert(obj);
 	ak_allocator.lock.locked = 1;	/* held by someone else */
-	cr_expect_null(ak_alloc_err(64, &err));
+	cr_expect_null(ak_alloc(64, &err));
 	cr_expect_eq(err, -EBUSY);
 	cr_expect_eq(STATS.fail_busy, 1);
 	cr_expect_eq(ak_free(obj), 0, "a free waited for the lock");
@@ -280,7 +280,7 @@ Test(alloc_host, busy_lock_fails_fast_and_loses_nothing)
 	cr_expect_eq(STATS.pages, AK_ALLOC_PAGE_RUN, "pages taken under a busy lock were kept");
 	ak_allocator.lock.locked = 0;
 	/* The lock's next holder puts the queued block back, and it is reused. */
-	cr_expect_eq(ak_alloc(64), obj);
+	cr_expect_eq(ak_alloc(64, NULL), obj);
 	cr_expect_eq(ak_allocator.queued, 0);
 	cr_expect_eq(ak_free(obj), 0);
 	shared_path_done();
@@ -294,7 +294,7 @@ Test(alloc_host, frees_queued_while_busy_are_all_put_back)
 	int i;
 
 	for (i = 0; i < N; i++)
-		cr_assert(obj[i] = ak_alloc(40));
+		cr_assert(obj[i] = ak_alloc(40, NULL));
 	ak_allocator.lock.locked = 1;
 	for (i = 0; i < N; i++)
 		cr_assert_eq(ak_free_nosleep(obj[i]), 0);
@@ -340,7 +340,7 @@ Test(alloc_host, a_full_page_of_the_smallest_blocks)
 	int i;
 
 	for (i = 0; i < 252; i++)
-		cr_assert(obj[i] = ak_alloc(16));
+		cr_assert(obj[i] = ak_alloc(16, NULL));
 	cr_expect_eq(STATS.slab_pages, 1, "252 blocks of 16 bytes to a page");
 	cr_expect_eq((char *)obj[251] - (char *)obj[0], 251 * 16);
 	for (i = 251; i >= 0; i -= 2)
@@ -366,10 +366,10 @@ Test(alloc_host, no_page_traffic_around_a_page_boundary)
 	int i, round;
 
 	for (i = 0; i < 100; i++)
-		cr_assert(obj[i] = ak_alloc(40));	/* one full page */
+		cr_assert(obj[i] = ak_alloc(40, NULL));	/* one full page */
 	taken = STATS.pages_taken;
 	for (round = 0; round < 1000; round++) {
-		cr_assert(obj[100] = ak_alloc(40));
+		cr_assert(obj[100] = ak_alloc(40, NULL));
 		cr_assert_eq(ak_free(obj[100]), 0);
 	}
 	/* The second page is a spare one of the first run. */

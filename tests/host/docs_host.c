@@ -40,7 +40,7 @@ Test(docs, the_main_calls_are_documented)
 {
 	static char out[1 << 20];
 	static const char *const calls[] = {
-		"ak_alloc_err", "ak_free", "ak_alloc_reserve", "ak_list_add_tail", "ak_list_count",
+		"ak_alloc", "ak_free", "ak_alloc_reserve", "ak_list_add_tail", "ak_list_count",
 		"ak_list_find", "ak_htab_init", "ak_htab_update", "ak_htab_lookup",
 		"ak_htab_delete", "ak_htab_next", "ak_glob_match", "ak_glob_match_subject",
 		"ak_glob_match_batch", "ak_lock_acquire",

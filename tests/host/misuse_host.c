@@ -273,12 +273,12 @@ static void expect_refused_inside(char *ptr, char *big, unsigned int pages)
 	cr_expect_eq(memcmp(&before, &ak_allocator, sizeof(before)), 0,
 		     "the allocator changed (bad_frees %llu)", ak_allocator.stats.bad_frees);
 	cr_expect_eq(memcmp(object, big, room), 0, "the free wrote into the object");
-	a = ak_alloc(16);
-	b = ak_alloc(32);
+	a = ak_alloc(16, NULL);
+	b = ak_alloc(32, NULL);
 	cr_assert(a && b);
-	cr_assert(a + 16 <= big || a >= big + room, "ak_alloc(16) gave %#zx bytes into the object",
+	cr_assert(a + 16 <= big || a >= big + room, "ak_alloc(16, NULL) gave %#zx bytes into the object",
 		  (size_t)(a - big));
-	cr_assert(b + 32 <= big || b >= big + room, "ak_alloc(32) gave %#zx bytes into the object",
+	cr_assert(b + 32 <= big || b >= big + room, "ak_alloc(32, NULL) gave %#zx bytes into the object",
 		  (size_t)(b - big));
 	cr_expect_eq(ak_free(a), 0);
 	cr_expect_eq(ak_free(b), 0);
@@ -304,14 +304,14 @@ Test(misuse, a_pointer_into_a_large_objects_later_page_is_refused_whatever_the_p
 
 	/* A live slab page: eight 16-byte objects, blocks 0 to 7. */
 	for (i = 0; i < 8; i++)
-		cr_assert(small[i] = ak_alloc(16));
+		cr_assert(small[i] = ak_alloc(16, NULL));
 	memcpy(slab, small[0] - 64, 64);
 	cr_assert_eq(((struct __ak_page *)slab)->magic, __AK_PAGE_MAGIC);
 	memcpy(made_up, slab, 64);
 	h->bump = AK_PAGE_SIZE;
 	memset(h->map, 0xff, sizeof(h->map));
 	for (n = 0; n < ARRAY_SIZE(pages); n++) {
-		big = ak_alloc((size_t)pages[n] * AK_PAGE_SIZE - 64);
+		big = ak_alloc((size_t)pages[n] * AK_PAGE_SIZE - 64, NULL);
 		cr_assert(big);
 		cr_assert_eq(alloc_stats().large_pages, pages[n]);
 		memcpy(own, big - 64, 64);
@@ -336,7 +336,7 @@ static char *nested_object;
 
 static void nested_alloc_32(void)
 {
-	nested_object = ak_alloc(32);
+	nested_object = ak_alloc(32, NULL);
 }
 
 /*
@@ -355,7 +355,7 @@ Test(misuse, a_stale_cached_free_racing_its_pages_reuse_is_refused)
 	char *x, *y;
 
 	for (at = 1; at <= 16; at++) {
-		x = ak_alloc(16);
+		x = ak_alloc(16, NULL);
 		cr_assert(x);
 		cr_assert_eq(ak_free(x), 0);
 		/* Its page empties (the cache flushed) and becomes spare. */
@@ -378,10 +378,10 @@ Test(misuse, a_stale_cached_free_racing_its_pages_reuse_is_refused)
 			nested_call = NULL;
 			nested_alloc_32();
 		}
-		y = ak_alloc(16);
+		y = ak_alloc(16, NULL);
 		cr_assert(y);
 		cr_expect(!nested_object || y + 16 <= nested_object || y >= nested_object + 32,
-			  "point %d: ak_alloc(16) handed out the live 32-byte object", at);
+			  "point %d: ak_alloc(16, NULL) handed out the live 32-byte object", at);
 		cr_expect_eq(ak_free(y), 0);
 		if (nested_object)
 			cr_expect_eq(ak_free(nested_object), 0,

@@ -29,7 +29,7 @@ static void setup(void)
 
 static struct rule *add(unsigned long long id)
 {
-	struct rule *r = ak_alloc(sizeof(*r));
+	struct rule *r = ak_alloc(sizeof(*r), NULL);
 
 	cr_assert_not_null(r);
 	r->id = id;
@@ -90,7 +90,7 @@ Test(rculist_host, adds_and_deletes_keep_the_order)
 	add(1);
 	two = add(2);
 	add(3);
-	ak_list_add_head_rcu(&rules, &((struct rule *)ak_alloc(sizeof(struct rule)))->node);
+	ak_list_add_head_rcu(&rules, &((struct rule *)ak_alloc(sizeof(struct rule), NULL))->node);
 	ak_list_entry(rules.head.next, struct rule, node)->id = 0;
 	cr_assert_eq(read_ids(ids, 8), 4);
 	cr_expect(ids[0] == 0 && ids[1] == 1 && ids[2] == 2 && ids[3] == 3);

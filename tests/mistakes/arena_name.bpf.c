@@ -15,7 +15,7 @@ AK_ARENA_MAP(events_arena, 1024, 0);
 SEC("syscall")
 int alloc_beside_another_arena(void *ctx)
 {
-	return ak_alloc(64) ? 0 : 1;
+	return ak_alloc(64, NULL) ? 0 : 1;
 }
 
 char _license[] SEC("license") = "GPL";

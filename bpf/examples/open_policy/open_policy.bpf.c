@@ -62,7 +62,7 @@ int add_rule(struct open_rule_args *a)
 	__u64 __arena *to;
 	int i, err;
 
-	r = ak_alloc_err(sizeof(*r), &err);	/* -ENOMEM, or -EBUSY: try later */
+	r = ak_alloc(sizeof(*r), &err);	/* -ENOMEM, or -EBUSY: try later */
 	if (!r)
 		return err;
 	/* Unrolled: a syscall program's context is read at constant offsets. */

@@ -46,7 +46,7 @@ static int build(struct ak_list __arena *list, int n)
 
 	ak_list_init(list);
 	for (i = ak_opaque_zero(); i < n && can_loop; i++) {
-		item = ak_alloc(sizeof(*item));
+		item = ak_alloc(sizeof(*item), NULL);
 		test_expect(item);
 		item->key = i + 1;
 		ak_list_add_tail(list, &item->node);
@@ -69,8 +69,8 @@ int test_what_one_object_allocates_the_other_frees(void *ctx)
 	unsigned long long objects = test_live_objects();
 	unsigned long long double_frees = ak_allocator.stats.double_frees;
 	/* Live on the item's page, which stays, so a second free finds it. */
-	struct linked_item __arena *keep = ak_alloc(sizeof(*keep));
-	struct linked_item __arena *item = ak_alloc(sizeof(*item));
+	struct linked_item __arena *keep = ak_alloc(sizeof(*keep), NULL);
+	struct linked_item __arena *item = ak_alloc(sizeof(*item), NULL);
 
 	test_expect(keep && item);
 	test_expect_eq(test_live_objects(), objects + 2);
