@@ -36,10 +36,10 @@
  * Nothing here locks: guard a list shared by CPUs with an ak_lock.
  *
  * This header declares and documents the calls; their bodies are in
- * list_impl.h, in the same order. A loader finds the structures' layout in
- * <arenakit/list_types.h>, and in <arenakit/list_user.h>
- * ak_list_next_copy, its walk through the arena's mmap while BPF programs
- * write the list.
+ * list_impl.h, in the same order, and the whole walks' in list_impl_all.h.
+ * A loader finds the structures' layout in <arenakit/list_types.h>, and
+ * in <arenakit/list_user.h> ak_list_next_copy, its walk through the
+ * arena's mmap while BPF programs write the list.
  */
 #ifndef __ARENAKIT_LIST_H
 #define __ARENAKIT_LIST_H
