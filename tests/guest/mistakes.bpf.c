@@ -24,9 +24,10 @@ int alloc_in_tc(struct __sk_buff *skb)
 }
 
 /*
- * Not a mistake: the matcher inlined into a walk, four patterns a node,
- * verifies far within the verifier's 1M-instruction limit ("BPF program is
- * too large"); tests/guest/mistakes.c keeps it there and prints its count.
+ * Not a mistake: ak_glob_match() in a walk, four patterns a node. Each
+ * match is a call of the global ak_glob_match_len(), verified once, so the
+ * walk stays far within the verifier's 1M-instruction limit ("BPF program
+ * is too large"); tests/guest/mistakes.c keeps it there and prints its count.
  */
 SEC("syscall")
 int match_inline_in_a_walk(void *ctx)
