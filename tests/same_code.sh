@@ -33,6 +33,7 @@ split_functions() {
 		mkdir -p "$to/$obj"
 		"$objdump" -d -r --no-show-raw-insn "$from/$obj" | awk -v dir="$to/$obj" '
 			/^Disassembly of section / { section = $4; sub(/:$/, "", section); next }
+			/^[0-9a-f]+ <LBB[0-9_]+>:$/ { next }	# a block label, not a function
 			/^[0-9a-f]+ <.*>:$/ {
 				name = $2; gsub(/[<>:]/, "", name)
 				file = section "~" name; gsub(/\//, "_", file)
