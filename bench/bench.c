@@ -247,15 +247,28 @@ static const char *row_unit(const struct bench *b, const struct bench_row *r, ch
 	return r->unit;
 }
 
-/* "1.23x", "6.88 insns/node", "61954 insns": what a figure is, said with it. */
-static const char *figure_text(const struct bench_ratio *r, double v, char *buf, size_t len)
+/*
+ * A figure's unit: "x" for a ratio, else its own; a time in ns is a count
+ * of instructions in a run with ICOUNT=1 (@insns).
+ */
+static const char *figure_unit(const struct bench_ratio *r, int insns)
 {
 	if (!r->unit)
-		snprintf(buf, len, "%.2fx", v);
-	else if (v == (long long)v)
-		snprintf(buf, len, "%lld%s%s", (long long)v, *r->unit ? " " : "", r->unit);
+		return "x";
+	return insns && !strcmp(r->unit, "ns") ? "insns" : r->unit;
+}
+
+/* "1.23x", "6.88 insns/node", "61954 insns": what a figure is, said with it. */
+static const char *figure_text(const struct bench_ratio *r, double v, int insns, char *buf,
+			       size_t len)
+{
+	const char *unit = figure_unit(r, insns);
+	const char *space = *unit && strcmp(unit, "x") ? " " : "";
+
+	if (v == (long long)v && r->unit)
+		snprintf(buf, len, "%lld%s%s", (long long)v, space, unit);
 	else
-		snprintf(buf, len, "%.2f%s%s", v, *r->unit ? " " : "", r->unit);
+		snprintf(buf, len, "%.2f%s%s", v, space, unit);
 	return buf;
 }
 
@@ -339,23 +352,24 @@ static void print_table(struct bench *b)
 	       "or missed only by the whole range, else undecided\n",
 	       b->icount ? "instructions (ICOUNT=1)," : "time,",
 	       n_icount_entries ? "; insns: the same ratio with ICOUNT=1 (one run)" : "");
-	printf("%-84s %-22s %9s %-20s %s\n", "what", b->icount ? "insns" : "time",
+	printf("%-86s %-22s %11s %-20s %s\n", "what", b->icount ? "insns" : "time",
 	       n_icount_entries ? "insns" : "", "target", "verdict");
 	for (i = 0; i < b->n_ratios; i++) {
 		struct bench_ratio *r = &b->ratios[i];
-		char lo[24], hi[24], ins[24] = "";
+		char lo[24], ins[24] = "";
 
 		range[0] = target[0] = 0;
+		/* The range in the figure's own terms, its unit said once. */
 		if (r->lo != r->hi)
-			snprintf(range, sizeof(range), " [%s-%s]", figure_text(r, r->lo, lo, sizeof(lo)),
-				 figure_text(r, r->hi, hi, sizeof(hi)));
-		snprintf(fig, sizeof(fig), "%s%s", figure_text(r, r->value, lo, sizeof(lo)), range);
+			snprintf(range, sizeof(range), " [%.2f-%.2f]", r->lo, r->hi);
+		snprintf(fig, sizeof(fig), "%s%s", figure_text(r, r->value, b->icount, lo, sizeof(lo)),
+			 range);
 		if (r->insns >= 0)
-			figure_text(r, r->insns, ins, sizeof(ins));
+			figure_text(r, r->insns, 1, ins, sizeof(ins));
 		if (r->goal != BENCH_NO_GOAL)
 			snprintf(target, sizeof(target), "%s %s", r->goal == BENCH_AT_MOST ? "<=" : ">=",
-				 figure_text(r, r->limit, hi, sizeof(hi)));
-		printf("%-84s %-22s %9s %-20s %s\n", r->what, fig, ins, target,
+				 figure_text(r, r->limit, b->icount, lo, sizeof(lo)));
+		printf("%-86s %-22s %11s %-20s %s\n", r->what, fig, ins, target,
 		       verdict_text(b, r, verdict, sizeof(verdict)));
 	}
 }
