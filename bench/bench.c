@@ -340,8 +340,8 @@ static void print_table(struct bench *b)
 				printf(" %13.2f", n);
 			else if (insns)
 				printf(" %13s", "-");
-			printf("  %s%s%s\n", row_unit(b, r, unit, sizeof(unit)),
-			       r->alone ? ", alone" : "", strcmp(r->clock, clock) ? " *" : "");
+			printf("  %s%s\n", row_unit(b, r, unit, sizeof(unit)),
+			       strcmp(r->clock, clock) ? " *" : "");
 		}
 		if (other)
 			printf("* timed by %s\n", other);
@@ -418,8 +418,6 @@ static int write_json(struct bench *b, const char *started, const struct bench_e
 			"\"median\": %.4f, \"min\": %.4f, \"max\": %.4f, ",
 			r->section, r->name, r->size, r->variant, row_unit(b, r, unit, sizeof(unit)),
 			r->clock, bench_median(r), r->min, r->max);
-		if (r->alone)
-			fprintf(f, "\"alone\": true, ");
 		if (n >= 0 && bench_row_timed(r))
 			fprintf(f, "\"icount_median\": %.4f, ", n);
 		fprintf(f, "\"samples\": [");

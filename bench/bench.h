@@ -2,7 +2,8 @@
 /*
  * The benchmark harness behind `arenakit bench`: every figure is a row of
  * samples (one per run, runs interleaved across the cases of a section so
- * that drift hits them alike, or each case alone in a process of its own),
+ * that drift hits them alike, each case in the section's process or in
+ * a process of its own),
  * reported as median and spread; a ratio is the median of the per-run
  * ratios of one run of the tool (bench_ratio()), checked against the
  * project's target where it has one: met only if its whole range is on the
@@ -31,12 +32,6 @@ struct bench_row {
 	double samples[BENCH_MAX_RUNS];
 	int n;
 	double median, min, max;
-	/*
-	 * Its samples were taken apart from the other rows' (a process of its
-	 * own): sample i shares no moment with another row's sample i, so a
-	 * ratio with it is of medians, its range the extremes' (bench_ratio()).
-	 */
-	int alone;
 };
 
 /* A target: the ratio must be at most (or at least) limit. */
@@ -94,7 +89,8 @@ double bench_median(struct bench_row *row);
  * Record num over den: the median of the per-run ratios when both rows have
  * a sample from each run (sections interleave their cases, so a run's
  * samples share the machine's state of the moment), else num's median over
- * den's. Returns the ratio (0 if either row is missing).
+ * den's, its range the extremes' (num's least over den's most, and the
+ * reverse). Returns the ratio (0 if either row is missing).
  */
 double bench_ratio(struct bench *b, const char *what, struct bench_row *num,
 		   struct bench_row *den, enum bench_goal goal, double limit);

@@ -86,7 +86,7 @@ double bench_ratio(struct bench *b, const char *what, struct bench_row *num,
 
 	if (!n || !d)
 		return 0;
-	if (num->n != den->n || num->alone || den->alone) {
+	if (num->n != den->n) {
 		/*
 		 * Not sampled run by run side by side: the medians' ratio,
 		 * and the widest range the samples allow.

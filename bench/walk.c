@@ -523,10 +523,11 @@ static void alone_child(int runs, long long n, int c, struct alone_result *res)
 }
 
 /*
- * Case c of a list of n nodes in order, alone: in a process of its own that
- * runs no other case. Interleaved with the others, a case shares the
- * caches, the JIT's memory and (under TCG) the translation cache with them,
- * and its time moves with their placement; alone, only its own counts.
+ * One run of case c of a list of n nodes in order, alone: in a process of
+ * its own that runs no other case, a warm-up and one timed walk.
+ * Interleaved with the others, a case shares the caches, the JIT's memory
+ * and (under TCG) the translation cache with them, and its time moves with
+ * their placement; alone, only its own counts.
  */
 static int run_alone(struct bench *b, long long n, int c, struct bench_row *row)
 {
@@ -546,7 +547,7 @@ static int run_alone(struct bench *b, long long n, int c, struct bench_row *row)
 	}
 	if (!pid) {
 		close(fd[0]);
-		alone_child(b->runs, n, c, &res);
+		alone_child(1, n, c, &res);
 		_exit(write(fd[1], &res, sizeof(res)) == sizeof(res) ? 0 : 1);
 	}
 	close(fd[1]);
@@ -563,13 +564,14 @@ static int run_alone(struct bench *b, long long n, int c, struct bench_row *row)
 		bench_wrong(b, "walk-alone %s: %d wrong answer(s)", row->name, res.wrong);
 	for (k = 0; k < res.n; k++)
 		bench_sample(row, res.samples[k]);
-	row->alone = 1;
 	return 0;
 }
 
 /*
  * The walk's target ratios, from the cases each run alone: what the
- * targets are judged by.
+ * targets are judged by. A run is one process for each case in turn, so
+ * the cases' samples of one run share the machine's state of the moment
+ * as the interleaved ones do, and their ratios pair run by run.
  */
 static int bench_walk_alone(struct bench *b, long long n)
 {
@@ -578,7 +580,7 @@ static int bench_walk_alone(struct bench *b, long long n)
 	struct bench_row *rows[ALONE_CASES] = {};
 	char what[96];
 	size_t i;
-	int c, err;
+	int c, r, err;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		c = cases[i];
@@ -586,10 +588,13 @@ static int bench_walk_alone(struct bench *b, long long n)
 				    c == ALONE_NATIVE_FIND ? "native C, key compared" :
 				    walk_names[c], n, "in order", "ns/node",
 				    c >= WALK_CASES ? BENCH_CLOCK_USER : BENCH_CLOCK_BPF);
-		err = run_alone(b, n, c, rows[c]);
-		if (err)
-			return err;
 	}
+	for (r = 0; r < b->runs; r++)
+		for (i = 0; i < ARRAY_SIZE(cases); i++) {
+			err = run_alone(b, n, cases[i], rows[cases[i]]);
+			if (err)
+				return err;
+		}
 	snprintf(what, sizeof(what), "walk, %lld nodes in order, alone: BPF bare / native", n);
 	bench_ratio(b, what, rows[WALK_CAN_LOOP], rows[ALONE_NATIVE], BENCH_AT_MOST, 1.25);
 	snprintf(what, sizeof(what), "walk, %lld nodes in order, alone: ak_list_count / native", n);
