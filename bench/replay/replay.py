@@ -387,7 +387,8 @@ def main():
         for walk, image, _, _, _ in sorted(fns, key=lambda f: order_of.index(f[0])):
             s = samples[(walk, image)]
             base = next((n for w, _, _, _, n in WALKS if w == walk), walk)
-            tcg = figures.get((walk, order))
+            # The TCG figures are of our kernel's image (and of native C).
+            tcg = figures.get((walk, order)) if image in ("ours", "gcc -O2") else None
             tcg_nat = figures.get((base, order))
             tcg_text = f"{tcg[0]:7.2f}{' a' if tcg[2] else '  '}" if tcg else "-"
             ratio = (f"{tcg[0] / tcg_nat[0]:.3f}" if tcg and tcg_nat and tcg_nat[0] else "-")
