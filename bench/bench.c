@@ -306,22 +306,22 @@ static void print_table(struct bench *b)
 {
 	const char *clock, *other;
 	char size[24], unit[48], fig[48], range[40], target[32], verdict[64];
-	int i, j, insns;
+	int i, j, insns, timed;
 
 	for (i = 0; i < b->n_rows; i++) {
 		if (section_seen(b, i))
 			continue;
 		clock = b->rows[i]->clock;
 		other = NULL;
-		insns = 0;
+		insns = timed = 0;
 		for (j = i; j < b->n_rows; j++)
 			if (!strcmp(b->rows[j]->section, b->rows[i]->section)) {
 				clock = b->rows[j]->clock;
+				timed |= bench_row_timed(b->rows[j]);
 				insns |= bench_row_timed(b->rows[j]) && icount_row(b->rows[j]) >= 0;
 			}
 		printf("\n== %s (%s%s)\n", b->rows[i]->section, clock,
-		       b->icount && strcmp(clock, BENCH_CLOCK_VERIFIER) ?
-		       "; ICOUNT=1: a ns is a guest instruction" : "");
+		       b->icount && timed ? "; ICOUNT=1: a ns is a guest instruction" : "");
 		printf("%-36s %6s %-16s %11s %11s %11s%s  %s\n", "case", "size", "variant",
 		       "median", "min", "max", insns ? " insns(ICOUNT)" : "", "unit");
 		for (j = i; j < b->n_rows; j++) {
