@@ -26,7 +26,7 @@
 
 /*
  * A block of @class from @page (on a list, with a free block), live and
- * counted; under the lock. NULL if the bitmap word kept changing (the
+ * counted; under the lock. NULL if the live byte's word kept changing (the
  * block goes back).
  */
 static __ak_always_inline void __arena *__ak_take_block(struct __ak_class __arena *cls,
