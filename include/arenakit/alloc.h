@@ -332,6 +332,15 @@ __ak_alloc_entry unsigned long long __ak_alloc_cache_only(unsigned long long siz
 static __ak_always_inline void __arena *__ak_alloc_from_cache(unsigned long long size);
 
 /*
+ * Internal: @block, claimed (its live byte clear), back on its page's free
+ * list; the lock held (alloc_impl_free.h's __ak_free_block). Out of line:
+ * every path that puts blocks back calls it, and the verifier checks it
+ * once, not once a caller. 0.
+ */
+__ak_alloc_entry int __ak_put_block(__arg_arena void __arena *block, int may_spare_page,
+				    unsigned int own_cpu);
+
+/*
  * Internal: every CPU's cache emptied, the queued frees put back, and every
  * class's empty pages past its reserve made spare (any program). What
  * ak_alloc_trim does first, and an allocation before it fails with -ENOMEM.

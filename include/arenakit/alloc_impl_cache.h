@@ -143,7 +143,7 @@ static __ak_always_inline void __ak_cache_flush(struct __ak_cpu_cache __arena *c
 	if (ak_lock_acquire(&ak_allocator.lock))
 		return;
 	while (cache->count[class] > keep && ak_can_loop)
-		__ak_free_block(__ak_cache_pop(cache, class), may_spare_page, own_cpu);
+		__ak_put_block(__ak_cache_pop(cache, class), may_spare_page, own_cpu);
 	ak_lock_release(&ak_allocator.lock);
 }
 

@@ -55,7 +55,9 @@ static __ak_always_inline int __ak_free_claim(void __arena *ptr, int want,
 	unsigned char was;
 	int err;
 
-	if (at & 7 || !__ak_is_header(page) || ak_read_once(page->magic) != __AK_PAGE_MAGIC)
+	/* A cached free (@want a class) read the page's header bit already. */
+	if (at & 7 || (want < 0 && !__ak_is_header(page)) ||
+	    ak_read_once(page->magic) != __AK_PAGE_MAGIC)
 		goto bad;
 	class = page->class;
 	if (want >= 0 && class != (unsigned int)want)
@@ -68,7 +70,7 @@ static __ak_always_inline int __ak_free_claim(void __arena *ptr, int want,
 		if (class >= AK_ALLOC_CLASSES || offset < __AK_PAGE_HDR ||
 		    offset >= ak_read_once(page->bump))
 			goto bad;
-		size = __ak_block_size(class);
+		size = page->size;
 		index = __ak_block_index(page, offset);
 		if (offset - __AK_PAGE_HDR != index * size)
 			goto bad;	/* inside a block */
@@ -240,7 +242,7 @@ static __ak_always_inline unsigned int __ak_drain_queued(unsigned int max)
 		block = __ak_queue_pop(&ak_allocator.queued);
 		if (!block)
 			break;
-		__ak_free_block(block, 0, AK_ALLOC_CPU_SLOTS);
+		__ak_put_block(block, 0, AK_ALLOC_CPU_SLOTS);
 	}
 	return done;
 }
@@ -312,7 +314,7 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 		if (ak_lock_try(&ak_allocator.lock)) {
 			err = __ak_queue_push(&ak_allocator.queued, ptr);
 		} else {
-			__ak_free_block(ptr, sleepable, AK_ALLOC_CPU_SLOTS);
+			__ak_put_block(ptr, sleepable, AK_ALLOC_CPU_SLOTS);
 			__ak_drain_queued(__AK_DRAIN_BATCH);
 			ak_lock_release(&ak_allocator.lock);
 		}

@@ -348,13 +348,16 @@ static __ak_always_inline void __ak_page_init(struct __ak_page __arena *page, un
 	page->free = 0;
 	page->next = 0;
 	page->lives_at = __builtin_offsetof(struct __ak_page, lives);
-	/* A large object's live byte is .lives[0]; the rest of the header's stay 0. */
-	for (at = 0; at < __AK_HDR_LIVES; at += 8)
-		*(unsigned long long __arena *)&page->lives[at] = 0;
+	/*
+	 * The header's live bytes are 0 already: a page comes zeroed from
+	 * the kernel, and a page with no live block has none set (a page
+	 * whose live bytes lay after its blocks never wrote these).
+	 */
 	if (class == __AK_CLASS_LARGE)
 		return;
 	size = __ak_block_size(class);
 	page->recip = ((1ULL << 32) + size - 1) / size;
+	page->size = size;
 	page->end = __AK_PAGE_HDR + __ak_blocks_per_page(class) * size;
 	page->lives_at = __ak_lives_offset(class);
 	/*

@@ -84,7 +84,8 @@ struct __ak_page {
 	struct __ak_page __arena *prev;
 	unsigned short end;		/* small: where the last block ends */
 	unsigned short lives_at;	/* offset of block 0's live byte */
-	unsigned int unused;
+	unsigned short size;		/* small: the block size */
+	unsigned short unused;
 	unsigned char lives[__AK_HDR_LIVES];	/* live bytes of a page of few blocks */
 };
 

@@ -428,7 +428,7 @@ Test(alloc_host, each_class_page_holds_its_blocks_and_their_live_bytes_apart)
 	unsigned int class, n, size, at, i;
 
 	for (class = 0; class < AK_ALLOC_CLASSES; class++) {
-		memset(page.bytes, 0xa5, sizeof(page.bytes));
+		memset(page.bytes + __AK_PAGE_HDR, 0xa5, __AK_PAGE_DATA);
 		__ak_page_init(&page.h, class);
 		n = __ak_blocks_per_page(class);
 		size = __ak_block_size(class);
