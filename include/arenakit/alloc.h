@@ -341,6 +341,13 @@ __ak_alloc_entry int __ak_put_block(__arg_arena void __arena *block, int may_spa
 				    unsigned int own_cpu);
 
 /*
+ * Internal: clear the live bytes of small @page from .lives_at to its end
+ * (alloc_impl_pages.h's __ak_page_init). A loop out of line: verified once,
+ * not inside each loop that adds pages. 0.
+ */
+__ak_alloc_entry int __ak_lives_clear(__arg_arena struct __ak_page __arena *page);
+
+/*
  * Internal: every CPU's cache emptied, the queued frees put back, and every
  * class's empty pages past its reserve made spare (any program). What
  * ak_alloc_trim does first, and an allocation before it fails with -ENOMEM.

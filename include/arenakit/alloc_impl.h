@@ -109,6 +109,15 @@ static __ak_always_inline void __arena *__ak_alloc(unsigned long long size, int 
 #define __ak_alloc_path static inline
 #endif
 
+__ak_global int __ak_lives_clear(__arg_arena struct __ak_page __arena *page)
+{
+	unsigned int at;
+
+	for (at = page->lives_at; at < AK_PAGE_SIZE && ak_can_loop; at += 8)
+		*(unsigned long long __arena *)((char __arena *)page + at) = 0;
+	return 0;
+}
+
 __ak_global int __ak_put_block(__arg_arena void __arena *block, int may_spare_page,
 				unsigned int own_cpu)
 {

@@ -339,7 +339,7 @@ static __ak_always_inline int __ak_mark_live(char __arena *block)
  */
 static __ak_always_inline void __ak_page_init(struct __ak_page __arena *page, unsigned int class)
 {
-	unsigned int size, at;
+	unsigned int size;
 
 	page->magic = __AK_PAGE_MAGIC;
 	page->class = class;
@@ -365,8 +365,7 @@ static __ak_always_inline void __ak_page_init(struct __ak_page __arena *page, un
 	 * had blocks, whatever their objects left there. Every one clear, or
 	 * a block just cut, not yet live, would pass a free's claim.
 	 */
-	for (at = page->lives_at; at < AK_PAGE_SIZE && ak_can_loop; at += 8)
-		*(unsigned long long __arena *)((char __arena *)page + at) = 0;
+	__ak_lives_clear(page);
 }
 
 /* ---- spare pages: empty, of no class, kept as runs of adjacent pages ---- */
