@@ -223,7 +223,11 @@
  * that lands is fully ordered; one fails only if another CPU changed the
  * word (another byte of it) meanwhile, and the loop gives up after
  * AK_ATOMIC_TRIES attempts (-EBUSY) or when the loop budget runs out
- * (-AK_EBUDGET), with nothing changed. 0 otherwise.
+ * (-AK_EBUDGET), with nothing changed. 0 otherwise. A clear byte is
+ * swapped too (the word for itself): the call writes the word whatever it
+ * finds, as an atomic and would, so a caller that may reach a page gone
+ * back to the kernel is caught writing there by the schedule explorer
+ * whether the byte it finds is set or not.
  *
  * Plain byte stores into the same word (ak_byte_publish) are safe beside
  * it: a compare-and-swap is atomic with respect to every store to the bytes
@@ -237,8 +241,7 @@
 	({								\
 		typeof(p) ___ak_p = (p);				\
 		unsigned long long ___ak_sh = __ak_byte_shift(___ak_p), ___ak_word; \
-		int ___ak_err = __ak_cas_loop(__ak_byte_word(___ak_p), &___ak_word, \
-					      !((___ak_old >> ___ak_sh) & 0xff), \
+		int ___ak_err = __ak_cas_loop(__ak_byte_word(___ak_p), &___ak_word, 0, \
 					      ___ak_old & ~(0xffULL << ___ak_sh)); \
 									\
 		*(oldp) = (unsigned char)(___ak_word >> ___ak_sh);	\
