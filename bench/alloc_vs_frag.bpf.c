@@ -36,6 +36,19 @@ int setup(void *ctx)
 }
 
 /*
+ * A program that allocates and frees once, the least a user of the
+ * allocator writes: what the allocator alone costs the verifier (section
+ * verifier), and one alloc+free pair when run.
+ */
+SEC("syscall")
+int alloc_free_once(void *ctx)
+{
+	void __arena *p = ak_alloc(16, NULL);
+
+	return p ? ak_free(p) : -ENOMEM;
+}
+
+/*
  * Objects per call of a global function: each call is a frame with a loop
  * budget of its own, and this many operations stay far inside it even when
  * each takes a page kfunc (a free that gives a page back flushes every

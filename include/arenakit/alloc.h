@@ -13,15 +13,20 @@
  * header before them.
  *
  *  - What a block is lives in its page's header: the class gives the block
- *    size, a bump offset the blocks ever handed out, and a bitmap one bit
- *    per block, set while the block is live. A free checks that the page
+ *    size, a bump offset the blocks ever handed out, and where the page
+ *    keeps a byte per block, set while the block is live (in the header
+ *    for blocks of 168 bytes and more, else after the last block: a page
+ *    holds up to 16 blocks fewer than a bitmap would allow, 236 of 16
+ *    bytes rather than 252). A free checks that the page
  *    is one whose header the allocator wrote (a bit a page of the arena, in
  *    a bitmap of its own beside ak_allocator: 1/32768 of the arena's size;
  *    a large object's later pages start with the program's bytes, which may
  *    look like a header), then the page's magic, the class, that the offset
  *    is a block's start below the bump, and claims the block by clearing
- *    its bit (ak_fetch_and): of two frees racing for one block exactly one
- *    sees the bit set. A double free, a pointer the allocator never handed
+ *    its byte (ak_byte_claim, a compare-and-swap): of two frees racing for
+ *    one block exactly one sees the byte set. An allocation sets the byte
+ *    with a store (on x86-64; atomic.h's ak_byte_publish), being the only
+ *    writer of a byte whose block it holds. A double free, a pointer the allocator never handed
  *    out, or one into the middle of an object (of any of a large object's
  *    pages, whatever they hold) is refused (-EINVAL, counted in
  *    stats.double_frees / stats.bad_frees) and changes nothing. A free
@@ -55,7 +60,9 @@
  * cache lock (a compare-and-swap; BPF programs do not migrate, but a
  * tracing program may interrupt another on its CPU and a sleepable one may
  * be preempted, so the cache is still locked), pop or push the block, set
- * or clear its live bit, release. A cache that is locked already (its own
+ * or claim its live byte, release (a release store: ak_store_release). On
+ * x86-64 an allocation and a free make three locked instructions between
+ * them: the two cache locks' compare-and-swaps and the free's claim. A cache that is locked already (its own
  * CPU's interrupted program holds it) is not waited for: the call takes
  * the shared path below. An empty cache is refilled, a full one
  * half-emptied, in one visit to the shared lists, which also keep the
@@ -323,6 +330,22 @@ __ak_alloc_entry unsigned long long __ak_alloc_cache_only(unsigned long long siz
  * for a caller that holds a lock of its own (htab.h, a bucket's).
  */
 static __ak_always_inline void __arena *__ak_alloc_from_cache(unsigned long long size);
+
+/*
+ * Internal: @block, claimed (its live byte clear), back on its page's free
+ * list; the lock held (alloc_impl_free.h's __ak_free_block). Out of line:
+ * every path that puts blocks back calls it, and the verifier checks it
+ * once, not once a caller. 0.
+ */
+__ak_alloc_entry int __ak_put_block(__arg_arena void __arena *block, int may_spare_page,
+				    unsigned int own_cpu);
+
+/*
+ * Internal: clear the live bytes of small @page from .lives_at to its end
+ * (alloc_impl_pages.h's __ak_page_init). A loop out of line: verified once,
+ * not inside each loop that adds pages. 0.
+ */
+__ak_alloc_entry int __ak_lives_clear(__arg_arena struct __ak_page __arena *page);
 
 /*
  * Internal: every CPU's cache emptied, the queued frees put back, and every

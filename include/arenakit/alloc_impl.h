@@ -26,7 +26,7 @@
 
 /*
  * A block of @class from @page (on a list, with a free block), live and
- * counted; under the lock. NULL if the bitmap word kept changing (the
+ * counted; under the lock. NULL if the live byte's word kept changing (the
  * block goes back).
  */
 static __ak_always_inline void __arena *__ak_take_block(struct __ak_class __arena *cls,
@@ -39,7 +39,7 @@ static __ak_always_inline void __arena *__ak_take_block(struct __ak_class __aren
 	__ak_page_taken(cls, page, size, 1);
 
 	if (__ak_mark_live(block)) {
-		__ak_free_block(block, 0, AK_ALLOC_CPU_SLOTS);
+		__ak_put_block(block, 0, AK_ALLOC_CPU_SLOTS);
 		return 0;
 	}
 	return __ak_hand_out(block, class, size);
@@ -108,6 +108,22 @@ static __ak_always_inline void __arena *__ak_alloc(unsigned long long size, int 
 #else
 #define __ak_alloc_path static inline
 #endif
+
+__ak_global int __ak_lives_clear(__arg_arena struct __ak_page __arena *page)
+{
+	unsigned int at;
+
+	for (at = page->lives_at; at < AK_PAGE_SIZE && ak_can_loop; at += 8)
+		*(unsigned long long __arena *)((char __arena *)page + at) = 0;
+	return 0;
+}
+
+__ak_global int __ak_put_block(__arg_arena void __arena *block, int may_spare_page,
+				unsigned int own_cpu)
+{
+	__ak_free_block(block, may_spare_page, own_cpu);
+	return 0;
+}
 
 /*
  * Each call's two paths: the CPU's cache, and the shared path. An object

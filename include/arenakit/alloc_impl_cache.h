@@ -4,9 +4,9 @@
  * blocks of each class (struct __ak_cpu_cache, alloc_types.h), so that the
  * common allocation and free touch nothing another CPU touches.
  *
- * A cached block is free, its live bit clear, and its page counts it as
+ * A cached block is free, its live byte clear, and its page counts it as
  * taken (.live): a page with a block in any cache is never empty, so never
- * given back, and a free of a cached block sees its bit clear and is
+ * given back, and a free of a cached block sees its byte clear and is
  * refused as a double free.
  * Internal: part of <arenakit/alloc.h> (see alloc_impl.h for the order).
  */
@@ -41,7 +41,13 @@ static __ak_always_inline unsigned int __ak_cache_cap(unsigned int class)
 	       class < __AK_FINE_CLASSES + 8 ? 8 : class < __AK_FINE_CLASSES + 16 ? 4 : 2;
 }
 
-/* This CPU's cache, locked for @who; NULL if it has none or it is held. */
+/*
+ * This CPU's cache, locked for @who; NULL if it has none or it is held.
+ * The one atomic of a cached allocation, and one of a cached free's two:
+ * programs nest on a CPU (a tracing program interrupts another; BPF cannot
+ * mask interrupts), so taking the cache must be a compare-and-swap even
+ * though no other CPU ever takes it but a reclaim.
+ */
 static __ak_always_inline struct __ak_cpu_cache __arena *__ak_cache_get(unsigned int who)
 {
 	unsigned int cpu = __ak_this_cpu();
@@ -51,6 +57,18 @@ static __ak_always_inline struct __ak_cpu_cache __arena *__ak_cache_get(unsigned
 		return 0;
 	cache = &ak_allocator.cpus[cpu];
 	return ak_cmpxchg(&cache->lock.locked, 0, who) ? 0 : cache;
+}
+
+/*
+ * Release @cache, taken by __ak_cache_get: a release store (atomic.h), so
+ * whoever takes it next (a program nested on this CPU, or a reclaim on
+ * another, through its compare-and-swap) sees every store made to the
+ * cache and to the blocks in it while it was held. On x86-64 a plain
+ * store.
+ */
+static __ak_always_inline void __ak_cache_put(struct __ak_cpu_cache __arena *cache)
+{
+	ak_store_release(cache->lock.locked, 0);
 }
 
 static __ak_always_inline void __ak_cache_push(struct __ak_cpu_cache __arena *cache,
@@ -125,7 +143,7 @@ static __ak_always_inline void __ak_cache_flush(struct __ak_cpu_cache __arena *c
 	if (ak_lock_acquire(&ak_allocator.lock))
 		return;
 	while (cache->count[class] > keep && ak_can_loop)
-		__ak_free_block(__ak_cache_pop(cache, class), may_spare_page, own_cpu);
+		__ak_put_block(__ak_cache_pop(cache, class), may_spare_page, own_cpu);
 	ak_lock_release(&ak_allocator.lock);
 }
 
@@ -159,7 +177,7 @@ static __ak_always_inline void __arena *__ak_cache_alloc(unsigned int class)
 			cache->bytes += size;
 		}
 	}
-	ak_lock_release(&cache->lock);
+	__ak_cache_put(cache);
 	if (block)
 		AK_ALLOC_WATCH_TAKEN(block, size);
 	return block;
@@ -187,13 +205,13 @@ static __ak_always_inline int __ak_cache_free(void __arena *ptr, int sleepable)
 	 * freed large object's, a page given back): the shared path refuses.
 	 */
 	if (!__ak_is_header(page)) {
-		ak_lock_release(&cache->lock);
+		__ak_cache_put(cache);
 		return 1;
 	}
 	class = ak_read_once(page->class);
 	cap = class < AK_ALLOC_CLASSES ? __ak_cache_cap(class) : 0;
 	if (!cap || cache->count[class] >= 2 * cap) {
-		ak_lock_release(&cache->lock);
+		__ak_cache_put(cache);
 		return 1;	/* a large object, not ours at all, or a full cache */
 	}
 	/* The block goes to the cache of @class: the claim checks it still is. */
@@ -212,7 +230,7 @@ static __ak_always_inline int __ak_cache_free(void __arena *ptr, int sleepable)
 		if (cache->count[class] > cap)
 			__ak_cache_flush(cache, class, cap / 2, sleepable, __ak_this_cpu());
 	}
-	ak_lock_release(&cache->lock);
+	__ak_cache_put(cache);
 	return err;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * arenakit/alloc_impl_free.h - the shared path of a free. A free claims its
- * block without the lock (clears its live bit), then puts it back on its
+ * block without the lock (clears its live byte), then puts it back on its
  * page's free list under the lock or, if the lock is busy, pushes it on a
  * lock-free queue for the lock's next holder; a large object waits on
  * another queue for a sleepable call to give its pages back. Here too is
@@ -25,7 +25,7 @@
 
 /*
  * Check that @ptr is a live object of ours, without the lock, and claim
- * it: clear its live bit, which only one free of it sees set. Only pages
+ * it: clear its live byte, which only one free of it sees set. Only pages
  * with a live block of their own can be given back, and this one has one
  * (see __ak_page_unwatched for the race with one that has none). The page
  * must be one whose header the allocator wrote (__ak_headers) before its
@@ -39,7 +39,7 @@
  * before its class, so a spare page is refused before the class is read.)
  * Returns its page, its block's index and bytes (a large
  * object's: its pages'), and whether it is large; or -EINVAL, counted as a
- * double or a bad free, or -EBUSY / -AK_EBUDGET if the bitmap word kept
+ * double or a bad free, or -EBUSY / -AK_EBUDGET if the live byte's word kept
  * changing (nothing done). The caller works from these, never from the
  * class again: a class whose range the verifier knows from one way through
  * here would split its verification by the ways through __ak_block_size.
@@ -49,12 +49,15 @@ static __ak_always_inline int __ak_free_claim(void __arena *ptr, int want,
 					      unsigned int *indexp, unsigned long long *bytesp,
 					      int *largep)
 {
-	unsigned long long at = (unsigned long long)ptr, old, bytes;
+	unsigned long long at = (unsigned long long)ptr, bytes;
 	unsigned int offset = at & (AK_PAGE_SIZE - 1), class, size, index = 0;
 	struct __ak_page __arena *page = __ak_page_of(ptr);
+	unsigned char was;
 	int err;
 
-	if (at & 7 || !__ak_is_header(page) || ak_read_once(page->magic) != __AK_PAGE_MAGIC)
+	/* A cached free (@want a class) read the page's header bit already. */
+	if (at & 7 || (want < 0 && !__ak_is_header(page)) ||
+	    ak_read_once(page->magic) != __AK_PAGE_MAGIC)
 		goto bad;
 	class = page->class;
 	if (want >= 0 && class != (unsigned int)want)
@@ -67,16 +70,17 @@ static __ak_always_inline int __ak_free_claim(void __arena *ptr, int want,
 		if (class >= AK_ALLOC_CLASSES || offset < __AK_PAGE_HDR ||
 		    offset >= ak_read_once(page->bump))
 			goto bad;
-		size = __ak_block_size(class);
+		size = page->size;
 		index = __ak_block_index(page, offset);
 		if (offset - __AK_PAGE_HDR != index * size)
 			goto bad;	/* inside a block */
 		bytes = size;
 	}
-	err = ak_fetch_and(__ak_map_word(page, index), ~__ak_map_bit(index), &old);
+	/* The one atomic of a free: a fully ordered compare-and-swap. */
+	err = ak_byte_claim(__ak_live_byte(page, index), &was);
 	if (err)
 		return err;
-	if (!(old & __ak_map_bit(index))) {
+	if (!was) {
 		__ak_stat_add(double_frees, 1);
 		return -EINVAL;
 	}
@@ -128,7 +132,7 @@ static __ak_always_inline void __arena *__ak_queue_pop(unsigned long long __aren
 /*
  * May @page go back to the kernel? Not while a free may still be checking
  * a block on it: a free that passed the check and then claims its block
- * with an atomic on the bitmap would write into a page the kernel may have
+ * with an atomic on its live byte would write into a page the kernel may have
  * handed out again, where the same bit of a page of the same class may be
  * set (a double free that loses its race would free another program's
  * object). A free says it is checking before it reads the page's header
@@ -187,7 +191,7 @@ static __ak_always_inline void __ak_put_large(struct __ak_page __arena *page)
 }
 
 /*
- * Put @block (claimed: its bit clear) back on its page's free list; under
+ * Put @block (claimed: its byte clear) back on its page's free list; under
  * the lock. A page that this empties becomes spare (with @may_spare_page;
  * ak_free sees to __ak_spare_overflow), unless its class has fewer than
  * AK_ALLOC_KEEP_EMPTY other empty pages or its blocks are needed for the
@@ -238,7 +242,7 @@ static __ak_always_inline unsigned int __ak_drain_queued(unsigned int max)
 		block = __ak_queue_pop(&ak_allocator.queued);
 		if (!block)
 			break;
-		__ak_free_block(block, 0, AK_ALLOC_CPU_SLOTS);
+		__ak_put_block(block, 0, AK_ALLOC_CPU_SLOTS);
 	}
 	return done;
 }
@@ -287,7 +291,7 @@ cut:
 static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 {
 	struct __ak_page __arena *page;
-	unsigned long long bytes, room, old;
+	unsigned long long bytes, room;
 	unsigned int index;
 	int err, large;
 
@@ -310,7 +314,7 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 		if (ak_lock_try(&ak_allocator.lock)) {
 			err = __ak_queue_push(&ak_allocator.queued, ptr);
 		} else {
-			__ak_free_block(ptr, sleepable, AK_ALLOC_CPU_SLOTS);
+			__ak_put_block(ptr, sleepable, AK_ALLOC_CPU_SLOTS);
 			__ak_drain_queued(__AK_DRAIN_BATCH);
 			ak_lock_release(&ak_allocator.lock);
 		}
@@ -321,7 +325,7 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 		 * page cannot have gone: it had this live block all along).
 		 */
 		AK_ALLOC_WATCH_TAKEN(ptr, room);
-		ak_fetch_or(__ak_map_word(page, index), __ak_map_bit(index), &old);
+		__ak_mark_live(ptr);
 		return err;
 	}
 	__ak_stat_add(objects, -1ULL);

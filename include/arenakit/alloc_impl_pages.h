@@ -53,9 +53,28 @@ static __ak_always_inline int __ak_alloc_class(unsigned long long size)
 	return __AK_FINE_CLASSES + 8 * g + ((s - (__AK_FINE_MAX << g) - 1) >> (4 + g));
 }
 
+/*
+ * The blocks a page of @class holds: as many as fit after the header if
+ * the header can hold their live bytes too, else as many as fit with a
+ * byte each after them, rounded up to a word (alloc_types.h).
+ */
 static __ak_always_inline unsigned int __ak_blocks_per_page(unsigned int class)
 {
-	return __AK_PAGE_DATA / __ak_block_size(class);
+	unsigned int size = __ak_block_size(class);
+
+	if (__AK_PAGE_DATA / size <= __AK_HDR_LIVES)
+		return __AK_PAGE_DATA / size;
+	return (__AK_PAGE_DATA - 7) / (size + 1);
+}
+
+/* Where block 0's live byte lies in a page of @class (block i's: i bytes on). */
+static __ak_always_inline unsigned int __ak_lives_offset(unsigned int class)
+{
+	unsigned int n = __ak_blocks_per_page(class);
+
+	if (n <= __AK_HDR_LIVES)
+		return __builtin_offsetof(struct __ak_page, lives);
+	return AK_PAGE_SIZE - ((n + 7) & ~7U);
 }
 
 static __ak_always_inline struct __ak_class __arena *__ak_class_of(unsigned int class)
@@ -125,7 +144,7 @@ static inline void __ak_pages_put(void __arena *ptr, unsigned int pages)
 #define AK_ALLOC_WATCH_TAKEN(obj, room) ((void)0)
 #endif
 
-/* ---- page headers: a pointer's page, its live bits, and whether it is ours ---- */
+/* ---- page headers: a pointer's page, its live bytes, and whether it is ours ---- */
 
 /* The page that holds @ptr (a block, or a large object's start). */
 static __ak_always_inline struct __ak_page __arena *__ak_page_of(void __arena *ptr)
@@ -134,16 +153,16 @@ static __ak_always_inline struct __ak_page __arena *__ak_page_of(void __arena *p
 					     ((unsigned long long)ptr & (AK_PAGE_SIZE - 1)));
 }
 
-/* The live bitmap word of block @index of @page, and its bit. */
-#define __ak_map_word(page, index) (&(page)->map[((index) >> 6) & 3])
-#define __ak_map_bit(index) (1ULL << ((index) & 63))
+/* The live byte of block @index of @page (a large object's: index 0). */
+#define __ak_live_byte(page, index) \
+	((unsigned char __arena *)(page) + (page)->lives_at + (index))
 
 /*
  * Which pages start with a header the allocator wrote: a bit a page, set
  * while the page is a slab page or a large object's first page. A page's
  * own bytes cannot say so: a large object's later pages start with the
  * program's bytes, which may hold a copy of a real header (magic, class,
- * live bits and all), and a free that believed them would claim a "block"
+ * live bytes and all), and a free that believed them would claim a "block"
  * inside a live object and hand it out again. No object overlaps this
  * bitmap, and a free checks a page's bit before anything the page says.
  *
@@ -257,7 +276,7 @@ static __ak_always_inline void __arena *__ak_hand_out(char __arena *obj, unsigne
 
 /*
  * The offset of @page's next free block (its free list first, then the
- * bump), or 0 if it has none; under the lock. Its live bit stays clear: a
+ * bump), or 0 if it has none; under the lock. Its live byte stays clear: a
  * (mistaken) free of it meanwhile is refused as a double free and writes
  * nothing, so the block's link, read here, is still the free list's. The
  * page's counts and lists are __ak_page_taken's.
@@ -272,7 +291,7 @@ static __ak_always_inline unsigned int __ak_page_cut(struct __ak_page __arena *p
 		return offset;
 	}
 	offset = page->bump;
-	if (offset + size > AK_PAGE_SIZE)
+	if (offset + size > page->end)
 		return 0;
 	page->bump = offset + size;
 	return offset;
@@ -289,7 +308,7 @@ static __ak_always_inline void __ak_page_taken(struct __ak_class __arena *cls,
 	}
 	page->live += n;
 	cls->free_blocks -= n;
-	if (!page->free && page->bump + size > AK_PAGE_SIZE)
+	if (!page->free && page->bump + size > page->end)
 		__ak_page_unlink(cls, page);	/* full */
 }
 
@@ -300,31 +319,53 @@ static __ak_always_inline unsigned int __ak_block_index(struct __ak_page __arena
 	return ((unsigned long long)(offset - __AK_PAGE_HDR) * page->recip) >> 32;
 }
 
-/* Set the live bit of @block: 0, or -EBUSY / -AK_EBUDGET. */
+/*
+ * Set the live byte of @block, just taken (its byte clear, and no other
+ * call sets it while the block is ours): 0, or -EBUSY / -AK_EBUDGET where
+ * ak_byte_publish takes an atomic (never on x86-64).
+ */
 static __ak_always_inline int __ak_mark_live(char __arena *block)
 {
 	struct __ak_page __arena *page = __ak_page_of(block);
 	unsigned int index = __ak_block_index(page, (unsigned long long)block & (AK_PAGE_SIZE - 1));
-	unsigned long long old;
 
-	return ak_fetch_or(__ak_map_word(page, index), __ak_map_bit(index), &old);
+	return ak_byte_publish(__ak_live_byte(page, index), 1);
 }
 
 /*
  * Initialise a page for @class: fresh from the kernel (zeroed), or spare
- * (emptied: no live block, its bitmap clear, on no list); nobody else's
+ * (emptied: no live block, on no list); nobody else's
  * yet either way.
  */
 static __ak_always_inline void __ak_page_init(struct __ak_page __arena *page, unsigned int class)
 {
+	unsigned int size;
+
 	page->magic = __AK_PAGE_MAGIC;
 	page->class = class;
 	page->list = __AK_ON_NO_LIST;
-	if (class != __AK_CLASS_LARGE)
-		page->recip = ((1ULL << 32) + __ak_block_size(class) - 1) / __ak_block_size(class);
 	page->bump = __AK_PAGE_HDR;
 	page->free = 0;
 	page->next = 0;
+	page->lives_at = __builtin_offsetof(struct __ak_page, lives);
+	/*
+	 * The header's live bytes are 0 already: a page comes zeroed from
+	 * the kernel, and a page with no live block has none set (a page
+	 * whose live bytes lay after its blocks never wrote these).
+	 */
+	if (class == __AK_CLASS_LARGE)
+		return;
+	size = __ak_block_size(class);
+	page->recip = ((1ULL << 32) + size - 1) / size;
+	page->size = size;
+	page->end = __AK_PAGE_HDR + __ak_blocks_per_page(class) * size;
+	page->lives_at = __ak_lives_offset(class);
+	/*
+	 * Live bytes after the blocks: where an earlier class of a spare page
+	 * had blocks, whatever their objects left there. Every one clear, or
+	 * a block just cut, not yet live, would pass a free's claim.
+	 */
+	__ak_lives_clear(page);
 }
 
 /* ---- spare pages: empty, of no class, kept as runs of adjacent pages ---- */
@@ -475,7 +516,7 @@ static __ak_always_inline void __ak_page_publish(struct __ak_class __arena *cls,
 	if (obj) {
 		page->bump += __ak_block_size(class);
 		page->live = 1;
-		page->map[0] = 1;	/* not published yet: a plain store */
+		*__ak_live_byte(page, 0) = 1;	/* not published yet: a plain store */
 	}
 	__ak_page_push(cls, page, obj ? __AK_ON_PARTIAL : __AK_ON_EMPTY);
 	cls->free_blocks += __ak_blocks_per_page(class) - (obj ? 1 : 0);
@@ -543,7 +584,7 @@ static __ak_always_inline void __arena *__ak_alloc_large(unsigned long long size
 	__ak_page_init(page, __AK_CLASS_LARGE);
 	page->pages = pages;
 	page->live = 1;
-	page->map[0] = 1;
+	page->lives[0] = 1;
 	/* Its header bit (__ak_headers) changes under the lock only. */
 	err = ak_lock_acquire(&ak_allocator.lock);
 	if (err) {

@@ -26,24 +26,33 @@
 /*
  * A small object's page (one page, cut into blocks of one class):
  *
- *   0        64                                                  4096
- *   | header | block | block | ... | block (bump) ...never used... |
+ *   0        64                                                   4096
+ *   | header | block | block | ... | block (bump) ...never used... | lives |
  *
  * The header (struct __ak_page) holds the class, the bump (the first block
- * never handed out), the head of the page's free list (an offset; each free
- * block holds the next one's offset in its first bytes), the count of live
- * blocks, the links of the class's partial or empty list, and the live
- * bitmap: bit i of map[] is set while block i is handed out. The bitmap is
- * the only state that says "live", and only atomics change it: allocation
- * sets the bit (ak_fetch_or, under the lock), a free clears it
- * (ak_fetch_and, without the lock) and wins only if it saw it set.
+ * never handed out) and where the blocks end, the head of the page's free
+ * list (an offset; each free block holds the next one's offset in its
+ * first bytes), the count of live blocks, the links of the class's
+ * partial or empty list, and where the live bytes are: byte i is not zero
+ * while block i is handed out. They are the only state that says "live":
+ * allocation sets a block's byte (ak_byte_publish: it is the byte's only
+ * writer, the block being its own), a free clears it (ak_byte_claim,
+ * without the lock) and wins only if it saw it set. A byte each, not a
+ * bit, so that setting one is a store that no free of a neighbour can
+ * undo, where a bit's or would need an atomic. A page of at most
+ * __AK_HDR_LIVES blocks (blocks of 168 bytes and more) keeps its live
+ * bytes in the header (.lives); smaller blocks' pages keep them in the
+ * page's last bytes, after the last block (a block less a page than the
+ * header alone would leave room for).
  * A large object's pages have the same header, class __AK_CLASS_LARGE, the
- * object at offset 64 and its live bit in map[0] bit 0.
+ * object at offset 64 and its live byte in .lives[0].
  */
 
 /* Bytes before a page's first block (and before a large object). */
 #define __AK_PAGE_HDR 64
 #define __AK_PAGE_DATA (AK_PAGE_SIZE - __AK_PAGE_HDR)
+/* Live bytes the header holds: pages of this many blocks or fewer keep them there. */
+#define __AK_HDR_LIVES 24
 
 #define __AK_PAGE_MAGIC 0x61a6e5edU	/* a page of ours */
 #define __AK_CLASS_LARGE 0xffU
@@ -73,11 +82,16 @@ struct __ak_page {
 	};
 	struct __ak_page __arena *next;	/* on the class's list, or the next spare run */
 	struct __ak_page __arena *prev;
-	unsigned long long map[4];	/* live bitmap: 252 blocks of 16 bytes fit */
+	unsigned short end;		/* small: where the last block ends */
+	unsigned short lives_at;	/* offset of block 0's live byte */
+	unsigned short size;		/* small: the block size */
+	unsigned short unused;
+	unsigned char lives[__AK_HDR_LIVES];	/* live bytes of a page of few blocks */
 };
 
 _Static_assert(sizeof(struct __ak_page) == __AK_PAGE_HDR, "the page header is 64 bytes");
-_Static_assert(__AK_PAGE_DATA / 16 <= 4 * 64, "a bit for every 16-byte block");
+_Static_assert(__builtin_offsetof(struct __ak_page, lives) % 8 == 0,
+	       "the header's live bytes start a word of their own");
 
 /*
  * The statistics. Read them with ak_alloc_stats_read(): objects and bytes

@@ -12,6 +12,9 @@
  *   ak_fetch_or(p, v, oldp)    or, the value *p had in *oldp; 0 or -EBUSY
  *   ak_fetch_and(p, v, oldp)   and, the same way
  *   ak_spin_wait()             in a bounded spin, after an attempt failed
+ *   ak_store_release(x, v)     a store that publishes what came before it
+ *   ak_byte_publish(p, v)      a byte store, ordered before the stores after it
+ *   ak_byte_claim(p, oldp)     zero a byte if it is not zero; its old value
  *
  * The headers use nothing else for memory another CPU can touch: locks,
  * lock-free reads and the links a lock-free reader follows all go through
@@ -111,10 +114,13 @@
 #endif
 
 /*
- * *p = *p OP v as a compare-and-swap loop; the old value in *oldp (on the
- * stack: its type, not that of *p, which may carry the arena address space).
+ * The compare-and-swap loop: the word *p read once into ___ak_old (of
+ * *(oldp)'s type: on the stack, where *p may carry the arena address
+ * space), then until it lands, swap in @next, an expression of ___ak_old;
+ * unless @stop, another, is true first. *(oldp) is the value the last
+ * attempt saw (the one swapped out, or the one @stop looked at).
  */
-#define __ak_fetch_op(p, OP, v, oldp)					\
+#define __ak_cas_loop(p, oldp, stop, next)				\
 	({								\
 		typeof(*(oldp)) ___ak_old = ak_read_once(*(p)), ___ak_seen; \
 		unsigned int ___ak_try;					\
@@ -122,10 +128,13 @@
 									\
 		for (___ak_try = (unsigned int)ak_opaque_zero();	\
 		     ___ak_try < AK_ATOMIC_TRIES; ___ak_try++) {		\
-			___ak_seen = ak_cmpxchg((p), ___ak_old,		\
-						___ak_old OP (v));	\
+			*(oldp) = ___ak_old;				\
+			if (stop) {					\
+				___ak_err = 0;				\
+				break;					\
+			}						\
+			___ak_seen = ak_cmpxchg((p), ___ak_old, (next)); \
 			if (___ak_seen == ___ak_old) {			\
-				*(oldp) = ___ak_old;			\
 				___ak_err = 0;				\
 				break;					\
 			}						\
@@ -138,7 +147,139 @@
 		___ak_err;						\
 	})
 
+/* *p = *p OP v as a compare-and-swap loop; the old value in *oldp. */
+#define __ak_fetch_op(p, OP, v, oldp) __ak_cas_loop(p, oldp, 0, ___ak_old OP (v))
+
 #define ak_fetch_or(p, v, oldp) __ak_fetch_op(p, |, v, oldp)
 #define ak_fetch_and(p, v, oldp) __ak_fetch_op(p, &, v, oldp)
+
+/*
+ * AK_TSO: 1 where the CPU that runs the code orders every store after the
+ * loads and stores before it (total store order: x86-64), 0 where it may
+ * not (arm64, and every other weakly ordered CPU). A BPF object does not
+ * know the CPU its JIT will target: it is taken as x86-64 unless the
+ * build names another with libbpf's __TARGET_ARCH_<arch> convention
+ * (-D__TARGET_ARCH_arm64), so the arm64 build changes this one place.
+ * Only the helpers below read it.
+ */
+#ifndef AK_TSO
+#if defined(__BPF__)
+#if defined(__TARGET_ARCH_arm64) || defined(__TARGET_ARCH_arm) || \
+	defined(__TARGET_ARCH_riscv) || defined(__TARGET_ARCH_powerpc) || \
+	defined(__TARGET_ARCH_loongarch) || defined(__TARGET_ARCH_mips)
+#define AK_TSO 0
+#else
+#define AK_TSO 1
+#endif
+#elif defined(__x86_64__) || defined(__i386__)
+#define AK_TSO 1
+#else
+#define AK_TSO 0
+#endif
+#endif
+
+/* Keeps the compiler from moving memory accesses across it; emits nothing. */
+#define ak_compiler_barrier() __asm__ __volatile__("" ::: "memory")
+
+/*
+ * ak_store_release(x, v): store @v into @x so that whoever reads @v there
+ * also sees every load and store this CPU made before it: the kernel's
+ * smp_store_release(), which releases a lock (the next holder, whose
+ * compare-and-swap reads the store, sees what the last one wrote).
+ *
+ * On x86-64 (TSO) that is a plain store once the compiler is kept from
+ * moving earlier accesses below it: the CPU never makes a store visible
+ * before an earlier load or store, which is how the kernel's
+ * smp_store_release() is a barrier() and a WRITE_ONCE() there, and no
+ * locked instruction is needed. A weakly ordered CPU can make the store
+ * visible before earlier ones (arm64 needs STLR, which BPF lacks in
+ * 6.12), so there it is ak_xchg, a fully ordered exchange, as every
+ * release was before this helper.
+ */
+#define ak_store_release(x, v)						\
+	do {								\
+		if (AK_TSO) {						\
+			ak_compiler_barrier();				\
+			ak_write_once(x, v);				\
+		} else {						\
+			(void)ak_xchg(&(x), (v));			\
+		}							\
+	} while (0)
+
+/*
+ * A byte's aligned 64-bit word, and where the byte is in it: BPF's atomics
+ * take 32- and 64-bit words only, so a byte is claimed by a compare-and-swap
+ * of the word around it (little-endian: x86-64, arm64 and BPF's hosts).
+ */
+#define __ak_byte_word(p)						\
+	((unsigned long long __arena *)((char __arena *)(p) - ((unsigned long long)(p) & 7)))
+#define __ak_byte_shift(p) (((unsigned long long)(p) & 7) * 8)
+
+/*
+ * ak_byte_claim(p, oldp): if the byte *@p is not zero, make it zero, and
+ * say what it was (*@oldp, 0 if it was zero already and nothing changed):
+ * of two calls racing on one byte, exactly one sees it set. A
+ * compare-and-swap loop on the byte's word, as ak_fetch_and: the attempt
+ * that lands is fully ordered; one fails only if another CPU changed the
+ * word (another byte of it) meanwhile, and the loop gives up after
+ * AK_ATOMIC_TRIES attempts (-EBUSY) or when the loop budget runs out
+ * (-AK_EBUDGET), with nothing changed. 0 otherwise. A clear byte is
+ * swapped too (the word for itself): the call writes the word whatever it
+ * finds, as an atomic and would, so a caller that may reach a page gone
+ * back to the kernel is caught writing there by the schedule explorer
+ * whether the byte it finds is set or not.
+ *
+ * Plain byte stores into the same word (ak_byte_publish) are safe beside
+ * it: a compare-and-swap is atomic with respect to every store to the bytes
+ * it covers, of any size, so a byte stored between the read and the swap
+ * makes the swap fail and be tried again, never lost. x86-64 guarantees it
+ * for locked instructions, and arm64 for its atomics and exclusives; the
+ * kernel's qspinlock relies on the same (a byte store of ->locked beside a
+ * compare-and-swap of the whole word).
+ */
+#define ak_byte_claim(p, oldp)						\
+	({								\
+		typeof(p) ___ak_p = (p);				\
+		unsigned long long ___ak_sh = __ak_byte_shift(___ak_p), ___ak_word; \
+		int ___ak_err = __ak_cas_loop(__ak_byte_word(___ak_p), &___ak_word, 0, \
+					      ___ak_old & ~(0xffULL << ___ak_sh)); \
+									\
+		*(oldp) = (unsigned char)(___ak_word >> ___ak_sh);	\
+		___ak_err;						\
+	})
+
+/*
+ * ak_byte_publish(p, v): set the byte *@p, zero until now, to @v (not
+ * zero), where ak_byte_claim may clear it, so that a CPU that sees any
+ * later store of this one (a pointer to the object the byte says is live,
+ * however the program passes it on) sees the byte too; 0, or -EBUSY /
+ * -AK_EBUDGET (nothing stored) where it takes an atomic. The caller is the
+ * byte's only writer while it is zero (others may clear other bytes of
+ * its word meanwhile, not set this one).
+ *
+ * On x86-64 (TSO) a plain byte store: later stores are never seen before
+ * it, and ak_byte_claim's compare-and-swap beside it loses nothing (see
+ * there); no locked instruction. A weakly ordered CPU may make a later
+ * plain store (the program's, handing the object to another CPU) visible
+ * first, and that CPU's free would find the byte clear and refuse a live
+ * object; 6.12's BPF has no barrier but the fully ordered atomics, so
+ * there the byte is or-ed into its word by a compare-and-swap loop (as
+ * the allocator set its live bits on every architecture before this
+ * helper).
+ */
+#define ak_byte_publish(p, v)						\
+	({								\
+		typeof(p) ___ak_p = (p);				\
+		int ___ak_err = 0;					\
+		unsigned long long ___ak_o;				\
+									\
+		if (AK_TSO)						\
+			ak_write_once(*___ak_p, (v));			\
+		else							\
+			___ak_err = __ak_fetch_op(__ak_byte_word(___ak_p), |, \
+				(unsigned long long)(unsigned char)(v) << \
+				__ak_byte_shift(___ak_p), &___ak_o);	\
+		___ak_err;						\
+	})
 
 #endif /* __ARENAKIT_ATOMIC_H */

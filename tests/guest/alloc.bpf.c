@@ -306,11 +306,12 @@ int test_alloc_exhaustion_recovers(void *ctx)
 	head = alloc_chain(100000, &refilled);
 	free_chain(head);
 	/*
-	 * Every page but the globals' holds 252 blocks of 16 bytes, all used.
+	 * Every page but the globals' holds __ak_blocks_per_page(0) blocks of
+	 * 16 bytes, all used.
 	 * The globals: ak_allocator (its CPU caches most), then this file's.
 	 */
 	test_expect(pages >= ARENA_PAGES - 2 - sizeof(ak_allocator) / AK_PAGE_SIZE);
-	test_expect_eq(filled, pages * 252);
+	test_expect_eq(filled, pages * __ak_blocks_per_page(0));
 	test_expect_eq(refilled, filled);
 	test_expect_eq(corrupted, 0);
 	test_expect_eq(test_live_objects(), 0);

@@ -27,14 +27,15 @@ static unsigned int class_of(unsigned long long size)
  */
 Test(alloc_host, pages_are_taken_and_given_back_in_runs)
 {
-	enum { N = 100000, PAGES = N / 100 };
+	enum { N = 100000, PER_PAGE = (__AK_PAGE_DATA - 7) / 41, PAGES = (N + PER_PAGE - 1) / PER_PAGE };
 	static void *obj[N];
 	int i;
 
+	cr_assert_eq(__ak_blocks_per_page(class_of(40)), PER_PAGE);
 	shared_path_only();
 	for (i = 0; i < N; i++)
 		cr_assert(obj[i] = ak_alloc(40, NULL));
-	cr_expect_eq(STATS.slab_pages, PAGES, "40-byte blocks, 100 to a page");
+	cr_expect_eq(STATS.slab_pages, PAGES, "40-byte blocks, %d to a page", PER_PAGE);
 	cr_expect_eq(test_get_calls, (PAGES + AK_ALLOC_PAGE_RUN - 1) / AK_ALLOC_PAGE_RUN);
 	for (i = 0; i < N; i++) {
 		ak_free(obj[i]);
@@ -52,7 +53,7 @@ Test(alloc_host, pages_are_taken_and_given_back_in_runs)
 /* Every spare page, of every run, is used before a page kfunc call is made. */
 Test(alloc_host, spare_pages_of_several_runs_are_all_reused_first)
 {
-	enum { PAGES = 20, PER_PAGE = 100, N = PAGES * PER_PAGE };
+	enum { PAGES = 20, PER_PAGE = (__AK_PAGE_DATA - 7) / 41, N = PAGES * PER_PAGE };
 	static void *obj[N], *again[2 * AK_ALLOC_PAGE_RUN * PER_PAGE];
 	unsigned long long calls, pages;
 	int i;

@@ -118,14 +118,15 @@ Test(alloc_host, accounting_returns_to_baseline)
  */
 Test(alloc_host, emptied_pages_go_back)
 {
-	enum { N = 100000 };
+	enum { N = 100000, PER_PAGE = (__AK_PAGE_DATA - 7) / 41, PAGES = (N + PER_PAGE - 1) / PER_PAGE };
 	static void *obj[N];
 	int i;
 
+	cr_assert_eq(__ak_blocks_per_page(__ak_alloc_class(40)), PER_PAGE);
 	shared_path_only();
 	for (i = 0; i < N; i++)
 		cr_assert(obj[i] = ak_alloc(40, NULL));
-	cr_expect_eq(STATS.slab_pages, N / 100, "40-byte blocks, 100 to a page");
+	cr_expect_eq(STATS.slab_pages, PAGES, "40-byte blocks, %d to a page", PER_PAGE);
 	for (i = 0; i < N; i++)
 		ak_free(obj[i]);
 	cr_expect_eq(STATS.slab_pages, AK_ALLOC_KEEP_EMPTY);
@@ -136,7 +137,7 @@ Test(alloc_host, emptied_pages_go_back)
 		obj[i] = ak_alloc(40, NULL);
 	for (i = 0; i < N; i++)
 		ak_free_nosleep(obj[i]);
-	cr_expect_eq(STATS.slab_pages, N / 100);
+	cr_expect_eq(STATS.slab_pages, PAGES);
 	expect_pages_accounted();
 	shared_path_done();
 	expect_trim_returns_every_page();
@@ -333,22 +334,36 @@ Test(alloc_host, each_size_takes_the_smallest_class_that_holds_it)
 	cr_expect_eq(__ak_alloc_class(AK_ALLOC_MAX_SMALL + 1), -1);
 }
 
-/* A page of 252 16-byte blocks: every bit of the bitmap is used, and means live. */
+/*
+ * A full page of 16-byte blocks: every live byte after the blocks is used,
+ * means live, and lies in no block.
+ */
 Test(alloc_host, a_full_page_of_the_smallest_blocks)
 {
-	static void *obj[252];
+	enum { N = (__AK_PAGE_DATA - 7) / 17 };
+	static void *obj[N];
 	int i;
 
-	for (i = 0; i < 252; i++)
+	cr_assert_eq(__ak_blocks_per_page(0), N);
+	cr_assert_leq(__AK_PAGE_HDR + N * 16, __ak_lives_offset(0), "the live bytes after the blocks");
+	for (i = 0; i < N; i++)
 		cr_assert(obj[i] = ak_alloc(16, NULL));
-	cr_expect_eq(STATS.slab_pages, 1, "252 blocks of 16 bytes to a page");
-	cr_expect_eq((char *)obj[251] - (char *)obj[0], 251 * 16);
-	for (i = 251; i >= 0; i -= 2)
+	cr_expect_eq(STATS.slab_pages, 1, "%d blocks of 16 bytes to a page", N);
+	cr_expect_eq((char *)obj[N - 1] - (char *)obj[0], (N - 1) * 16);
+	for (i = 0; i < N; i++)
+		cr_expect_eq(((unsigned char *)obj[0] - __AK_PAGE_HDR)[__ak_lives_offset(0) + i], 1,
+			     "block %d live", i);
+	cr_assert(obj[0] = (ak_free(obj[0]), ak_alloc(16, NULL)));
+	cr_expect_eq(STATS.slab_pages, 1, "the freed block again");
+	cr_expect_eq(ak_free((char *)obj[0] - __AK_PAGE_HDR + __ak_lives_offset(0)), -EINVAL,
+		     "the live bytes are no block");
+	cr_expect_eq(STATS.bad_frees, 1);
+	for (i = N - 1; i >= 0; i -= 2)
 		cr_expect_eq(ak_free(obj[i]), 0);
-	for (i = 251; i >= 0; i -= 2)
+	for (i = N - 1; i >= 0; i -= 2)
 		cr_expect_eq(ak_free(obj[i]), -EINVAL, "block %d freed twice", i);
-	cr_expect_eq(STATS.double_frees, 126);
-	for (i = 0; i < 252; i += 2)
+	cr_expect_eq(STATS.double_frees, N / 2);
+	for (i = 0; i < N; i += 2)
 		cr_expect_eq(ak_free(obj[i]), 0, "block %d", i);
 	cr_expect_eq(alloc_stats().objects, 0);
 	cr_expect_eq(STATS.slab_pages, 1, "one emptied page kept");
@@ -384,14 +399,51 @@ Test(alloc_host, no_page_traffic_around_a_page_boundary)
 /* The reciprocal in the page header gives every offset's block, as a division would. */
 Test(alloc_host, a_block_index_by_reciprocal_is_the_quotient_for_every_offset)
 {
-	static struct __ak_page page;
+	static union {
+		struct __ak_page h;
+		char bytes[AK_PAGE_SIZE];
+	} page __attribute__((aligned(AK_PAGE_SIZE)));
 	unsigned int class, offset, size;
 
 	for (class = 0; class < AK_ALLOC_CLASSES; class++) {
-		__ak_page_init(&page, class);
+		__ak_page_init(&page.h, class);
 		size = __ak_block_size(class);
 		for (offset = __AK_PAGE_HDR; offset < AK_PAGE_SIZE; offset++)
-			cr_assert_eq(__ak_block_index(&page, offset), (offset - __AK_PAGE_HDR) / size,
+			cr_assert_eq(__ak_block_index(&page.h, offset), (offset - __AK_PAGE_HDR) / size,
 				     "class %u (%u bytes), offset %u", class, size, offset);
+	}
+}
+
+/*
+ * Every class's page: its blocks and their live bytes fit in the page and
+ * never overlap, and a page whose blocks held other bytes before (a spare
+ * page of another class) starts with every live byte clear.
+ */
+Test(alloc_host, each_class_page_holds_its_blocks_and_their_live_bytes_apart)
+{
+	static union {
+		struct __ak_page h;
+		char bytes[AK_PAGE_SIZE];
+	} page __attribute__((aligned(AK_PAGE_SIZE)));
+	unsigned int class, n, size, at, i;
+
+	for (class = 0; class < AK_ALLOC_CLASSES; class++) {
+		memset(page.bytes + __AK_PAGE_HDR, 0xa5, __AK_PAGE_DATA);
+		__ak_page_init(&page.h, class);
+		n = __ak_blocks_per_page(class);
+		size = __ak_block_size(class);
+		at = page.h.lives_at;
+		cr_expect_eq(page.h.end, __AK_PAGE_HDR + n * size, "class %u", class);
+		cr_expect_eq(n, n <= __AK_HDR_LIVES ? __AK_PAGE_DATA / size : n, "class %u", class);
+		if (n <= __AK_HDR_LIVES)
+			cr_expect_eq(at, __builtin_offsetof(struct __ak_page, lives), "class %u", class);
+		else
+			cr_expect(at >= page.h.end && at % 8 == 0 && at + n <= AK_PAGE_SIZE,
+				  "class %u: live bytes at %u, blocks end at %u", class, at, page.h.end);
+		for (i = 0; i < n; i++)
+			cr_expect_eq((unsigned char)page.bytes[at + i], 0, "class %u, block %u", class, i);
+		/* The live bytes cost the blocks they cover, and one more at most. */
+		cr_expect_geq(n + (n > __AK_HDR_LIVES ? ((n + 7) & ~7U) / size + 1 : 0),
+			      __AK_PAGE_DATA / size, "class %u: %u blocks", class, n);
 	}
 }

@@ -308,8 +308,9 @@ Test(misuse, a_pointer_into_a_large_objects_later_page_is_refused_whatever_the_p
 	memcpy(slab, small[0] - 64, 64);
 	cr_assert_eq(((struct __ak_page *)slab)->magic, __AK_PAGE_MAGIC);
 	memcpy(made_up, slab, 64);
-	h->bump = AK_PAGE_SIZE;
-	memset(h->map, 0xff, sizeof(h->map));
+	h->bump = h->end = AK_PAGE_SIZE;
+	h->lives_at = __builtin_offsetof(struct __ak_page, lives);
+	memset(h->lives, 0xff, sizeof(h->lives));
 	for (n = 0; n < ARRAY_SIZE(pages); n++) {
 		big = ak_alloc((size_t)pages[n] * AK_PAGE_SIZE - 64, NULL);
 		cr_assert(big);
