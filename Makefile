@@ -98,7 +98,7 @@ EXAMPLES := exec_glob open_policy
 NEW_EXAMPLE_BPF_OBJS := $(patsubst %,$(NEW_BUILD)/example/%.bpf.o,$(EXAMPLES))
 NEW_BPF_OBJS := $(call new,$(BPF_OBJS)) $(NEW_EXAMPLE_BPF_OBJS)
 
-BPF_CFLAGS := --target=bpf -mcpu=v3 -O2 -g -Wall -Werror -Iinclude -I$(KDIR) -I$(LIBBPF_INC)
+BPF_CFLAGS := --target=bpf -D__TARGET_ARCH_x86 -mcpu=v3 -O2 -g -Wall -Werror -Iinclude -I$(KDIR) -I$(LIBBPF_INC)
 # Include paths by class of program, besides the library's and the kernel's:
 # the tool's (bpf/) and the benchmarks' include only their neighbours; the
 # guest tests' include "guest/..." from tests/, and these two the 6.12

@@ -157,19 +157,18 @@
  * AK_TSO: 1 where the CPU that runs the code orders every store after the
  * loads and stores before it (total store order: x86-64), 0 where it may
  * not (arm64, and every other weakly ordered CPU). A BPF object does not
- * know the CPU its JIT will target: it is taken as x86-64 unless the
- * build names another with libbpf's __TARGET_ARCH_<arch> convention
- * (-D__TARGET_ARCH_arm64), so the arm64 build changes this one place.
- * Only the helpers below read it.
+ * know the CPU its JIT will target, so it is taken as weakly ordered (the
+ * fully ordered forms, correct everywhere) unless the build names x86 with
+ * libbpf's __TARGET_ARCH_<arch> convention (-D__TARGET_ARCH_x86, as the
+ * tree's Makefile does): an object built for one CPU and run on another is
+ * slower, never wrong. Only the helpers below read it.
  */
 #ifndef AK_TSO
 #if defined(__BPF__)
-#if defined(__TARGET_ARCH_arm64) || defined(__TARGET_ARCH_arm) || \
-	defined(__TARGET_ARCH_riscv) || defined(__TARGET_ARCH_powerpc) || \
-	defined(__TARGET_ARCH_loongarch) || defined(__TARGET_ARCH_mips)
-#define AK_TSO 0
-#else
+#if defined(__TARGET_ARCH_x86)
 #define AK_TSO 1
+#else
+#define AK_TSO 0
 #endif
 #elif defined(__x86_64__) || defined(__i386__)
 #define AK_TSO 1
