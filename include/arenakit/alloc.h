@@ -341,6 +341,22 @@ __ak_alloc_entry int __ak_put_block(__arg_arena void __arena *block, int may_spa
 				    unsigned int own_cpu);
 
 /*
+ * Internal: __ak_put_block(@block, 0, AK_ALLOC_CPU_SLOTS): a page it
+ * empties stays with its class. Apart because it never waits for the
+ * page's readers, so its frame has no loop's count: it is the one below
+ * an allocation (queued frees drained), where a program at the stack's
+ * limit has no bytes to spare. 0.
+ */
+__ak_alloc_entry int __ak_put_block_kept(__arg_arena void __arena *block);
+
+/*
+ * Internal: __ak_put_block(@block, 1, AK_ALLOC_CPU_SLOTS), for a free on
+ * the shared path, one frame below ak_free: its constants are not kept in
+ * its frame. 0.
+ */
+__ak_alloc_entry int __ak_put_block_spare(__arg_arena void __arena *block);
+
+/*
  * Internal: clear the live bytes of small @page from .lives_at to its end
  * (alloc_impl_pages.h's __ak_page_init). A loop out of line: verified once,
  * not inside each loop that adds pages. 0.

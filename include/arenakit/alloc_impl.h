@@ -39,7 +39,7 @@ static __ak_always_inline void __arena *__ak_take_block(struct __ak_class __aren
 	__ak_page_taken(cls, page, size, 1);
 
 	if (__ak_mark_live(block)) {
-		__ak_put_block(block, 0, AK_ALLOC_CPU_SLOTS);
+		__ak_put_block_kept(block);
 		return 0;
 	}
 	return __ak_hand_out(block, class, size);
@@ -122,6 +122,18 @@ __ak_global int __ak_put_block(__arg_arena void __arena *block, int may_spare_pa
 				unsigned int own_cpu)
 {
 	__ak_free_block(block, may_spare_page, own_cpu);
+	return 0;
+}
+
+__ak_global int __ak_put_block_kept(__arg_arena void __arena *block)
+{
+	__ak_free_block(block, 0, AK_ALLOC_CPU_SLOTS);
+	return 0;
+}
+
+__ak_global int __ak_put_block_spare(__arg_arena void __arena *block)
+{
+	__ak_free_block(block, 1, AK_ALLOC_CPU_SLOTS);
 	return 0;
 }
 

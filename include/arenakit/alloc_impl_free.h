@@ -174,6 +174,8 @@ static __ak_always_inline int __ak_page_unwatched(struct __ak_page __arena *page
 	}
 	return 1;
 watched:
+	/* Recomputed, not kept across the loops: a register, not a frame slot. */
+	ak_barrier_var(page);
 	__ak_header_mark(page, 1);
 	ak_write_once(page->magic, __AK_PAGE_MAGIC);
 	return 0;
@@ -242,7 +244,7 @@ static __ak_always_inline unsigned int __ak_drain_queued(unsigned int max)
 		block = __ak_queue_pop(&ak_allocator.queued);
 		if (!block)
 			break;
-		__ak_put_block(block, 0, AK_ALLOC_CPU_SLOTS);
+		__ak_put_block_kept(block);
 	}
 	return done;
 }
@@ -314,7 +316,10 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 		if (ak_lock_try(&ak_allocator.lock)) {
 			err = __ak_queue_push(&ak_allocator.queued, ptr);
 		} else {
-			__ak_put_block(ptr, sleepable, AK_ALLOC_CPU_SLOTS);
+			if (sleepable)
+				__ak_put_block_spare(ptr);
+			else
+				__ak_put_block_kept(ptr);
 			__ak_drain_queued(__AK_DRAIN_BATCH);
 			ak_lock_release(&ak_allocator.lock);
 		}
