@@ -11,8 +11,6 @@
 #elif !defined(__ARENAKIT_HTAB_IMPL_KEY_H)
 #define __ARENAKIT_HTAB_IMPL_KEY_H
 
-#include <arenakit/siphash.h>
-
 /*
  * A key as the calls hand it to the table's functions: its n =
  * __AK_HTAB_WORDS(size) words, zero past its size. The macros know the
@@ -26,8 +24,6 @@
  * call site and every pass of a caller's loop.
  */
 #define __AK_HTAB_WORDS(size) (((size) + 7) / 8)
-
-_Static_assert(AK_HTAB_MAX_KEY == 8 * __AK_SIPHASH_WORDS, "a key is at most the words SipHash reads");
 
 /*
  * The key widths, in words: the one list of them, each once. It makes the
@@ -128,19 +124,69 @@ __ak_htab_lookup_lock##n(__arg_arena struct ak_htab __arena *h,		\
 			(const unsigned long long *)key, n, l);		\
 }
 
-/* The hash of a key of @words words @w (zero past the table's key size). */
-static __ak_always_inline unsigned long long __ak_htab_hash(const struct ak_htab __arena *h,
-							    const unsigned long long *w,
-							    unsigned int words)
-{
-	unsigned int size = h->key_size;	/* the caller checked it is @words' */
+/*
+ * The hash: Thorup's pair-multiply-shift ("High Speed Hashing for
+ * Integers and Strings", 2015, after Dietzfelbinger's multiply-shift). A
+ * key word w is two 32-bit halves, and word i has two random 64-bit
+ * multipliers a of its own:
+ *
+ *	hash = sum over i of (a[2i] + (w[i] >> 32)) * (a[2i + 1] + (u32)w[i])
+ *
+ * modulo 2^64, one multiply a word. For two distinct keys fixed before the
+ * seeds are drawn, the top b bits of their hashes (b <= 33) are equal with
+ * probability at most 2 / 2^b; so a table takes a hash's bucket from its
+ * TOP bits (hash >> shift), and the low bits, which are poorly mixed, only
+ * serve the whole hash kept in each node as a filter before the key compare.
+ *
+ * The multipliers are the bucket array's (struct __ak_htab_table): 2 words
+ * per key word, just before the array's header, __AK_HTAB_SEED(t, j) the
+ * j-th. Growth copies them into the new array; a reseed draws new ones.
+ */
+#define __AK_HTAB_SEED(t, j) (((const unsigned long long __arena *)(t))[-1 - (int)(j)])
 
+/*
+ * The hash of the key @w (an array of @words words, on the stack or in the
+ * arena) under the seeds of array @t. @words must be a compile-time constant
+ * (the loop unrolls to exactly its words) or at most AK_HTAB_MAX_KEY / 8.
+ */
+#define __ak_htab_pms(t, w, words)					\
+	({								\
+		const struct __ak_htab_table __arena *___ak_ht = (t);	\
+		typeof(&(w)[0]) ___ak_hw = (w);				\
+		unsigned int ___ak_hn = (words), ___ak_hi;		\
+		unsigned long long ___ak_hx, ___ak_hs = 0;		\
+									\
+		__AK_UNROLL						\
+		for (___ak_hi = 0; ___ak_hi < AK_HTAB_MAX_KEY / 8; ___ak_hi++) { \
+			/* No break or continue: clang unrolls only this form. */ \
+			if (___ak_hi < ___ak_hn) {			\
+				___ak_hx = ___ak_hw[___ak_hi];		\
+				___ak_hs += (__AK_HTAB_SEED(___ak_ht, 2 * ___ak_hi) + \
+					     (___ak_hx >> 32)) *	\
+					    (__AK_HTAB_SEED(___ak_ht, 2 * ___ak_hi + 1) + \
+					     (unsigned int)___ak_hx);	\
+			}						\
+		}							\
+		___ak_hs;						\
+	})
+
+/*
+ * The hash of a key of @words words @w (zero past the table's key size)
+ * under array @t's seeds. Tests may force collisions with their own,
+ * AK_HTAB_TEST_HASH(t, w, words), defined before htab.h is included (it
+ * may fall back to __ak_htab_pms).
+ */
 #ifdef AK_HTAB_TEST_HASH
-	/* Tests force collisions with their own hash. */
-	return AK_HTAB_TEST_HASH(h, w, words, size);
+#define __ak_htab_hash(t, w, words) AK_HTAB_TEST_HASH(t, w, words)
 #else
-	return __ak_siphash(w, words, size, h->seed[0], h->seed[1], 1, 3);
+#define __ak_htab_hash(t, w, words) __ak_htab_pms(t, w, words)
 #endif
+
+/* The bucket of @t a hash leads to. */
+static __ak_always_inline unsigned long long __arena *
+__ak_htab_bucket_of(struct __ak_htab_table __arena *t, unsigned long long hash)
+{
+	return &t->buckets[hash >> t->shift];
 }
 
 /*
