@@ -63,7 +63,8 @@
  * many. Where a sleepable program and any other differ, two versions
  * (__AK_HTAB_WRITERS): a non-sleepable program must not see the page
  * kfuncs.
- *  - lookup: the value's address, or 0 with *@err set;
+ *  - lookup: the value's address, or 0 with *@err set: the common case
+ *    (__ak_htab_lookup_fast) in its own frame, the rest in lookup_slow's;
  *  - begin_sleepable, begin_nosleep: __ak_htab_update_begin;
  *  - delete_sleepable, delete_nosleep: unlink and free the node;
  *  - unlink_nosleep: unlink only, *@node the node, which the caller frees;
@@ -92,12 +93,24 @@ struct __ak_htab_key##n {						\
 };									\
 									\
 __ak_global unsigned long long							\
+__ak_htab_lookup_slow##n(__arg_arena struct ak_htab __arena *h,		\
+			 __ak_nonnull const struct __ak_htab_key##n *key,	\
+			 __ak_nonnull int *err)					\
+{									\
+	return (unsigned long long)__ak_htab_lookup_impl(h, (const unsigned long long *)key, \
+							 n, err);		\
+}									\
+									\
+__ak_global unsigned long long							\
 __ak_htab_lookup##n(__arg_arena struct ak_htab __arena *h,			\
 		    __ak_nonnull const struct __ak_htab_key##n *key,		\
 		    __ak_nonnull int *err)					\
 {									\
-	return (unsigned long long)__ak_htab_lookup_impl(h, (const unsigned long long *)key, \
-							 n, err);		\
+	void __arena *___ak_v;						\
+									\
+	if (__ak_htab_lookup_fast(h, (const unsigned long long *)key, n, &___ak_v, err)) \
+		return __ak_htab_lookup_slow##n(h, key, err);		\
+	return (unsigned long long)___ak_v;				\
 }									\
 									\
 __AK_HTAB_WRITERS(n, sleepable, __AK_HTAB_SLEEPABLE)			\
@@ -219,8 +232,10 @@ __ak_htab_bucket_of(struct __ak_htab_table __arena *t, unsigned long long hash)
 		}							\
 	} while (0)
 
-static __ak_always_inline int __ak_htab_key_equal(const struct ak_htab_node __arena *node,
-						  const unsigned long long *w, unsigned int words)
+/* Whether words @from to @words of @node's key are @w's. */
+static __ak_always_inline int __ak_htab_key_equal_from(const struct ak_htab_node __arena *node,
+						       const unsigned long long *w,
+						       unsigned int from, unsigned int words)
 {
 	unsigned int i;
 
@@ -228,10 +243,16 @@ static __ak_always_inline int __ak_htab_key_equal(const struct ak_htab_node __ar
 	for (i = 0; i < AK_HTAB_MAX_KEY / 8; i++) {
 		if (i == words)
 			return 1;
-		if (node->data[i] != w[i])
+		if (i >= from && node->data[i] != w[i])
 			return 0;
 	}
 	return 1;
+}
+
+static __ak_always_inline int __ak_htab_key_equal(const struct ak_htab_node __arena *node,
+						  const unsigned long long *w, unsigned int words)
+{
+	return __ak_htab_key_equal_from(node, w, 0, words);
 }
 
 /* As __ak_htab_value, for a key of @words words known at compile time: no load. */

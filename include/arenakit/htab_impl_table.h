@@ -195,6 +195,7 @@ static __ak_always_inline void __ak_htab_where(struct ak_htab __arena *h,
 	struct __ak_htab_table __arena *old = ak_read_once(h->old);
 
 	at->newer = 0;
+	at->nhash = 0;	/* unused without @newer; gcc -Og cannot tell */
 	if (old && old != cur) {
 		at->hash = __ak_htab_hash(old, w, words);
 		at->bucket = __ak_htab_bucket_of(old, at->hash);
@@ -403,10 +404,15 @@ static __ak_always_inline int __ak_htab_migrate(struct ak_htab __arena *h,
 		return 0;
 	}
 	/*
-	 * Unheld: if this array is retired meanwhile, the index is of no use,
-	 * and moving the bucket it names is harmless (__ak_htab_lock_home checks).
+	 * The index of the key's old bucket, under the old array's seeds,
+	 * read held. If that array is retired once let go, the index is of no
+	 * use, and moving the bucket it names is harmless (the mover finds its
+	 * own arrays; __ak_htab_lock_home checks).
 	 */
-	home = __ak_htab_hash(old, w, words) >> old->shift;
+	__ak_htab_hold(h);
+	old = ak_read_once(h->old);
+	home = old ? __ak_htab_hash(old, w, words) >> old->shift : 0;
+	__ak_htab_unhold(h);
 	return caller == __AK_HTAB_SLEEPABLE ? __ak_htab_migrate_sleepable(h, home) :
 					       __ak_htab_migrate_nosleep(h, home);
 }
