@@ -64,7 +64,7 @@
  * (__AK_HTAB_WRITERS): a non-sleepable program must not see the page
  * kfuncs.
  *  - lookup: the value's address, or 0 with *@err set: the common case
- *    (__ak_htab_lookup_fast) in its own frame, the rest in lookup_slow's;
+ *    (__ak_htab_lookup_fast), else the whole lookup;
  *  - begin_sleepable, begin_nosleep: __ak_htab_update_begin;
  *  - delete_sleepable, delete_nosleep: unlink and free the node;
  *  - unlink_nosleep: unlink only, *@node the node, which the caller frees;
@@ -93,15 +93,6 @@ struct __ak_htab_key##n {						\
 };									\
 									\
 __ak_global unsigned long long							\
-__ak_htab_lookup_slow##n(__arg_arena struct ak_htab __arena *h,		\
-			 __ak_nonnull const struct __ak_htab_key##n *key,	\
-			 __ak_nonnull int *err)					\
-{									\
-	return (unsigned long long)__ak_htab_lookup_impl(h, (const unsigned long long *)key, \
-							 n, err);		\
-}									\
-									\
-__ak_global unsigned long long							\
 __ak_htab_lookup##n(__arg_arena struct ak_htab __arena *h,			\
 		    __ak_nonnull const struct __ak_htab_key##n *key,		\
 		    __ak_nonnull int *err)					\
@@ -109,7 +100,7 @@ __ak_htab_lookup##n(__arg_arena struct ak_htab __arena *h,			\
 	void __arena *___ak_v;						\
 									\
 	if (__ak_htab_lookup_fast(h, (const unsigned long long *)key, n, &___ak_v, err)) \
-		return __ak_htab_lookup_slow##n(h, key, err);		\
+		___ak_v = __ak_htab_lookup_impl(h, (const unsigned long long *)key, n, err); \
 	return (unsigned long long)___ak_v;				\
 }									\
 									\

@@ -237,7 +237,8 @@ static void model_begin(int st)
 
 	memset(&m, 0, sizeof(m));
 	for (k = 1; k < UNIVERSE; k++) {
-		if (k == KEY_P || k == KEY_Q || k == 2 || (st != SMALL && k >= 3 && k <= 12)) {
+		if (k == KEY_P || k == KEY_Q || k == 2 ||
+		    (st != SMALL && st != RESEED && k >= 3 && k <= 12)) {
 			m.presence[k] = PRESENT;
 			m.value[k] = k * 10;
 		}

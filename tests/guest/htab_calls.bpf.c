@@ -317,19 +317,23 @@ __noinline int reseed_check_keys(void)
 	return 0;
 }
 
-SEC("syscall")
-int test_htab_forced_chain_reseeds_and_lookups_hold(void *ctx)
+/*
+ * The steps are global functions, each verified once on its own: the
+ * test's loops call them, so the verifier does not walk every call's
+ * inlined body again for each state of those loops.
+ */
+__noinline int reseed_fill(void)
 {
 	struct __ak_htab_table __arena *first;
-	struct ak_htab_node __arena *node;
-	__u64 target, v, b, n, longest = 0;
-	unsigned int steps;
-	int i, chain = 0, bad;
+	__u64 target, v = 0;
+	int i, chain = 0;
 	__u32 k;
 
 	reseed_nkeys = 0;
 	test_expect_eq(ak_htab_init(&reseeded, sizeof(k), sizeof(v), 256), 0);
 	first = reseeded.cur;
+	if (!first)
+		return test_fail("no bucket array");
 	for (i = ak_opaque_zero(); i < RESEED_OTHERS && can_loop; i++)
 		test_expect_eq(reseed_add((i + 1) * 2654435761u), 0);
 	/* An empty bucket: the chain is the chosen keys' alone. */
@@ -342,6 +346,72 @@ int test_htab_forced_chain_reseeds_and_lookups_hold(void *ctx)
 		chain++;
 	}
 	test_expect_eq(chain, RESEED_CHAIN);
+	return 0;
+}
+
+/* One write of the reseed (an insert, a delete of a chain key, or an update), then every key. */
+__noinline int reseed_step(unsigned int step)
+{
+	unsigned int i = RESEED_OTHERS + step % RESEED_CHAIN;
+	__u64 v;
+	__u32 k;
+	int bad;
+
+	if (step % 3 == 0) {
+		test_expect_eq(reseed_add(3000000 + step), 0);
+	} else if (step % 3 == 1 && i < RESEED_KEYS && reseed_present[i]) {
+		k = reseed_keys[i];
+		test_expect_eq(ak_htab_delete(&reseeded, &k), 0);
+		reseed_present[i] = 0;
+	} else {
+		k = reseed_keys[step % RESEED_OTHERS];
+		v = k * 3ULL;
+		test_expect_eq(ak_htab_update(&reseeded, &k, &v, AK_HTAB_ANY), 0);
+	}
+	bad = reseed_check_keys();
+	if (bad)
+		return test_fail("step %u of the reseed: key %u", step,
+				 reseed_keys[(bad - 1) & (RESEED_KEYS - 1)]);
+	return 0;
+}
+
+/* The reseed over: the table sound, the chain spread, then destroyed. */
+__noinline int reseed_finish(void)
+{
+	struct ak_htab_node __arena *node;
+	__u64 b, n, longest = 0;
+	int i;
+
+	test_expect(!reseeded.old);
+	test_expect_eq(reseeded.reseeds, 1);
+	test_expect_eq(ak_htab_check_all(&reseeded, 0), 0);
+	for (b = ak_opaque_zero(); reseeded.cur && b < reseeded.cur->nbuckets && can_loop; b++) {
+		n = 0;
+		for (node = __ak_htab_node_of(reseeded.cur->buckets[b]); node && can_loop;
+		     node = node->next)
+			n++;
+		longest = n > longest ? n : longest;
+	}
+	test_expect(longest < AK_HTAB_CHAIN_MAX);
+	for (i = ak_opaque_zero(); i < 64 && can_loop; i++)
+		if (ak_htab_destroy(&reseeded) != -AK_EBUDGET)
+			break;
+	return 0;
+}
+
+SEC("syscall")
+int test_htab_forced_chain_reseeds_and_lookups_hold(void *ctx)
+{
+	struct __ak_htab_table __arena *first;
+	unsigned int step;
+	int err, bad;
+	__u64 v;
+	__u32 k;
+
+	err = reseed_fill();
+	if (err)
+		return err;
+	first = reseeded.cur;
 	test_expect_eq(reseeded.reseed_wanted, 1);
 	test_expect_eq(reseeded.reseeds, 0);
 	test_expect(!reseeded.old);
@@ -356,39 +426,12 @@ int test_htab_forced_chain_reseeds_and_lookups_hold(void *ctx)
 	test_expect_eq(reseeded.reseeds, 1);
 	test_expect(reseeded.old == first);
 	test_expect_eq(reseeded.cur->nbuckets, 256);
-	for (steps = ak_opaque_zero(); reseeded.old && steps < 400 && can_loop; steps++) {
-		i = RESEED_OTHERS + steps % RESEED_CHAIN;
-		if (steps % 3 == 0) {
-			test_expect_eq(reseed_add(3000000 + steps), 0);
-		} else if (steps % 3 == 1 && i < RESEED_KEYS && reseed_present[i]) {
-			k = reseed_keys[i];
-			test_expect_eq(ak_htab_delete(&reseeded, &k), 0);
-			reseed_present[i] = 0;
-		} else {
-			k = reseed_keys[steps % RESEED_OTHERS];
-			v = k * 3ULL;
-			test_expect_eq(ak_htab_update(&reseeded, &k, &v, AK_HTAB_ANY), 0);
-		}
-		bad = reseed_check_keys();
-		if (bad)
-			return test_fail("step %u of the reseed: key %u", steps,
-					 reseed_keys[(bad - 1) & (RESEED_KEYS - 1)]);
+	for (step = ak_opaque_zero(); reseeded.old && step < 400 && can_loop; step++) {
+		err = reseed_step(step);
+		if (err)
+			return err;
 	}
-	test_expect(!reseeded.old);
-	test_expect_eq(reseeded.reseeds, 1);
-	test_expect_eq(ak_htab_check_all(&reseeded, 0), 0);
-	for (b = ak_opaque_zero(); b < reseeded.cur->nbuckets && can_loop; b++) {
-		n = 0;
-		for (node = __ak_htab_node_of(reseeded.cur->buckets[b]); node && can_loop;
-		     node = node->next)
-			n++;
-		longest = n > longest ? n : longest;
-	}
-	test_expect(longest < AK_HTAB_CHAIN_MAX);
-	for (i = ak_opaque_zero(); i < 64 && can_loop; i++)
-		if (ak_htab_destroy(&reseeded) != -AK_EBUDGET)
-			break;
-	return 0;
+	return reseed_finish();
 }
 
 char _license[] SEC("license") = "GPL";
