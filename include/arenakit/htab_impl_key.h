@@ -186,6 +186,21 @@ __ak_htab_lookup_lock##n(__arg_arena struct ak_htab __arena *h,		\
 #define __ak_htab_hash(t, w, words) __ak_htab_pms(t, w, words)
 #endif
 
+/*
+ * __ak_htab_hash for the writers' paths, which hash a key under one array
+ * or two, several times, with calls between: out of line, one copy of the
+ * hash's code per program, and the key's words loaded inside it. Inline,
+ * clang keeps values of every copy live across the calls, spilled to a
+ * frame that grows with the key, past the verifier's 512 bytes over a
+ * chain of calls for the widest keys.
+ */
+static __attribute__((noinline)) unsigned long long
+__ak_htab_hash_reload(const struct __ak_htab_table __arena *t, const unsigned long long *w,
+		      unsigned int words)
+{
+	return __ak_htab_hash(t, w, words);
+}
+
 /* The bucket of @t a hash leads to. */
 static __ak_always_inline unsigned long long __arena *
 __ak_htab_bucket_of(struct __ak_htab_table __arena *t, unsigned long long hash)

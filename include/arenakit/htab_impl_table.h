@@ -197,15 +197,15 @@ static __ak_always_inline void __ak_htab_where(struct ak_htab __arena *h,
 	at->newer = 0;
 	at->nhash = 0;	/* unused without @newer; gcc -Og cannot tell */
 	if (old && old != cur) {
-		at->hash = __ak_htab_hash(old, w, words);
+		at->hash = __ak_htab_hash_reload(old, w, words);
 		at->bucket = __ak_htab_bucket_of(old, at->hash);
 		if (ak_read_once(*at->bucket) != __AK_HTAB_MOVED) {
-			at->nhash = __ak_htab_hash(cur, w, words);
+			at->nhash = __ak_htab_hash_reload(cur, w, words);
 			at->newer = __ak_htab_bucket_of(cur, at->nhash);
 			return;
 		}
 	}
-	at->hash = __ak_htab_hash(cur, w, words);
+	at->hash = __ak_htab_hash_reload(cur, w, words);
 	at->bucket = __ak_htab_bucket_of(cur, at->hash);
 }
 
@@ -411,7 +411,7 @@ static __ak_always_inline int __ak_htab_migrate(struct ak_htab __arena *h,
 	 */
 	__ak_htab_hold(h);
 	old = ak_read_once(h->old);
-	home = old ? __ak_htab_hash(old, w, words) >> old->shift : 0;
+	home = old ? __ak_htab_hash_reload(old, w, words) >> old->shift : 0;
 	__ak_htab_unhold(h);
 	return caller == __AK_HTAB_SLEEPABLE ? __ak_htab_migrate_sleepable(h, home) :
 					       __ak_htab_migrate_nosleep(h, home);
@@ -449,7 +449,7 @@ static __ak_always_inline int __ak_htab_lock_home(struct ak_htab __arena *h,
 		 */
 		__ak_htab_hold(h);
 		table = ak_read_once(h->cur);
-		hash = __ak_htab_hash(table, w, words);
+		hash = __ak_htab_hash_reload(table, w, words);
 		bucket = __ak_htab_bucket_of(table, hash);
 		err = ak_bit_lock_acquire(bucket);
 		if (err) {
@@ -459,7 +459,7 @@ static __ak_always_inline int __ak_htab_lock_home(struct ak_htab __arena *h,
 		old = ak_read_once(h->old);
 		home = ak_read_once(h->cur) == table &&
 		       (!old || old == table ||
-			ak_read_once(*__ak_htab_bucket_of(old, __ak_htab_hash(old, w, words))) ==
+			ak_read_once(*__ak_htab_bucket_of(old, __ak_htab_hash_reload(old, w, words))) ==
 			__AK_HTAB_MOVED);
 		__ak_htab_unhold(h);
 		if (home) {

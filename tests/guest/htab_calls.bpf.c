@@ -290,9 +290,9 @@ static __u64 reseed_bucket(struct __ak_htab_table __arena *t, __u32 k)
 static int reseed_add(__u32 k)
 {
 	__u64 v = k * 3ULL;
-	int i = reseed_nkeys;
+	unsigned int i = reseed_nkeys;
 
-	if (i < 0 || i >= RESEED_KEYS)
+	if (i >= RESEED_KEYS)
 		return -1;
 	reseed_keys[i] = k;
 	reseed_present[i] = 1;
