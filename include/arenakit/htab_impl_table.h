@@ -81,6 +81,25 @@ static inline unsigned long long __ak_htab_seed_words(const struct ak_htab __are
 }
 
 /*
+ * Write the @seeds seed words that end at @t: @from's (a growth), or new
+ * ones. Out of line: its loop's values, live across the random helper's
+ * calls, would be spilled to the frame of the caller, which goes on to
+ * call the allocator, and every frame of that chain counts against the
+ * verifier's 512 bytes.
+ */
+static __attribute__((noinline)) int
+__ak_htab_seeds_fill(struct __ak_htab_table __arena *t, unsigned long long seeds,
+		     struct __ak_htab_table __arena *from)
+{
+	unsigned long long __arena *base = (unsigned long long __arena *)t - seeds;
+	unsigned long long i;
+
+	for (i = ak_opaque_zero(); i < seeds && ak_can_loop; i++)
+		base[seeds - 1 - i] = from ? __AK_HTAB_SEED(from, i) : __ak_htab_random64();
+	return i < seeds ? -AK_EBUDGET : 0;
+}
+
+/*
  * An array of @nbuckets empty buckets, with the seeds of @from (a growth)
  * or new ones (@from NULL: a first array, or a reseed), allocated as
  * @caller may; NULL: see *@err.
@@ -99,9 +118,7 @@ __ak_htab_table_new(struct ak_htab __arena *h, unsigned long long nbuckets,
 	if (!base)
 		return 0;
 	t = (struct __ak_htab_table __arena *)(base + seeds);
-	for (i = ak_opaque_zero(); i < seeds && ak_can_loop; i++)
-		base[seeds - 1 - i] = from ? __AK_HTAB_SEED(from, i) : __ak_htab_random64();
-	if (i < seeds)
+	if (__ak_htab_seeds_fill(t, seeds, from))
 		goto cut;
 	/* Whole pages come zeroed from the kernel; a reused block does not. */
 	if (bytes <= AK_ALLOC_MAX_SMALL) {

@@ -304,10 +304,11 @@ static int reseed_add(__u32 k)
 __noinline int reseed_check_keys(void)
 {
 	__u64 __arena *p;
+	unsigned int i;
 	__u32 k;
-	int i, err;
+	int err;
 
-	for (i = ak_opaque_zero(); i < reseed_nkeys && i < RESEED_KEYS && can_loop; i++) {
+	for (i = ak_opaque_zero(); i < (unsigned int)reseed_nkeys && i < RESEED_KEYS && can_loop; i++) {
 		k = reseed_keys[i];
 		err = 0;
 		p = ak_htab_lookup(&reseeded, &k, &err);
