@@ -16,12 +16,42 @@
  *
  * Buckets are one word each, like the kernel's hlist_bl: the first node's
  * address with bit 0 as the bucket's lock (lock.h's bit lock), so bucket
- * memory is 8 bytes and writers on different buckets never contend. The
- * hash is SipHash-1-3 (siphash.h) of the key bytes with a 128-bit
- * per-table seed (bpf_get_prandom_u32 at init): a keyed hash, so whoever
- * chooses the keys cannot force them into one chain without the seed,
- * which never leaves the arena's owner; 1-3 rounds as in Rust's HashMap,
- * cheap enough for 16-byte keys.
+ * memory is 8 bytes and writers on different buckets never contend.
+ *
+ * The hash is Thorup's pair-multiply-shift, a universal family: one
+ * multiply per 8 key bytes, with random multipliers of each bucket array
+ * (bpf_get_prandom_u32 in BPF, getrandom in user space, drawn when the
+ * array is made), the bucket taken from the hash's top bits
+ * (htab_impl_key.h). For two keys chosen without knowledge of the seeds,
+ * the chance they share a bucket is at most 2 / buckets. And the table
+ * reseeds, as the kernel's rhashtable does: an insert that finds its chain
+ * longer than AK_HTAB_CHAIN_MAX (and longer than the load explains) has
+ * the table rehash its entries under new seeds, through the same
+ * migration as growth. h->reseeds counts the reseeds begun.
+ *
+ * Threat model. BPF_MAP_TYPE_HASH hashes with jhash and a random seed
+ * drawn once, and never reseeds; SipHash (which this table used before) is
+ * a pseudorandom function: without its key, no one can tell which keys
+ * collide, even from many hashes. Pair-multiply-shift is neither: it is
+ * universal, so an attacker who chooses keys without seeing anything that
+ * depends on the seeds gets chains as short as random keys give (expected
+ * length at most 1 + 2 x the load); but it is not a PRF, and one who can
+ * time lookups (or otherwise observe collisions) can learn which of its
+ * keys collide, and from few such observations, more. Against that one the
+ * table does not keep a long chain: past AK_HTAB_CHAIN_MAX nodes, it
+ * reseeds, and what was learnt is void. What that costs the table: an
+ * array of its size (taken by a sleepable update; a table only
+ * non-sleepable programs write reseeds at the next ak_htab_reserve), and
+ * every entry moved once, a few buckets per write (as growth), with
+ * lookups hashing twice while it runs. What bounds it: one migration at a
+ * time, so reseeds come at most once per nbuckets / (AK_HTAB_MIGRATE_STEP
+ * + 1) writes; until the next reseed ends, a chain may grow past the bound
+ * (every lookup and insert walk stays bounded by may_goto, -AK_EBUDGET);
+ * and a chain only the load makes long (a table stopped at
+ * AK_HTAB_MAX_BUCKETS and filled on) asks for none. SipHash is not kept as
+ * an option: it cost most of a lookup's instructions, and with reseeding,
+ * what it adds is only against an attacker who observes timings, whom the
+ * reseed already answers (rhashtable reseeds jhash for the same reason).
  *
  * Growth: the bucket count (a power of two) doubles when the entries pass
  * 3/4 of it, incrementally: the new array is allocated by a sleepable
@@ -31,7 +61,9 @@
  * it (htab_impl_table.h says how). Chosen over growing in one step because
  * moving a million entries in one call would spend most of a frame's budget
  * and stall every writer, and because non-sleepable programs can do the
- * moving (it needs no allocation).
+ * moving (it needs no allocation). A reseed is the same migration into an
+ * array of the same size (or twice, if growth is due too) with new seeds,
+ * each node's hash computed again as it moves.
  *
  * Concurrency: writers lock the bucket (bounded wait: -EBUSY). What a
  * reader racing writers may observe:
@@ -92,8 +124,13 @@
 /* Grow when entries > buckets * 3 / 4. */
 #define AK_HTAB_LOAD_NUM 3
 #define AK_HTAB_LOAD_DEN 4
-/* Old buckets an update or delete moves while the table grows. */
+/* Old buckets an update or delete moves while the table grows or reseeds. */
 #define AK_HTAB_MIGRATE_STEP 4
+/*
+ * The longest chain an insert accepts before the table reseeds (plus twice
+ * the load: __ak_htab_chain_too_long), as rhashtable's elasticity.
+ */
+#define AK_HTAB_CHAIN_MAX 16
 /*
  * Lock-free looks a lookup makes before it takes the bucket's lock; and
  * tries at a bucket that growth moved meanwhile, before -EBUSY.
@@ -256,16 +293,19 @@ static inline unsigned long long ak_htab_count(const struct ak_htab __arena *h);
  * @h: the table
  * @n: entries the pool should hold nodes for
  *
+ * Also starts the reseed a non-sleepable insert asked for (htab.h), which
+ * only a sleepable call can allocate for.
  * Return: as ak_alloc_reserve; -EINVAL if @h is not initialised.
  */
 static inline int ak_htab_reserve(struct ak_htab __arena *h, unsigned long long n);
 
 /**
- * ak_htab_maintain - finish a growth in progress (any program type)
+ * ak_htab_maintain - finish a growth or reseed in progress (any program type)
  * @h: the table
  *
  * Updates and deletes move the old buckets a few at a time; this moves the
- * rest, so lookups stop reading two arrays and the old one is freed.
+ * rest, so lookups stop reading two arrays and the old one is freed. It
+ * starts none (it may not allocate an array).
  * Return: 0; -EBUSY; -AK_EBUDGET (call again: moved buckets stay moved);
  * -EINVAL if @h is not initialised (or destroyed).
  */
@@ -343,11 +383,12 @@ __ak_global int ak_htab_destroy(__arg_arena struct ak_htab __arena *h);
 /**
  * ak_htab_check_all - check every chain of @h, in one call (any program)
  * @h: the table, which no program changes meanwhile
- * @bad: set to the first node found in a chain its hash does not lead to,
- *	or NULL (may be NULL)
+ * @bad: set to the first node found whose hash is not its key's, or in a
+ *	chain its hash does not lead to, or NULL (may be NULL)
  *
- * Every node must be in the bucket its hash selects, and the nodes must
- * number ak_htab_count(@h).
+ * Every node must hold its key's hash under the current seeds and be in
+ * the bucket that hash selects, and the nodes must number
+ * ak_htab_count(@h).
  *
  * A growth in progress is finished first (ak_htab_maintain).
  *

@@ -6,10 +6,10 @@
  * each part using only those before it:
  *  - htab_impl_common.h: a bucket word's chain, a node's value, holding
  *    the bucket array, a walk's cursor (shared with htab_user.h);
- *  - htab_impl_table.h: bucket arrays, ak_htab_init, and how a table grows
- *    from one array to the next (the growth protocol and the migration);
  *  - htab_impl_key.h: a key's words and the width list, the hash, the key
  *    compare, a value's copies in and out of the arena;
+ *  - htab_impl_table.h: bucket arrays, ak_htab_init, and how a table grows
+ *    or reseeds from one array to the next (the migration);
  *  - htab_impl_ops.h: the calls on one key (lookup, update, delete, the
  *    locked lookup) and their out-of-line versions per key width;
  *  - htab_impl_walk.h: the calls over the whole table (check, maintain,
@@ -42,8 +42,8 @@
 #define __ARENAKIT_HTAB_IMPL_H
 
 #include <arenakit/htab_impl_common.h>
-#include <arenakit/htab_impl_table.h>
 #include <arenakit/htab_impl_key.h>
+#include <arenakit/htab_impl_table.h>
 #include <arenakit/htab_impl_ops.h>
 #include <arenakit/htab_impl_walk.h>
 

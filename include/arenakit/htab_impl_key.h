@@ -11,8 +11,6 @@
 #elif !defined(__ARENAKIT_HTAB_IMPL_KEY_H)
 #define __ARENAKIT_HTAB_IMPL_KEY_H
 
-#include <arenakit/siphash.h>
-
 /*
  * A key as the calls hand it to the table's functions: its n =
  * __AK_HTAB_WORDS(size) words, zero past its size. The macros know the
@@ -26,8 +24,6 @@
  * call site and every pass of a caller's loop.
  */
 #define __AK_HTAB_WORDS(size) (((size) + 7) / 8)
-
-_Static_assert(AK_HTAB_MAX_KEY == 8 * __AK_SIPHASH_WORDS, "a key is at most the words SipHash reads");
 
 /*
  * The key widths, in words: the one list of them, each once. It makes the
@@ -67,7 +63,8 @@ _Static_assert(AK_HTAB_MAX_KEY == 8 * __AK_SIPHASH_WORDS, "a key is at most the 
  * many. Where a sleepable program and any other differ, two versions
  * (__AK_HTAB_WRITERS): a non-sleepable program must not see the page
  * kfuncs.
- *  - lookup: the value's address, or 0 with *@err set;
+ *  - lookup: the value's address, or 0 with *@err set: the common case
+ *    (__ak_htab_lookup_fast), else the whole lookup;
  *  - begin_sleepable, begin_nosleep: __ak_htab_update_begin;
  *  - delete_sleepable, delete_nosleep: unlink and free the node;
  *  - unlink_nosleep: unlink only, *@node the node, which the caller frees;
@@ -100,8 +97,11 @@ __ak_htab_lookup##n(__arg_arena struct ak_htab __arena *h,			\
 		    __ak_nonnull const struct __ak_htab_key##n *key,		\
 		    __ak_nonnull int *err)					\
 {									\
-	return (unsigned long long)__ak_htab_lookup_impl(h, (const unsigned long long *)key, \
-							 n, err);		\
+	void __arena *___ak_v;						\
+									\
+	if (__ak_htab_lookup_fast(h, (const unsigned long long *)key, n, &___ak_v, err)) \
+		___ak_v = __ak_htab_lookup_impl(h, (const unsigned long long *)key, n, err); \
+	return (unsigned long long)___ak_v;				\
 }									\
 									\
 __AK_HTAB_WRITERS(n, sleepable, __AK_HTAB_SLEEPABLE)			\
@@ -128,19 +128,84 @@ __ak_htab_lookup_lock##n(__arg_arena struct ak_htab __arena *h,		\
 			(const unsigned long long *)key, n, l);		\
 }
 
-/* The hash of a key of @words words @w (zero past the table's key size). */
-static __ak_always_inline unsigned long long __ak_htab_hash(const struct ak_htab __arena *h,
-							    const unsigned long long *w,
-							    unsigned int words)
-{
-	unsigned int size = h->key_size;	/* the caller checked it is @words' */
+/*
+ * The hash: Thorup's pair-multiply-shift ("High Speed Hashing for
+ * Integers and Strings", 2015, after Dietzfelbinger's multiply-shift). A
+ * key word w is two 32-bit halves, and word i has two random 64-bit
+ * multipliers a of its own:
+ *
+ *	hash = sum over i of (a[2i] + (w[i] >> 32)) * (a[2i + 1] + (u32)w[i])
+ *
+ * modulo 2^64, one multiply a word. For two distinct keys fixed before the
+ * seeds are drawn, the top b bits of their hashes (b <= 33) are equal with
+ * probability at most 2 / 2^b; so a table takes a hash's bucket from its
+ * TOP bits (hash >> shift), and the low bits, which are poorly mixed, only
+ * serve the whole hash kept in each node as a filter before the key compare.
+ *
+ * The multipliers are the bucket array's (struct __ak_htab_table): 2 words
+ * per key word, just before the array's header, __AK_HTAB_SEED(t, j) the
+ * j-th. Growth copies them into the new array; a reseed draws new ones.
+ */
+#define __AK_HTAB_SEED(t, j) (((const unsigned long long __arena *)(t))[-1 - (int)(j)])
 
+/*
+ * The hash of the key @w (an array of @words words, on the stack or in the
+ * arena) under the seeds of array @t. @words must be a compile-time constant
+ * (the loop unrolls to exactly its words) or at most AK_HTAB_MAX_KEY / 8.
+ */
+#define __ak_htab_pms(t, w, words)					\
+	({								\
+		const struct __ak_htab_table __arena *___ak_ht = (t);	\
+		typeof(&(w)[0]) ___ak_hw = (w);				\
+		unsigned int ___ak_hn = (words), ___ak_hi;		\
+		unsigned long long ___ak_hx, ___ak_hs = 0;		\
+									\
+		__AK_UNROLL						\
+		for (___ak_hi = 0; ___ak_hi < AK_HTAB_MAX_KEY / 8; ___ak_hi++) { \
+			/* No break or continue: clang unrolls only this form. */ \
+			if (___ak_hi < ___ak_hn) {			\
+				___ak_hx = ___ak_hw[___ak_hi];		\
+				___ak_hs += (__AK_HTAB_SEED(___ak_ht, 2 * ___ak_hi) + \
+					     (___ak_hx >> 32)) *	\
+					    (__AK_HTAB_SEED(___ak_ht, 2 * ___ak_hi + 1) + \
+					     (unsigned int)___ak_hx);	\
+			}						\
+		}							\
+		___ak_hs;						\
+	})
+
+/*
+ * The hash of a key of @words words @w (zero past the table's key size)
+ * under array @t's seeds. Tests may force collisions with their own,
+ * AK_HTAB_TEST_HASH(t, w, words), defined before htab.h is included (it
+ * may fall back to __ak_htab_pms).
+ */
 #ifdef AK_HTAB_TEST_HASH
-	/* Tests force collisions with their own hash. */
-	return AK_HTAB_TEST_HASH(h, w, words, size);
+#define __ak_htab_hash(t, w, words) AK_HTAB_TEST_HASH(t, w, words)
 #else
-	return __ak_siphash(w, words, size, h->seed[0], h->seed[1], 1, 3);
+#define __ak_htab_hash(t, w, words) __ak_htab_pms(t, w, words)
 #endif
+
+/*
+ * __ak_htab_hash for the writers' paths, which hash a key under one array
+ * or two, several times, with calls between: out of line, one copy of the
+ * hash's code per program, and the key's words loaded inside it. Inline,
+ * clang keeps values of every copy live across the calls, spilled to a
+ * frame that grows with the key, past the verifier's 512 bytes over a
+ * chain of calls for the widest keys.
+ */
+static __attribute__((noinline)) unsigned long long
+__ak_htab_hash_reload(const struct __ak_htab_table __arena *t, const unsigned long long *w,
+		      unsigned int words)
+{
+	return __ak_htab_hash(t, w, words);
+}
+
+/* The bucket of @t a hash leads to. */
+static __ak_always_inline unsigned long long __arena *
+__ak_htab_bucket_of(struct __ak_htab_table __arena *t, unsigned long long hash)
+{
+	return &t->buckets[hash >> t->shift];
 }
 
 /*
@@ -173,8 +238,10 @@ static __ak_always_inline unsigned long long __ak_htab_hash(const struct ak_htab
 		}							\
 	} while (0)
 
-static __ak_always_inline int __ak_htab_key_equal(const struct ak_htab_node __arena *node,
-						  const unsigned long long *w, unsigned int words)
+/* Whether words @from to @words of @node's key are @w's. */
+static __ak_always_inline int __ak_htab_key_equal_from(const struct ak_htab_node __arena *node,
+						       const unsigned long long *w,
+						       unsigned int from, unsigned int words)
 {
 	unsigned int i;
 
@@ -182,10 +249,16 @@ static __ak_always_inline int __ak_htab_key_equal(const struct ak_htab_node __ar
 	for (i = 0; i < AK_HTAB_MAX_KEY / 8; i++) {
 		if (i == words)
 			return 1;
-		if (node->data[i] != w[i])
+		if (i >= from && node->data[i] != w[i])
 			return 0;
 	}
 	return 1;
+}
+
+static __ak_always_inline int __ak_htab_key_equal(const struct ak_htab_node __arena *node,
+						  const unsigned long long *w, unsigned int words)
+{
+	return __ak_htab_key_equal_from(node, w, 0, words);
 }
 
 /* As __ak_htab_value, for a key of @words words known at compile time: no load. */

@@ -17,17 +17,21 @@
 /*
  * Find the key @w of @words words and hash @hash in the chain of @bucket.
  * Returns 0 with *@found set (or NULL), or -AK_EBUDGET. *@link gets the
- * word that points at the node found (for unlinking), when @link is given.
+ * word that points at the node found (for unlinking), when @link is given;
+ * *@len the nodes passed (the chain's length, on a miss), when @len is.
  */
 static __ak_always_inline int __ak_htab_chain_find(unsigned long long __arena *bucket,
 						   unsigned long long hash,
 						   const unsigned long long *w,
 						   unsigned int words,
 						   struct ak_htab_node __arena **found,
-						   unsigned long long __arena **link)
+						   unsigned long long __arena **link,
+						   unsigned int *len)
 {
 	struct ak_htab_node __arena *node = __ak_htab_node_of(ak_read_once(*bucket));
 	unsigned long long __arena *at = bucket;
+	/* Opaque: a count from a constant keeps the verifier's walk from converging. */
+	unsigned int n = len ? (unsigned int)ak_opaque_zero() : 0;
 
 	*found = 0;
 	while (node) {
@@ -38,9 +42,12 @@ static __ak_always_inline int __ak_htab_chain_find(unsigned long long __arena *b
 		}
 		at = (unsigned long long __arena *)&node->next;
 		node = ak_read_once(node->next);
+		n++;
 	}
 	if (link)
 		*link = at;
+	if (len)
+		*len = n;
 	return 0;
 cut:
 	return -AK_EBUDGET;
@@ -52,19 +59,20 @@ cut:
  * and *@nodep the entry, or an error (-ENOENT: absent) with nothing held.
  */
 static __ak_always_inline int __ak_htab_lock_find(struct ak_htab __arena *h,
-						  unsigned long long hash,
 						  const unsigned long long *w,
 						  unsigned int words,
 						  unsigned long long __arena **bucketp,
 						  struct ak_htab_node __arena **nodep)
 {
-	unsigned long long __arena *bucket, *newer;
+	unsigned long long __arena *bucket;
+	struct __ak_htab_where at;
 	unsigned int tries;
 	int err = -EBUSY;
 
 	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
 	     tries++) {
-		bucket = __ak_htab_bucket(h, hash, &newer);
+		__ak_htab_where(h, ak_read_once(h->cur), w, words, &at);
+		bucket = at.bucket;
 		err = ak_bit_lock_acquire(bucket);
 		if (err)
 			return err;
@@ -74,18 +82,18 @@ static __ak_always_inline int __ak_htab_lock_find(struct ak_htab __arena *h,
 			err = -EBUSY;
 			continue;
 		}
-		err = __ak_htab_chain_find(bucket, hash, w, words, nodep, 0);
-		if (!err && !*nodep && newer && (ak_read_once(*bucket) & __AK_HTAB_MOVED)) {
+		err = __ak_htab_chain_find(bucket, at.hash, w, words, nodep, 0, 0);
+		if (!err && !*nodep && at.newer && (ak_read_once(*bucket) & __AK_HTAB_MOVED)) {
 			/*
 			 * Partly moved, and held still by its lock: the rest is in
 			 * the new bucket (locked second, as a mover does).
 			 */
-			err = ak_bit_lock_acquire(newer);
+			err = ak_bit_lock_acquire(at.newer);
 			ak_bit_lock_release(bucket);
 			if (err)
 				return err;
-			bucket = newer;
-			err = __ak_htab_chain_find(bucket, hash, w, words, nodep, 0);
+			bucket = at.newer;
+			err = __ak_htab_chain_find(bucket, at.nhash, w, words, nodep, 0, 0);
 		}
 		if (!err && !*nodep)
 			err = -ENOENT;
@@ -104,40 +112,42 @@ static __ak_always_inline void __arena *__ak_htab_lookup_impl(struct ak_htab __a
 							      const unsigned long long *w,
 							      unsigned int words, int *errp)
 {
-	unsigned long long hash = __ak_htab_hash(h, w, words), gen, head;
-	unsigned long long __arena *bucket, *newer;
+	struct __ak_htab_table __arena *cur;
+	unsigned long long gen, head;
+	struct __ak_htab_where at;
 	/* Its own variable: a may_goto exit must not store an unset bucket. */
 	unsigned long long __arena *locked = 0;
 	struct ak_htab_node __arena *node;
 	unsigned int tries;
 	int err = 0;
 
-	if (!ak_read_once(h->cur)) {
-		err = -EINVAL;
-		goto fail;
-	}
 	/*
 	 * Lock-free first. A miss is the answer only if nothing could have
 	 * led the walk astray: the generation did not move (no node it passed
-	 * was freed) and the bucket was unlocked and is unchanged (a mover
-	 * relinks the nodes of the locked bucket it moves, and a reader that
-	 * follows a moved node ends in another chain).
+	 * was freed, no array was published) and the bucket was unlocked and
+	 * is unchanged (a mover relinks the nodes of the locked bucket it
+	 * moves, and a reader that follows a moved node ends in another chain).
 	 */
 	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
 	     tries++) {
 		gen = ak_read_once(h->gen);
-		bucket = __ak_htab_bucket(h, hash, &newer);
-		head = ak_read_once(*bucket);
-		err = __ak_htab_chain_find(bucket, hash, w, words, &node, 0);
+		cur = ak_read_once(h->cur);
+		if (!cur) {
+			err = -EINVAL;
+			goto fail;
+		}
+		__ak_htab_where(h, cur, w, words, &at);
+		head = ak_read_once(*at.bucket);
+		err = __ak_htab_chain_find(at.bucket, at.hash, w, words, &node, 0, 0);
 		/* A partly moved old bucket: the rest is in the new one. */
-		if (!err && !node && newer && (head & __AK_HTAB_MOVED))
-			err = __ak_htab_chain_find(newer, hash, w, words, &node, 0);
+		if (!err && !node && at.newer && (head & __AK_HTAB_MOVED))
+			err = __ak_htab_chain_find(at.newer, at.nhash, w, words, &node, 0, 0);
 		if (err)
 			goto fail;
 		if (node)
 			return __ak_htab_value_at(node, words);
 		if (!(head & (__AK_HTAB_LOCKED | __AK_HTAB_MOVED)) &&
-		    ak_read_once(*bucket) == head && ak_read_once(h->gen) == gen)
+		    ak_read_once(*at.bucket) == head && ak_read_once(h->gen) == gen)
 			goto fail_noent;
 	}
 	/*
@@ -145,7 +155,7 @@ static __ak_always_inline void __arena *__ak_htab_lookup_impl(struct ak_htab __a
 	 * an old array is not freed while its bucket is locked.
 	 */
 	__ak_htab_hold(h);
-	err = __ak_htab_lock_find(h, hash, w, words, &locked, &node);
+	err = __ak_htab_lock_find(h, w, words, &locked, &node);
 	if (!err)
 		ak_bit_lock_release(locked);
 	__ak_htab_unhold(h);
@@ -157,6 +167,53 @@ fail_noent:
 fail:
 	if (errp)
 		*errp = err;
+	return 0;
+}
+
+/*
+ * A lookup's common case: no migration in progress, and the bucket not
+ * changed under the walk. Straight-line code in the caller's frame, the
+ * key's words held in registers, the bucket's word read once for the walk
+ * and once to check a miss (the check of __ak_htab_lookup_impl's first
+ * try). Returns 1 if it cannot answer (a migration, a table not
+ * initialised, a chain that changed meanwhile): the full lookup then runs,
+ * from the start. Else 0, with *@v the value's address, or NULL and *@errp
+ * set (-ENOENT, -AK_EBUDGET).
+ */
+static __ak_always_inline int __ak_htab_lookup_fast(struct ak_htab __arena *h,
+						    const unsigned long long *w, unsigned int words,
+						    void __arena **v, int *errp)
+{
+	/* The key's first words in locals, not a stack copy: the frame stays small. */
+	unsigned long long k0 = w[0], k1 = words > 1 ? w[1] : 0, gen, head, hash;
+	struct __ak_htab_table __arena *cur;
+	unsigned long long __arena *bucket;
+	struct ak_htab_node __arena *node;
+
+	gen = ak_read_once(h->gen);
+	cur = ak_read_once(h->cur);
+	if (!cur || ak_read_once(h->old))
+		return 1;
+	hash = __ak_htab_hash(cur, w, words);
+	bucket = __ak_htab_bucket_of(cur, hash);
+	head = ak_read_once(*bucket);
+	for (node = __ak_htab_node_of(head); node; node = ak_read_once(node->next)) {
+		ak_cond_break_label(cut);
+		if (node->hash == hash && node->data[0] == k0 &&
+		    (words < 2 || node->data[1] == k1) && __ak_htab_key_equal_from(node, w, 2, words)) {
+			*v = __ak_htab_value_at(node, words);
+			return 0;
+		}
+	}
+	if (head & (__AK_HTAB_LOCKED | __AK_HTAB_MOVED) || ak_read_once(*bucket) != head ||
+	    ak_read_once(h->gen) != gen)
+		return 1;
+	*errp = -ENOENT;
+	*v = 0;
+	return 0;
+cut:
+	*errp = -AK_EBUDGET;
+	*v = 0;
 	return 0;
 }
 
@@ -193,23 +250,25 @@ struct __ak_htab_update {
 
 /*
  * Lock the home bucket of @key and find its node there: 0 with the bucket
- * locked (*@node NULL if absent and the flags allow adding it), or an error
- * with nothing held.
+ * locked (*@node NULL if absent and the flags allow adding it; *@hash the
+ * key's hash in the bucket's array, *@len the chain's length), or an
+ * error with nothing held.
  */
 static __ak_always_inline int __ak_htab_lock_find_for(struct ak_htab __arena *h,
-						      unsigned long long hash,
 						      const unsigned long long *w,
 						      unsigned int words,
 						      unsigned long long flags,
 						      enum __ak_htab_caller caller,
 						      unsigned long long __arena **bucket,
-						      struct ak_htab_node __arena **node)
+						      struct ak_htab_node __arena **node,
+						      unsigned long long *hash,
+						      unsigned int *len)
 {
-	int err = __ak_htab_lock_home(h, hash, caller, bucket);
+	int err = __ak_htab_lock_home(h, w, words, caller, bucket, hash);
 
 	if (err)
 		return err;
-	err = __ak_htab_chain_find(*bucket, hash, w, words, node, 0);
+	err = __ak_htab_chain_find(*bucket, *hash, w, words, node, 0, len);
 	if (!err && *node && flags == AK_HTAB_NOEXIST)
 		err = -EEXIST;
 	if (!err && !*node && flags == AK_HTAB_EXIST)
@@ -231,16 +290,20 @@ static __ak_always_inline int __ak_htab_lock_find_for(struct ak_htab __arena *h,
  * allocation may sleep in the page kfunc, and a holder that sleeps leaves
  * every writer of the bucket spinning, on CPUs the sleeper may need: with
  * no preemption in the kernel, until the soft-lockup detector fires.
+ *
+ * An insert into a chain too long (__ak_htab_chain_too_long) asks for a
+ * reseed, which the next sleepable update (this one's too late: it holds
+ * a lock) or ak_htab_reserve starts.
  */
 static __ak_always_inline void __arena *
 __ak_htab_update_begin(struct ak_htab __arena *h, const unsigned long long *w, unsigned int words,
 		       unsigned long long flags, enum __ak_htab_caller caller,
 		       struct __ak_htab_update *u)
 {
-	unsigned long long hash = __ak_htab_hash(h, w, words);
 	struct ak_htab_node __arena *node, *spare;
 	unsigned long long __arena *bucket;
-	unsigned int i;
+	unsigned long long hash;
+	unsigned int i, len;
 	int err;
 
 	u->fresh = 0;
@@ -249,8 +312,8 @@ __ak_htab_update_begin(struct ak_htab __arena *h, const unsigned long long *w, u
 		goto fail;
 	}
 	if (caller == __AK_HTAB_SLEEPABLE)
-		__ak_htab_grow(h);	/* may not find memory: this entry needs a node only */
-	err = __ak_htab_lock_find_for(h, hash, w, words, flags, caller, &bucket, &node);
+		__ak_htab_resize(h, 1);	/* may not find memory: this entry needs a node only */
+	err = __ak_htab_lock_find_for(h, w, words, flags, caller, &bucket, &node, &hash, &len);
 	if (err)
 		goto fail;
 	if (!node) {
@@ -262,8 +325,8 @@ __ak_htab_update_begin(struct ak_htab __arena *h, const unsigned long long *w, u
 				ak_alloc_nosleep(h->node_size, &err);
 			if (!spare)
 				goto fail;
-			err = __ak_htab_lock_find_for(h, hash, w, words, flags, caller, &bucket,
-						      &node);
+			err = __ak_htab_lock_find_for(h, w, words, flags, caller, &bucket,
+						      &node, &hash, &len);
 			if (err || node) {
 				/* Added by someone else meanwhile; this free never waits. */
 				ak_free_nosleep(spare);
@@ -272,6 +335,9 @@ __ak_htab_update_begin(struct ak_htab __arena *h, const unsigned long long *w, u
 			}
 		}
 		if (!node) {
+			if (len > AK_HTAB_CHAIN_MAX && !ak_read_once(h->reseed_wanted) &&
+			    __ak_htab_chain_too_long(h, len))
+				ak_write_once(h->reseed_wanted, 1);
 			spare->hash = hash;
 			__AK_UNROLL
 			for (i = 0; i < words; i++)
@@ -410,18 +476,18 @@ static __ak_always_inline int __ak_htab_unlink(struct ak_htab __arena *h,
 					       enum __ak_htab_caller caller,
 					       struct ak_htab_node __arena **nodep)
 {
-	unsigned long long hash = __ak_htab_hash(h, w, words);
 	unsigned long long __arena *bucket;
 	unsigned long long __arena *link;
 	struct ak_htab_node __arena *node;
+	unsigned long long hash;
 	int err;
 
 	if (!ak_read_once(h->cur))
 		return -EINVAL;
-	err = __ak_htab_lock_home(h, hash, caller, &bucket);
+	err = __ak_htab_lock_home(h, w, words, caller, &bucket, &hash);
 	if (err)
 		return err;
-	err = __ak_htab_chain_find(bucket, hash, w, words, &node, &link);
+	err = __ak_htab_chain_find(bucket, hash, w, words, &node, &link, 0);
 	if (!err && !node)
 		err = -ENOENT;
 	if (!err) {
@@ -520,7 +586,7 @@ __ak_htab_lookup_lock_impl(struct ak_htab __arena *h, const unsigned long long *
 		return 0;
 	}
 	__ak_htab_hold(h);
-	err = __ak_htab_lock_find(h, __ak_htab_hash(h, w, words), w, words, &bucket, &node);
+	err = __ak_htab_lock_find(h, w, words, &bucket, &node);
 	if (err) {
 		__ak_htab_unhold(h);
 		l->err = err;
@@ -573,6 +639,7 @@ static inline int ak_htab_reserve(struct ak_htab __arena *h, unsigned long long 
 {
 	if (!ak_read_once(h->cur))
 		return -EINVAL;
+	__ak_htab_resize(h, 0);		/* a reseed a non-sleepable insert asked for */
 	return ak_alloc_reserve(h->node_size, n);
 }
 

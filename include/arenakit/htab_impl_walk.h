@@ -41,7 +41,7 @@ __ak_global int __ak_htab_check_chunk(__arg_arena struct ak_htab __arena *h,
 {
 	struct __ak_htab_table __arena *t = ak_read_once(h->cur);
 	struct ak_htab_node __arena *node;
-	unsigned long long b, n, mask;
+	unsigned long long b, n;
 
 	if (!t)
 		return -EINVAL;
@@ -49,14 +49,14 @@ __ak_global int __ak_htab_check_chunk(__arg_arena struct ak_htab __arena *h,
 		return -AK_ESTALE;
 	if (ak_read_once(h->old))
 		return -EBUSY;	/* a growth began meanwhile */
-	mask = t->nbuckets - 1;
 	for (b = c->bucket + ak_opaque_zero(); b < t->nbuckets; b++) {
 		ak_cond_break_label(cut);
 		n = 0;
 		/* A bucket is counted whole, or again from its start next chunk. */
 		for (node = __ak_htab_node_of(t->buckets[b]); node; node = node->next) {
 			ak_cond_break_label(cut);
-			if ((node->hash & mask) != b) {
+			if (node->hash != __ak_htab_hash(t, node->data, h->key_words) ||
+			    node->hash >> t->shift != b) {
 				c->bad = (unsigned long long)node;
 				return -EINVAL;
 			}
@@ -318,8 +318,8 @@ __ak_global int ak_htab_destroy(__arg_arena struct ak_htab __arena *h)
 	if (err)
 		return err;
 	cur = ak_xchg(&h->cur, 0);
-	ak_free(cur);
-	ak_free(ak_xchg(&h->retired, 0));
+	__ak_htab_table_free(h, cur, __AK_HTAB_SLEEPABLE);
+	__ak_htab_table_free(h, ak_xchg(&h->retired, 0), __AK_HTAB_SLEEPABLE);
 	h->key_size = 0;
 	h->value_size = 0;
 	ak_arena_store_barrier();

@@ -7,7 +7,7 @@
  * the loader's copying walk is <arenakit/htab_user.h>.
  *
  * A table (struct ak_htab) points at its bucket array (struct
- * __ak_htab_table), and while it grows at the old one too. A bucket is one
+ * __ak_htab_table), and while it grows or reseeds at the old one too. A bucket is one
  * word: the address of its chain's first node (struct ak_htab_node), with
  * bit 0 as the bucket's lock (__AK_HTAB_LOCKED); an old bucket whose nodes
  * were moved into the new array holds __AK_HTAB_MOVED, and one whose move
@@ -39,9 +39,15 @@ struct ak_htab_node {
 /* Alone: an old bucket whose nodes are in the new array; with a chain: some are. */
 #define __AK_HTAB_MOVED 2ULL
 
-/* A bucket array: h->cur, and h->old while the table grows. */
+/*
+ * A bucket array: h->cur, and h->old while the table grows or reseeds.
+ * The hash's seeds lie just before it, two words per key word
+ * (__AK_HTAB_SEED, htab_impl_key.h): the allocation begins there, so a
+ * table's arrays hold exactly the seeds its key size needs.
+ */
 struct __ak_htab_table {
 	unsigned long long nbuckets;	/* a power of two */
+	unsigned long long shift;	/* 64 - log2(nbuckets): a hash's bucket is hash >> shift */
 	unsigned long long buckets[];	/* node address | __AK_HTAB_LOCKED, or MOVED */
 };
 
@@ -55,6 +61,8 @@ struct __ak_htab_table {
  * @value_size: bytes per value (0 likewise)
  * @count: the entries stored (ak_htab_count)
  * @gen: the generation, bumped by every change and every bucket moved
+ * @reseeds: the times the table has started a rehash under new seeds
+ *	because a chain grew past AK_HTAB_CHAIN_MAX (htab.h)
  *
  * Place it in the arena (an __arena_global, or from ak_alloc) and make it
  * with ak_htab_init; user space reads it through the mmap. The other
@@ -65,10 +73,10 @@ struct ak_htab {
 	unsigned int key_size, value_size;
 	/* private: */
 	unsigned int key_words, node_size;	/* the key in words; a node's bytes */
-	unsigned long long seed[2];		/* the SipHash key, random at init */
 	/* public: */
 	unsigned long long count;
 	unsigned long long gen;
+	unsigned long long reseeds;
 	/* private: */
 	struct __ak_htab_table __arena *cur;	/* NULL: not initialised, or destroyed */
 	struct __ak_htab_table __arena *old;	/* while growing */
@@ -83,7 +91,7 @@ struct ak_htab {
 	unsigned long long movers;
 	struct __ak_htab_table __arena *retired;	/* old array, freed when unheld */
 	struct ak_lock grow_lock;		/* one grower at a time */
-	unsigned int unused;
+	unsigned int reseed_wanted;		/* an insert found a chain too long */
 };
 
 /**

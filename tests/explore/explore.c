@@ -354,11 +354,19 @@ static void install_fault_handler(void)
 	sigaction(SIGSEGV, &sa, NULL);
 }
 
+static unsigned long long seed_draws;
+
+unsigned long long explore_seed(void)
+{
+	return seed_draws++ * 0x5bd1e9955bd1e995ULL;
+}
+
 static void run_once(void)
 {
 	int i, next;
 
 	arena_reset();
+	seed_draws = 0;
 	run_failed = 0;
 	run_report_len = 0;
 	run_report[0] = 0;

@@ -70,11 +70,40 @@ int explore_cpu(void);
 #define EXPLORE_LOOP_BUDGET 1000000
 int explore_cut(void);
 #define AK_TEST_CUT() explore_cut()
-/* Scenarios choose which keys share a bucket: the key's first word. */
-#define AK_HTAB_TEST_HASH(h, w, words, size) ((void)(h), (void)(words), (void)(size), (w)[0])
+/*
+ * Scenarios choose which keys share a bucket: the hash is the key's first
+ * word with its bits reversed, so a table of 2^b buckets puts key k in
+ * bucket reverse_b(k mod 2^b) (its top b bits are the bucket: htab.h),
+ * and keys that agree in their low b bits share a bucket; then XORed with
+ * the array's first seed, so an array of new seeds (a reseed) keeps which
+ * keys share a bucket but moves them to other buckets. The seeds are
+ * drawn in order from a sequence that begins again with each schedule:
+ * the first array's first seed is 0 (key k in bucket reverse_b(k)), a
+ * reseed's is not.
+ */
+unsigned long long explore_seed(void);
+#define AK_HTAB_TEST_SEED() explore_seed()
+static inline unsigned long long explore_reverse64(unsigned long long x)
+{
+	unsigned long long r = 0;
+	int i;
+
+	for (i = 0; i < 64; i++, x >>= 1)
+		r = r << 1 | (x & 1);
+	return r;
+}
+#define AK_HTAB_TEST_HASH(t, w, words)					\
+	((void)(words), explore_reverse64((w)[0]) ^ __AK_HTAB_SEED(t, 0))
 
 #include <arenakit/htab.h>
 #include <arenakit/list.h>
+
+/* The bucket of array @t that key @key is in. */
+static inline unsigned long long explore_bucket(const struct __ak_htab_table *t,
+						unsigned long long key)
+{
+	return (explore_reverse64(key) ^ __AK_HTAB_SEED(t, 0)) >> t->shift;
+}
 
 struct explore_scenario {
 	const char *name;

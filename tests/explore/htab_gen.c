@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * htab.h's public calls as a table for the generator (gen.h), with their
- * sequential model. Keys are numbers whose hash is the key (explore.h): in
- * a 16-bucket table P = 1 and Q = 17 share bucket 1, and the absent key
- * A = 33 belongs there too; in the 32-bucket table a growth makes, P and A
- * stay in bucket 1 and Q goes to bucket 17. So every call meets the others
+ * sequential model. Keys are numbers whose hash is the key's bits reversed
+ * (explore.h): in a 16-bucket table P = 1 and Q = 17 share a bucket, and
+ * the absent key A = 33 belongs there too; in the 32-bucket table a growth
+ * makes, P and A stay together and Q goes to a bucket of its own. A reseed
+ * keeps them together, in another bucket. So every call meets the others
  * in one chain, and a growth splits it. A key's value in a starting state
  * (htab_gen_states.c) is ten times the key; a call of thread t writes
  * 1000 (t + 1) + key.
@@ -236,7 +237,8 @@ static void model_begin(int st)
 
 	memset(&m, 0, sizeof(m));
 	for (k = 1; k < UNIVERSE; k++) {
-		if (k == KEY_P || k == KEY_Q || k == 2 || (st != SMALL && k >= 3 && k <= 12)) {
+		if (k == KEY_P || k == KEY_Q || k == 2 ||
+		    (st != SMALL && st != RESEED && k >= 3 && k <= 12)) {
 			m.presence[k] = PRESENT;
 			m.value[k] = k * 10;
 		}
@@ -500,4 +502,9 @@ Test(explore_gen_htab, growth_end)
 Test(explore_gen_htab, grown)
 {
 	gen_explore(&htab_table, GROWN);
+}
+
+Test(explore_gen_htab, reseed_begun)
+{
+	gen_explore(&htab_table, RESEED);
 }

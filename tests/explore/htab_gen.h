@@ -16,7 +16,7 @@
 
 extern struct ak_htab table;
 
-enum { SMALL, FULL, BEGUN, HELD, END, GROWN, NSTATES };
+enum { SMALL, FULL, BEGUN, HELD, END, GROWN, RESEED, NSTATES };
 
 extern const struct gen_state states[NSTATES];
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The states htab_gen.c's scenarios start from: three keys, a table the
- * next update grows, a growth begun, held, at its end, and done. A state
- * mid-growth is made with the growth's own steps, stopped where it says.
+ * next update grows, a growth begun, held, at its end, and done, and a
+ * reseed begun. A state mid-migration is made with the migration's own
+ * steps, stopped where it says.
  */
 #include "explore/gen.h"
 #include "explore/htab_gen.h"
@@ -45,7 +46,7 @@ static void setup_full(void)
 static void setup_growth_begun(void)
 {
 	setup_full();
-	__ak_htab_grow(&table);
+	__ak_htab_resize(&table, 1);
 	if (!table.old || table.old == table.cur)
 		explore_fail("setup: no growth in progress");
 }
@@ -59,7 +60,7 @@ static void setup_growth_end(void)
 	setup_growth_begun();
 	old = table.old;
 	for (b = 0; old && b < old->nbuckets; b++)
-		if (b != (KEY_P & (old->nbuckets - 1)) &&
+		if (b != explore_bucket(old, KEY_P) &&
 		    __ak_htab_move_counted(&table, old, table.cur, b))
 			explore_fail("setup: move %llu", b);
 	table.claimed = old ? old->nbuckets : 0;
@@ -82,12 +83,31 @@ static void setup_growth_held(void)
 {
 	setup_growth_begun();
 	if (table.cur)
-		table.cur->buckets[KEY_Q & (table.cur->nbuckets - 1)] |= __AK_HTAB_LOCKED;
+		table.cur->buckets[explore_bucket(table.cur, KEY_Q)] |= __AK_HTAB_LOCKED;
 }
 
 static void settle_growth_held(void)
 {
-	table.cur->buckets[KEY_Q & (table.cur->nbuckets - 1)] &= ~__AK_HTAB_LOCKED;
+	table.cur->buckets[explore_bucket(table.cur, KEY_Q)] &= ~__AK_HTAB_LOCKED;
+}
+
+/*
+ * The three keys, and a reseed begun, as an insert into a chain too long
+ * asks for: an array of as many buckets under new seeds, nothing moved. P
+ * and Q share a bucket in each array, a different one.
+ */
+static void setup_reseed_begun(void)
+{
+	struct __ak_htab_table *old;
+
+	setup_small();
+	old = table.cur;
+	table.reseed_wanted = 1;
+	__ak_htab_resize(&table, 1);
+	if (table.old != old || table.cur == old || table.reseeds != 1 ||
+	    table.cur->nbuckets != old->nbuckets ||
+	    explore_bucket(table.cur, KEY_P) == explore_bucket(old, KEY_P))
+		explore_fail("setup: no reseed in progress");
 }
 
 const struct gen_state states[NSTATES] = {
@@ -97,4 +117,5 @@ const struct gen_state states[NSTATES] = {
 	[HELD] = { "growth begun, Q's new bucket held", setup_growth_held, settle_growth_held },
 	[END] = { "growth's end", setup_growth_end },
 	[GROWN] = { "grown", setup_grown },
+	[RESEED] = { "reseed begun", setup_reseed_begun },
 };

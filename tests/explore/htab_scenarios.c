@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * htab.h under the schedule explorer. Keys are 8-byte numbers whose value
- * is their hash (explore.h), so a scenario says which keys share a bucket:
- * in a 16-bucket table key k is in bucket k % 16. Every key's value is ten
- * times the key unless a thread changes it.
+ * htab.h under the schedule explorer. Keys are 8-byte numbers whose hash
+ * is their bits reversed (explore.h), so a scenario says which keys share
+ * a bucket: in a 16-bucket table keys that agree mod 16 (the bucket is
+ * explore_bucket's). Every key's value is ten times the key unless a
+ * thread changes it.
  */
 #include <string.h>
 #include <criterion/criterion.h>
@@ -50,8 +51,9 @@ static void expect_sound_then_destroy(unsigned long long count)
 /*
  * A growth from 16 to 32 buckets with every old bucket moved but those of
  * keys 9 and 10, and no bucket left to claim: the next update of key 9
- * moves bucket 9, and the one of key 10 moves the last and retires the old
- * array. (The insert that starts the growth moves buckets 0 to 7 and 14.)
+ * moves its bucket, and the one of key 10 moves the last and retires the
+ * old array. (The insert that starts the growth moves its own bucket and
+ * the first four, which hold neither.)
  */
 static void setup_growth_nearly_done(void)
 {
@@ -68,10 +70,12 @@ static void setup_growth_nearly_done(void)
 		explore_fail("setup: no growth in progress");
 		return;
 	}
-	if (old->buckets[9] == __AK_HTAB_MOVED || old->buckets[10] == __AK_HTAB_MOVED)
-		explore_fail("setup: bucket 9 or 10 moved already");
+	if (old->buckets[explore_bucket(old, 9)] == __AK_HTAB_MOVED ||
+	    old->buckets[explore_bucket(old, 10)] == __AK_HTAB_MOVED)
+		explore_fail("setup: the bucket of key 9 or 10 moved already");
 	for (k = 0; k < old->nbuckets; k++)
-		if (k != 9 && k != 10 && __ak_htab_move_counted(&table, old, cur, k))
+		if (k != explore_bucket(old, 9) && k != explore_bucket(old, 10) &&
+		    __ak_htab_move_counted(&table, old, cur, k))
 			explore_fail("setup: move %llu", k);
 	table.claimed = old->nbuckets;
 }
@@ -190,7 +194,7 @@ Test(explore_htab, lookup_finds_a_present_key_while_the_growth_ends)
 
 /* ---- walks (ak_htab_next, ak_htab_delete_current) against writers ---- */
 
-/* Keys 1, 17, 33 share bucket 1; 2 and 18 bucket 2; 3 is alone. */
+/* Keys 1, 17, 33 share a bucket; 2 and 18 another; 3 is alone. */
 static const unsigned long long walk_keys[] = { 1, 17, 33, 2, 18, 3 };
 #define WALK_KEYS ARRAY_SIZE(walk_keys)
 
@@ -391,7 +395,7 @@ static void setup_counting(void)
 {
 	if (ak_htab_init(&table, 8, 8, 16) || ak_htab_reserve(&table, 4))
 		explore_fail("setup: init and reserve");
-	insert(5);	/* bucket 5, where key 21 will go too */
+	insert(5);	/* in the bucket where key 21 will go too */
 }
 
 /*

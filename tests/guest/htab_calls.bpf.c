@@ -2,8 +2,8 @@
 /*
  * htab.h's calls under the real verifier, on a real arena, each test a
  * program that runs alone (test_*): flags and errors, an update in a long
- * chain, the whole-table check, a walk that deletes as it goes, and the
- * walk with a callback. htab.bpf.c has the programs tests/guest/htab.c
+ * chain, the whole-table check, a walk that deletes as it goes, the walk
+ * with a callback, and a chain forced long that makes the table reseed. htab.bpf.c has the programs tests/guest/htab.c
  * drives.
  */
 #include "guest/htab_test_hash.h"
@@ -141,7 +141,7 @@ int test_htab_check_all_finds_a_wrong_chain_and_a_cycle(void *ctx)
 	test_expect(first);
 	if (!first)
 		return 1;
-	first->hash ^= 1;	/* now it leads to the next bucket */
+	first->hash ^= 1;	/* now it is not its key's hash */
 	test_expect_eq(ak_htab_check_all(&checked, &bad), -EINVAL);
 	test_expect(bad == first);
 	first->hash ^= 1;
@@ -260,6 +260,179 @@ int test_htab_each_all(void *ctx)
 	test_expect_eq(each_state.last, 1234);	/* no entry after it */
 	test_expect_eq(ak_htab_destroy(&table), 0);
 	return 0;
+}
+
+/*
+ * A reseed: keys chosen under the table's seeds to share one bucket (as
+ * one who learnt the collisions would choose them) make the insert that
+ * finds the chain past AK_HTAB_CHAIN_MAX ask for a reseed; the next
+ * sleepable update starts it (h->reseeds counts it), into an array as
+ * large under new seeds. Writes move it on, inserts and deletes among them,
+ * and after each, every key is looked up, present or deleted; at its end
+ * the table is sound and the chain spread.
+ */
+#define RESEED_OTHERS 100
+#define RESEED_CHAIN (AK_HTAB_CHAIN_MAX + 2)
+#define RESEED_KEYS 512
+
+struct ak_htab __arena_global reseeded;	/* 4-byte keys, 8-byte values */
+__u32 reseed_keys[RESEED_KEYS];
+__u8 reseed_present[RESEED_KEYS];
+int reseed_nkeys;
+
+static __u64 reseed_bucket(struct __ak_htab_table __arena *t, __u32 k)
+{
+	__u64 w = k;
+
+	return __ak_htab_pms(t, &w, 1) >> t->shift;
+}
+
+static int reseed_add(__u32 k)
+{
+	__u64 v = k * 3ULL;
+	unsigned int i = reseed_nkeys;
+
+	if (i >= RESEED_KEYS)
+		return -1;
+	reseed_keys[i] = k;
+	reseed_present[i] = 1;
+	reseed_nkeys = i + 1;
+	return ak_htab_update(&reseeded, &k, &v, AK_HTAB_NOEXIST);
+}
+
+/* Every key looked up as reseed_present says: 0, or the failing key's index + 1. */
+__noinline int reseed_check_keys(void)
+{
+	__u64 __arena *p;
+	unsigned int i;
+	__u32 k;
+	int err;
+
+	for (i = ak_opaque_zero(); i < (unsigned int)reseed_nkeys && i < RESEED_KEYS && can_loop; i++) {
+		k = reseed_keys[i];
+		err = 0;
+		p = ak_htab_lookup(&reseeded, &k, &err);
+		if (reseed_present[i] ? !p || *p != k * 3ULL : p || err != -ENOENT)
+			return i + 1;
+	}
+	return 0;
+}
+
+/*
+ * The steps are global functions, each verified once on its own: the
+ * test's loops call them, so the verifier does not walk every call's
+ * inlined body again for each state of those loops.
+ */
+__noinline int reseed_fill(void)
+{
+	struct __ak_htab_table __arena *first;
+	__u64 target, v = 0;
+	int i, chain = 0;
+	__u32 k;
+
+	reseed_nkeys = 0;
+	test_expect_eq(ak_htab_init(&reseeded, sizeof(k), sizeof(v), 256), 0);
+	first = reseeded.cur;
+	if (!first)
+		return test_fail("no bucket array");
+	for (i = ak_opaque_zero(); i < RESEED_OTHERS && can_loop; i++)
+		test_expect_eq(reseed_add((i + 1) * 2654435761u), 0);
+	/* An empty bucket: the chain is the chosen keys' alone. */
+	for (target = ak_opaque_zero(); target < 255 && first->buckets[target] && can_loop; target++)
+		;
+	for (k = 1000000 + ak_opaque_zero(); chain < RESEED_CHAIN && k < 1100000 && can_loop; k++) {
+		if (reseed_bucket(first, k) != target)
+			continue;
+		test_expect_eq(reseed_add(k), 0);
+		chain++;
+	}
+	test_expect_eq(chain, RESEED_CHAIN);
+	return 0;
+}
+
+/* One write of the reseed (an insert, a delete of a chain key, or an update), then every key. */
+__noinline int reseed_step(unsigned int step)
+{
+	unsigned int i = RESEED_OTHERS + step % RESEED_CHAIN;
+	__u64 v;
+	__u32 k;
+	int bad;
+
+	if (step % 3 == 0) {
+		test_expect_eq(reseed_add(3000000 + step), 0);
+	} else if (step % 3 == 1 && i < RESEED_KEYS && reseed_present[i]) {
+		k = reseed_keys[i];
+		test_expect_eq(ak_htab_delete(&reseeded, &k), 0);
+		reseed_present[i] = 0;
+	} else {
+		k = reseed_keys[step % RESEED_OTHERS];
+		v = k * 3ULL;
+		test_expect_eq(ak_htab_update(&reseeded, &k, &v, AK_HTAB_ANY), 0);
+	}
+	bad = reseed_check_keys();
+	if (bad)
+		return test_fail("step %u of the reseed: key %u", step,
+				 reseed_keys[(bad - 1) & (RESEED_KEYS - 1)]);
+	return 0;
+}
+
+/* The reseed over: the table sound, the chain spread, then destroyed. */
+__noinline int reseed_finish(void)
+{
+	struct ak_htab_node __arena *node;
+	__u64 b, n, longest = 0;
+	int i;
+
+	test_expect(!reseeded.old);
+	test_expect_eq(reseeded.reseeds, 1);
+	test_expect_eq(ak_htab_check_all(&reseeded, 0), 0);
+	for (b = ak_opaque_zero(); reseeded.cur && b < reseeded.cur->nbuckets && can_loop; b++) {
+		n = 0;
+		for (node = __ak_htab_node_of(reseeded.cur->buckets[b]); node && can_loop;
+		     node = node->next)
+			n++;
+		longest = n > longest ? n : longest;
+	}
+	test_expect(longest < AK_HTAB_CHAIN_MAX);
+	for (i = ak_opaque_zero(); i < 64 && can_loop; i++)
+		if (ak_htab_destroy(&reseeded) != -AK_EBUDGET)
+			break;
+	return 0;
+}
+
+SEC("syscall")
+int test_htab_forced_chain_reseeds_and_lookups_hold(void *ctx)
+{
+	struct __ak_htab_table __arena *first;
+	unsigned int step;
+	int err, bad;
+	__u64 v;
+	__u32 k;
+
+	err = reseed_fill();
+	if (err)
+		return err;
+	first = reseeded.cur;
+	test_expect_eq(reseeded.reseed_wanted, 1);
+	test_expect_eq(reseeded.reseeds, 0);
+	test_expect(!reseeded.old);
+	bad = reseed_check_keys();
+	if (bad)
+		return test_fail("the chain long: key %u", reseed_keys[(bad - 1) & (RESEED_KEYS - 1)]);
+
+	/* The next sleepable update starts it. */
+	k = reseed_keys[0];
+	v = k * 3ULL;
+	test_expect_eq(ak_htab_update(&reseeded, &k, &v, AK_HTAB_EXIST), 0);
+	test_expect_eq(reseeded.reseeds, 1);
+	test_expect(reseeded.old == first);
+	test_expect_eq(reseeded.cur->nbuckets, 256);
+	for (step = ak_opaque_zero(); reseeded.old && step < 400 && can_loop; step++) {
+		err = reseed_step(step);
+		if (err)
+			return err;
+	}
+	return reseed_finish();
 }
 
 char _license[] SEC("license") = "GPL";

@@ -10,7 +10,6 @@
 
 int one_chain;	/* force every key into one chain (the lost-update case) */
 
-#define AK_HTAB_TEST_HASH(h, w, words, size)				\
-	(one_chain ? 0x5eedULL : __ak_siphash(w, words, size, (h)->seed[0], (h)->seed[1], 1, 3))
+#define AK_HTAB_TEST_HASH(t, w, words) (one_chain ? 0x5eedULL : __ak_htab_pms(t, w, words))
 
 #endif

@@ -10,8 +10,7 @@
 
 static int one_chain;	/* force every key into one chain */
 
-#define AK_HTAB_TEST_HASH(h, w, words, size)				\
-	(one_chain ? 0x5eedULL : __ak_siphash(w, words, size, (h)->seed[0], (h)->seed[1], 1, 3))
+#define AK_HTAB_TEST_HASH(t, w, words) (one_chain ? 0x5eedULL : __ak_htab_pms(t, w, words))
 #include "host/alloc_pages.h"
 #include <arenakit/htab.h>
 #include <arenakit/htab_user.h>
@@ -30,67 +29,39 @@ static void teardown(void)
 TestSuite(htab_host, .fini = teardown);
 
 /*
- * SipHash-c-d of @len bytes as the paper states it, a byte at a time:
- * independent of siphash.h's word-wise form, to check it at every length.
+ * The hash is pair-multiply-shift of the key's 32-bit halves under the
+ * array's seeds, as the formula states it (written out here on its own),
+ * for 4-byte and 16-byte keys alike; a node keeps its key's hash.
  */
-static uint64_t siphash_bytes(const uint8_t *msg, unsigned int len, uint64_t k0, uint64_t k1,
-			      int c, int d)
+Test(htab_host, hash_is_pair_multiply_shift_under_the_arrays_seeds)
 {
-	uint64_t v0 = k0 ^ 0x736f6d6570736575ULL, v1 = k1 ^ 0x646f72616e646f6dULL;
-	uint64_t v2 = k0 ^ 0x6c7967656e657261ULL, v3 = k1 ^ 0x7465646279746573ULL;
-	uint64_t m;
-	unsigned int at, i;
-	int r;
+	const uint64_t *a;
+	uint64_t w[2] = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL }, want, v = 1;
+	struct ak_htab_node *node;
+	struct key16 k16 = { w[0], w[1] };
+	uint32_t k4 = 0xdeadbeef;
+	int err;
 
-	for (at = 0; at <= len; at += 8) {
-		/* The last block: the bytes left, and the length in its top byte. */
-		m = at + 8 > len ? (uint64_t)len << 56 : 0;
-		for (i = 0; i < 8 && at + i < len; i++)
-			m |= (uint64_t)msg[at + i] << (8 * i);
-		v3 ^= m;
-		for (r = 0; r < c; r++)
-			__AK_SIPROUND(v0, v1, v2, v3);
-		v0 ^= m;
-		if (at + 8 > len)
-			break;
-	}
-	v2 ^= 0xff;
-	for (r = 0; r < d; r++)
-		__AK_SIPROUND(v0, v1, v2, v3);
-	return v0 ^ v1 ^ v2 ^ v3;
-}
+	cr_assert_eq(ak_htab_init(&table, sizeof(k16), sizeof(v), 16), 0);
+	a = (const uint64_t *)table.cur - 4;	/* the seeds lie before the array */
+	want = (a[3] + (w[0] >> 32)) * (a[2] + (uint32_t)w[0]) +
+	       (a[1] + (w[1] >> 32)) * (a[0] + (uint32_t)w[1]);
+	cr_expect_eq(__ak_htab_pms(table.cur, w, 2), want);
+	cr_expect_neq(a[0] | a[1] | a[2] | a[3], 0, "seeds drawn");
+	cr_assert_eq(ak_htab_update(&table, &k16, &v, AK_HTAB_NOEXIST), 0);
+	node = __ak_htab_node_of(table.cur->buckets[want >> table.cur->shift]);
+	cr_assert(node, "not in the bucket of its hash's top bits");
+	cr_expect_eq(node->hash, want);
+	cr_expect(ak_htab_lookup(&table, &k16, &err));
+	cr_expect_eq(ak_htab_destroy(&table), 0);
 
-/*
- * SipHash-2-4 reference vectors (key 00..0f; messages "", "\x00", and
- * 00..0e, the paper's example), then
- * siphash.h against the byte-wise form at every length 0..64, with words
- * exactly as many as the length needs, as htab.h gives them.
- */
-Test(htab_host, siphash_matches_the_reference)
-{
-	const uint64_t k0 = 0x0706050403020100ULL, k1 = 0x0f0e0d0c0b0a0908ULL;
-	unsigned long long words[AK_HTAB_MAX_KEY / 8] = { 0 };
-	uint8_t msg[AK_HTAB_MAX_KEY];
-	unsigned int len, n;
-
-	cr_expect_eq(__ak_siphash(words, 0, 0, k0, k1, 2, 4), 0x726fdb47dd0e0e31ULL);
-	cr_expect_eq(__ak_siphash(words, 1, 1, k0, k1, 2, 4), 0x74f839c593dc67fdULL);
-	cr_expect_eq(siphash_bytes((uint8_t[]){ 0 }, 1, k0, k1, 2, 4), 0x74f839c593dc67fdULL);
-	/* The paper's worked example: the 15 bytes 00..0e. */
-	for (n = 0; n < 15; n++)
-		msg[n] = (uint8_t)n;
-	cr_expect_eq(siphash_bytes(msg, 15, k0, k1, 2, 4), 0xa129ca6149be45e5ULL);
-	for (len = 0; len <= AK_HTAB_MAX_KEY; len++) {
-		memset(words, 0, sizeof(words));
-		for (n = 0; n < len; n++)
-			msg[n] = (uint8_t)(n * 37 + len);
-		memcpy(words, msg, len);
-		n = (len + 7) / 8;
-		cr_expect_eq(__ak_siphash(words, n, len, k0, k1, 1, 3),
-			     siphash_bytes(msg, len, k0, k1, 1, 3), "SipHash-1-3 of %u bytes", len);
-		cr_expect_eq(__ak_siphash(words, n, len, k0, k1, 2, 4),
-			     siphash_bytes(msg, len, k0, k1, 2, 4), "SipHash-2-4 of %u bytes", len);
-	}
+	cr_assert_eq(ak_htab_init(&table, sizeof(k4), sizeof(v), 64), 0);
+	cr_expect_eq(table.cur->shift, 64 - 6);
+	a = (const uint64_t *)table.cur - 2;
+	want = a[1] * (a[0] + k4);
+	cr_expect_eq(__ak_htab_pms(table.cur, (uint64_t[]){ k4 }, 1), want);
+	cr_expect_eq(ak_htab_destroy(&table), 0);
+	cr_expect_eq(alloc_stats().objects, 0);
 }
 
 Test(htab_host, init_refuses_bad_sizes)
@@ -158,8 +129,8 @@ Test(htab_host, lookup_copy_copies_under_the_lock_and_lets_go)
 	cr_expect_eq(ak_htab_lookup_copy(&table, &short_key, &got), -EINVAL);
 	cr_expect_eq(ak_htab_lookup_copy(&table, &k, &small), -EINVAL, "a value of the wrong size");
 	/* Every lock it took is free again, and it left no mover counted. */
-	bucket = (unsigned long long *)&table.cur->buckets[__ak_htab_hash(&table,
-		(unsigned long long[]){ k }, 1) & (table.cur->nbuckets - 1)];
+	bucket = __ak_htab_bucket_of(table.cur, __ak_htab_hash(table.cur,
+		(unsigned long long[]){ k }, 1));
 	cr_expect_not(*bucket & AK_BIT_LOCK);
 	cr_expect_eq(table.movers, 0);
 	/* A bucket someone holds: -EBUSY after the bounded wait, nothing copied. */
@@ -267,7 +238,7 @@ Test(htab_host, a_bucket_left_unmoved_is_moved_by_later_writers)
 	cr_assert(old, "no growth started");
 	/* An old bucket not moved yet, other than the chain's. */
 	for (j = 0; j < (int)old->nbuckets && !held; j++)
-		if (j != (int)(0x5eedULL & (old->nbuckets - 1)) &&
+		if (j != (int)(0x5eedULL >> old->shift) &&
 		    old->buckets[j] != __AK_HTAB_MOVED)
 			held = &old->buckets[j];
 	cr_assert(held, "every bucket moved already");
@@ -286,6 +257,194 @@ Test(htab_host, a_bucket_left_unmoved_is_moved_by_later_writers)
 	}
 	cr_expect_null(table.old, "the growth did not end after %d writes", i);
 	one_chain = 0;
+	cr_expect_eq(ak_htab_destroy(&table), 0);
+	cr_expect_eq(alloc_stats().objects, 0);
+}
+
+/* The bucket of array @t that 4-byte key @k is in, under the array's seeds. */
+static unsigned long long bucket_of_key(const struct __ak_htab_table *t, uint32_t k)
+{
+	return __ak_htab_pms(t, (uint64_t[]){ k }, 1) >> t->shift;
+}
+
+/* The longest chain of the current array. */
+static unsigned int longest_chain(void)
+{
+	struct ak_htab_node *node;
+	unsigned long long b;
+	unsigned int n, most = 0;
+
+	for (b = 0; b < table.cur->nbuckets; b++) {
+		n = 0;
+		for (node = __ak_htab_node_of(table.cur->buckets[b]); node; node = node->next)
+			n++;
+		most = n > most ? n : most;
+	}
+	return most;
+}
+
+/* The reseed test's keys: present[i] says whether keys[i] is in the table. */
+enum { RESEED_CHAIN = AK_HTAB_CHAIN_MAX + 2, RESEED_KEYS = 1024 };
+static uint32_t keys[RESEED_KEYS];
+static char present[RESEED_KEYS];
+static int nkeys;
+
+/* Every key as the model says, by both lookups; @when names the step. */
+static void expect_every_key(const char *when)
+{
+	uint64_t *p, got;
+	int i, err;
+
+	for (i = 0; i < nkeys; i++) {
+		p = ak_htab_lookup(&table, &keys[i], &err);
+		got = 0;
+		if (present[i]) {
+			cr_assert(p, "%s: key %u lost (%d)", when, keys[i], err);
+			cr_assert_eq(*p, keys[i] * 3ULL, "%s: key %u", when, keys[i]);
+			if (!table.old || table.moved + 1 < table.old->nbuckets) {
+				cr_assert_eq(ak_htab_lookup_copy(&table, &keys[i], &got), 0,
+					     "%s: key %u by lookup_copy", when, keys[i]);
+				cr_assert_eq(got, keys[i] * 3ULL);
+			}
+		} else {
+			cr_assert_null(p, "%s: deleted key %u found", when, keys[i]);
+			cr_assert_eq(err, -ENOENT);
+		}
+	}
+}
+
+static void add_key(uint32_t k, int nosleep)
+{
+	uint64_t v = k * 3ULL;
+
+	keys[nkeys] = k;
+	present[nkeys++] = 1;
+	cr_assert_eq(nosleep ? ak_htab_update_nosleep(&table, &k, &v, AK_HTAB_NOEXIST) :
+			       ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), 0, "insert %u", k);
+}
+
+/*
+ * Keys chosen under the table's seeds to share one bucket (as one who
+ * learnt the collisions would choose them): the insert that finds the
+ * chain past AK_HTAB_CHAIN_MAX asks for a reseed, the next sleepable
+ * update starts it, into an array as large with new seeds, and it ends
+ * with the chain spread. At every step of it (one write, moving a few
+ * buckets; and a move cut part way by a lock held in the new array) every
+ * key present is found, by the lock-free lookup and ak_htab_lookup_copy,
+ * and every key deleted is not; inserts and deletes go on meanwhile.
+ */
+Test(htab_host, a_chain_forced_long_reseeds_and_every_lookup_holds)
+{
+	struct __ak_htab_table *first;
+	unsigned long long target, *held;
+	uint64_t v;
+	uint32_t k;
+	int i, chain = 0, steps, err;
+
+	nkeys = 0;
+	cr_assert_eq(ak_htab_init(&table, sizeof(k), sizeof(uint64_t), 1024), 0);
+	first = table.cur;
+	cr_assert_eq(first->nbuckets, 1024);
+	for (k = 1; k <= 200; k++)
+		add_key(k * 2654435761u, 0);
+	/* An empty bucket: the chain is the chosen keys' alone. */
+	for (target = 0; first->buckets[target]; target++)
+		;
+	for (k = 1000000; chain < RESEED_CHAIN; k++) {
+		if (bucket_of_key(first, k) != target)
+			continue;
+		cr_expect_eq(table.reseed_wanted, 0, "asked after %d keys", chain);
+		add_key(k, 0);
+		chain++;
+	}
+	cr_expect_eq(table.reseed_wanted, 1, "a chain of %d did not ask for a reseed", chain);
+	cr_expect_eq(table.reseeds, 0);
+	cr_expect_null(table.old, "a reseed started under a bucket lock");
+	cr_expect_geq(longest_chain(), RESEED_CHAIN);
+	expect_every_key("the chain long");
+
+	/* The next sleepable update starts it. */
+	v = keys[0] * 3ULL;
+	err = ak_htab_update(&table, &keys[0], &v, AK_HTAB_EXIST);
+	cr_assert_eq(err, 0, "the update that starts the reseed: %d", err);
+	cr_assert_eq(table.reseeds, 1);
+	cr_expect_eq(table.reseed_wanted, 0);
+	cr_assert_eq(table.old, first, "no reseed in progress");
+	cr_expect_eq(table.cur->nbuckets, first->nbuckets, "a reseed keeps the size");
+	cr_expect_neq(__AK_HTAB_SEED(table.cur, 0), __AK_HTAB_SEED(first, 0), "no new seeds");
+	expect_every_key("the reseed begun");
+
+	/* A move of the chain cut part way: the new bucket of its third node held. */
+	if (first->buckets[target] != __AK_HTAB_MOVED) {
+		struct ak_htab_node *third = __ak_htab_node_of(first->buckets[target])->next->next;
+
+		held = __ak_htab_bucket_of(table.cur, __ak_htab_pms(table.cur, third->data, 1));
+		cr_assert_eq(ak_bit_lock_acquire(held), 0);
+		cr_expect_eq(__ak_htab_move_counted(&table, first, table.cur, target), -EBUSY);
+		cr_expect(first->buckets[target] & __AK_HTAB_MOVED, "no mark on a cut move");
+		for (i = 0; i < nkeys; i++)
+			cr_assert(ak_htab_lookup(&table, &keys[i], &err),
+				  "key %u lost in a cut move (%d)", keys[i], err);
+		ak_bit_lock_release(held);
+	}
+
+	/* Writes move it on: inserts, deletes (chain keys among them), updates. */
+	for (steps = 0; table.old && steps < 2000; steps++) {
+		i = steps % 3;
+		if (i == 0) {
+			add_key(3000000 + steps, 0);
+		} else if (i == 1 && present[200 + steps % RESEED_CHAIN]) {
+			cr_assert_eq(ak_htab_delete(&table, &keys[200 + steps % RESEED_CHAIN]), 0);
+			present[200 + steps % RESEED_CHAIN] = 0;
+		} else {
+			v = keys[steps % 200] * 3ULL;
+			cr_assert_eq(ak_htab_update(&table, &keys[steps % 200], &v, AK_HTAB_ANY), 0);
+		}
+		expect_every_key("during the reseed");
+		cr_assert_lt(nkeys, RESEED_KEYS);
+	}
+	cr_expect_null(table.old, "the reseed did not end after %d writes", steps);
+	cr_expect_eq(table.reseeds, 1, "reseeded again");
+	cr_expect_eq(ak_htab_check_all(&table, NULL), 0);
+	cr_expect_lt(longest_chain(), AK_HTAB_CHAIN_MAX, "the chain is still long");
+	expect_every_key("after the reseed");
+	cr_expect_eq(ak_htab_destroy(&table), 0);
+	cr_expect_eq(alloc_stats().objects, 0);
+}
+
+/*
+ * A non-sleepable insert only asks; ak_htab_reserve (sleepable) starts the
+ * reseed. A chain the load explains asks for none: a table past its
+ * growth's end must not reseed forever.
+ */
+Test(htab_host, a_nosleep_insert_asks_and_reserve_reseeds)
+{
+	uint32_t k;
+	int chain = 0;
+
+	nkeys = 0;
+	cr_assert_eq(ak_htab_init(&table, sizeof(k), sizeof(uint64_t), 1024), 0);
+	cr_assert_eq(ak_htab_reserve(&table, RESEED_CHAIN), 0);
+	for (k = 1; chain < RESEED_CHAIN; k++)
+		if (bucket_of_key(table.cur, k) == 7) {
+			add_key(k, 1);
+			chain++;
+		}
+	cr_expect_eq(table.reseed_wanted, 1);
+	cr_expect_null(table.old, "a non-sleepable insert started a reseed");
+	cr_assert_eq(ak_htab_reserve(&table, 1), 0);
+	cr_expect_eq(table.reseeds, 1);
+	cr_expect_not_null(table.old);
+	cr_expect_eq(ak_htab_maintain(&table), 0);
+	cr_expect_null(table.old);
+	expect_every_key("after the reseed");
+
+	/* 40 entries a bucket on average: a chain of 60 is the load's, 97 is not. */
+	table.count = 40 * table.cur->nbuckets;
+	cr_expect_not(__ak_htab_chain_too_long(&table, AK_HTAB_CHAIN_MAX + 80));
+	cr_expect(__ak_htab_chain_too_long(&table, AK_HTAB_CHAIN_MAX + 81));
+	cr_expect_not(__ak_htab_chain_too_long(&table, 60));
+	table.count = nkeys;
 	cr_expect_eq(ak_htab_destroy(&table), 0);
 	cr_expect_eq(alloc_stats().objects, 0);
 }
