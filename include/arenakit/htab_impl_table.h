@@ -82,10 +82,10 @@ static inline unsigned long long __ak_htab_seed_words(const struct ak_htab __are
 
 /*
  * Write the @seeds seed words that end at @t: @from's (a growth), or new
- * ones. Out of line: its loop's values, live across the random helper's
- * calls, would be spilled to the frame of the caller, which goes on to
- * call the allocator, and every frame of that chain counts against the
- * verifier's 512 bytes.
+ * ones; 0, or -AK_EBUDGET. Out of line: its loop's values, live across
+ * the random helper's calls, would be spilled to the frame of the caller,
+ * which goes on to call the allocator, and every frame of that chain
+ * counts against the verifier's 512 bytes.
  */
 static __attribute__((noinline)) int
 __ak_htab_seeds_fill(struct __ak_htab_table __arena *t, unsigned long long seeds,
@@ -100,6 +100,46 @@ __ak_htab_seeds_fill(struct __ak_htab_table __arena *t, unsigned long long seeds
 }
 
 /*
+ * Make @t an array of @nbuckets empty buckets (zeroed here if @zero: a
+ * reused block is not); 0, or -AK_EBUDGET. Out of line for the same
+ * reason.
+ */
+static __attribute__((noinline)) int
+__ak_htab_buckets_init(struct __ak_htab_table __arena *t, unsigned long long nbuckets, int zero)
+{
+	unsigned long long i, n, shift = 64;
+
+	if (zero) {
+		for (i = ak_opaque_zero(); i < nbuckets && ak_can_loop; i++)
+			t->buckets[i] = 0;
+		if (i < nbuckets)
+			return -AK_EBUDGET;
+	}
+	for (n = nbuckets + ak_opaque_zero(); n > 1 && ak_can_loop; n >>= 1)
+		shift--;
+	t->nbuckets = nbuckets;
+	t->shift = shift;
+	return 0;
+}
+
+/*
+ * Make the block at @base an array of @nbuckets empty buckets after the
+ * @seeds seed words of @from (a growth) or new ones (@from NULL); its
+ * buckets zeroed here if @zero (a block reused, not whole pages fresh from
+ * the kernel). 0, or -AK_EBUDGET. Out of line, so that the caller keeps
+ * only @base across it, and across the allocator's call before it only
+ * these arguments: registers, not slots in a frame under the allocator.
+ */
+static __attribute__((noinline)) int
+__ak_htab_table_fill(unsigned long long __arena *base, unsigned long long seeds,
+		     struct __ak_htab_table __arena *from, unsigned long long nbuckets, int zero)
+{
+	struct __ak_htab_table __arena *t = (struct __ak_htab_table __arena *)(base + seeds);
+
+	return __ak_htab_seeds_fill(t, seeds, from) ?: __ak_htab_buckets_init(t, nbuckets, zero);
+}
+
+/*
  * An array of @nbuckets empty buckets, with the seeds of @from (a growth)
  * or new ones (@from NULL: a first array, or a reseed), allocated as
  * @caller may; NULL: see *@err.
@@ -108,34 +148,35 @@ static __ak_always_inline struct __ak_htab_table __arena *
 __ak_htab_table_new(struct ak_htab __arena *h, unsigned long long nbuckets,
 		    struct __ak_htab_table __arena *from, enum __ak_htab_caller caller, int *err)
 {
-	unsigned long long seeds = __ak_htab_seed_words(h), n, i, shift = 64;
+	unsigned long long seeds = __ak_htab_seed_words(h);
 	unsigned long long bytes = seeds * 8 + sizeof(struct __ak_htab_table) + nbuckets * 8;
 	unsigned long long __arena *base;
-	struct __ak_htab_table __arena *t;
 
 	base = caller == __AK_HTAB_SLEEPABLE ? ak_alloc(bytes, err) :
 					       ak_alloc_nosleep(bytes, err);
 	if (!base)
 		return 0;
-	t = (struct __ak_htab_table __arena *)(base + seeds);
-	if (__ak_htab_seeds_fill(t, seeds, from))
-		goto cut;
-	/* Whole pages come zeroed from the kernel; a reused block does not. */
-	if (bytes <= AK_ALLOC_MAX_SMALL) {
-		for (i = ak_opaque_zero(); i < nbuckets && ak_can_loop; i++)
-			t->buckets[i] = 0;
-		if (i < nbuckets)
-			goto cut;
-	}
-	for (n = nbuckets + ak_opaque_zero(); n > 1 && ak_can_loop; n >>= 1)
-		shift--;
-	t->nbuckets = nbuckets;
-	t->shift = shift;
-	return t;
-cut:
+	*err = __ak_htab_table_fill(base, seeds, from, nbuckets, bytes <= AK_ALLOC_MAX_SMALL);
+	if (!*err)
+		return (struct __ak_htab_table __arena *)(base + seeds);
 	ak_free_nosleep(base);
-	*err = -AK_EBUDGET;
 	return 0;
+}
+
+/*
+ * The next array of a migration (sleepable): __ak_htab_table_new, whose
+ * error the migration does not need. Out of line, so that the error's slot
+ * and the values it keeps across the allocator's call are in a frame of
+ * its own, and not in its caller's, which would stay on the stack under
+ * the allocator's chain with every slot it holds for itself.
+ */
+static __attribute__((noinline)) struct __ak_htab_table __arena *
+__ak_htab_table_next(struct ak_htab __arena *h, unsigned long long nbuckets,
+		     struct __ak_htab_table __arena *from)
+{
+	int err;
+
+	return __ak_htab_table_new(h, nbuckets, from, __AK_HTAB_SLEEPABLE, &err);
 }
 
 /* Free array @t of @h (may be NULL) as a @caller may. */
@@ -515,11 +556,10 @@ static inline int __ak_htab_chain_too_long(struct ak_htab __arena *h, unsigned i
  * once in nbuckets / (AK_HTAB_MIGRATE_STEP + 1) writes, unless
  * ak_htab_maintain moves the buckets faster.
  */
-static inline void __ak_htab_resize(struct ak_htab __arena *h, int grow)
+static __attribute__((noinline)) void __ak_htab_resize(struct ak_htab __arena *h, int grow)
 {
 	struct __ak_htab_table __arena *cur = ak_read_once(h->cur), *next;
 	unsigned int reseed = ak_read_once(h->reseed_wanted);
-	int err;
 
 	grow = grow && ak_read_once(h->count) * AK_HTAB_LOAD_DEN > cur->nbuckets * AK_HTAB_LOAD_NUM &&
 	       cur->nbuckets < AK_HTAB_MAX_BUCKETS;
@@ -531,8 +571,8 @@ static inline void __ak_htab_resize(struct ak_htab __arena *h, int grow)
 	__ak_htab_table_free(h, __ak_htab_take_retired(h), __AK_HTAB_SLEEPABLE);
 	if (!ak_read_once(h->old) && !ak_read_once(h->retired) && ak_read_once(h->cur) == cur) {
 		reseed = ak_read_once(h->reseed_wanted);
-		next = __ak_htab_table_new(h, grow ? cur->nbuckets * 2 : cur->nbuckets,
-					   reseed ? 0 : cur, __AK_HTAB_SLEEPABLE, &err);
+		next = __ak_htab_table_next(h, grow ? cur->nbuckets * 2 : cur->nbuckets,
+					    reseed ? 0 : cur);
 		if (next) {
 			ak_write_once(h->claimed, 0);
 			ak_write_once(h->moved, 0);
