@@ -353,8 +353,17 @@ __ak_global int __ak_reclaim_cache(unsigned int cpu)
 			err = -AK_EBUDGET;
 			break;
 		}
-		if (cache->count[class])
-			__ak_cache_flush(cache, class, 0, 0, AK_ALLOC_CPU_SLOTS);
+		/*
+		 * __ak_cache_flush's loop, with the blocks put back here and
+		 * not by __ak_put_block: ak_alloc reaches this through its
+		 * reclaim, under a sleepable update's migration, and one frame
+		 * more would pass the verifier's 8 below a user's program.
+		 */
+		if (cache->count[class] && !ak_lock_acquire(&ak_allocator.lock)) {
+			while (cache->count[class] && ak_can_loop)
+				__ak_free_block(__ak_cache_pop(cache, class), 0, AK_ALLOC_CPU_SLOTS);
+			ak_lock_release(&ak_allocator.lock);
+		}
 		if (cache->count[class]) {
 			err = -EBUSY;	/* the lock stayed busy, or the budget ran out */
 			break;

@@ -163,22 +163,6 @@ __ak_htab_table_new(struct ak_htab __arena *h, unsigned long long nbuckets,
 	return 0;
 }
 
-/*
- * The next array of a migration (sleepable): __ak_htab_table_new, whose
- * error the migration does not need. Out of line, so that the error's slot
- * and the values it keeps across the allocator's call are in a frame of
- * its own, and not in its caller's, which would stay on the stack under
- * the allocator's chain with every slot it holds for itself.
- */
-static __attribute__((noinline)) struct __ak_htab_table __arena *
-__ak_htab_table_next(struct ak_htab __arena *h, unsigned long long nbuckets,
-		     struct __ak_htab_table __arena *from)
-{
-	int err;
-
-	return __ak_htab_table_new(h, nbuckets, from, __AK_HTAB_SLEEPABLE, &err);
-}
-
 /* Free array @t of @h (may be NULL) as a @caller may. */
 static inline void __ak_htab_table_free(struct ak_htab __arena *h, struct __ak_htab_table __arena *t,
 					enum __ak_htab_caller caller)
@@ -560,6 +544,7 @@ static __attribute__((noinline)) void __ak_htab_resize(struct ak_htab __arena *h
 {
 	struct __ak_htab_table __arena *cur = ak_read_once(h->cur), *next;
 	unsigned int reseed = ak_read_once(h->reseed_wanted);
+	int err;
 
 	grow = grow && ak_read_once(h->count) * AK_HTAB_LOAD_DEN > cur->nbuckets * AK_HTAB_LOAD_NUM &&
 	       cur->nbuckets < AK_HTAB_MAX_BUCKETS;
@@ -571,8 +556,8 @@ static __attribute__((noinline)) void __ak_htab_resize(struct ak_htab __arena *h
 	__ak_htab_table_free(h, __ak_htab_take_retired(h), __AK_HTAB_SLEEPABLE);
 	if (!ak_read_once(h->old) && !ak_read_once(h->retired) && ak_read_once(h->cur) == cur) {
 		reseed = ak_read_once(h->reseed_wanted);
-		next = __ak_htab_table_next(h, grow ? cur->nbuckets * 2 : cur->nbuckets,
-					    reseed ? 0 : cur);
+		next = __ak_htab_table_new(h, grow ? cur->nbuckets * 2 : cur->nbuckets,
+					   reseed ? 0 : cur, __AK_HTAB_SLEEPABLE, &err);
 		if (next) {
 			ak_write_once(h->claimed, 0);
 			ak_write_once(h->moved, 0);
