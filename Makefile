@@ -166,6 +166,7 @@ help:
 	@echo '                  FILTER=suite/test  run only matching Criterion tests'
 	@echo '                  KERNEL=stock       use the unpatched 6.12 kernel'
 	@echo '                  KASAN=1            use the kernel with KASAN (its own cache entry)'
+	@echo "                  GUEST_ENV='VAR=value'  the guest tests' environment"
 	@echo 'make host-test  the host tests alone; make guest-test the guest tests alone (FILTER too)'
 	@echo 'make system-test  the system tests alone: the toolchains, make install, the VM runner'
 	@echo '                  and the tool in the VM (FILTER too)'
@@ -323,7 +324,7 @@ test: all
 	$(EXPLORE_ENV) $(EXPLORE_TESTS) $(TEST_ARGS) 2>&1 | tee $(BUILD)/explore-tests.log || rc=1; \
 	$(if $(FILTER),,$(MUTANTS_RUN) || rc=1;) \
 	echo '== guest tests (QEMU)'; \
-	SMP=$(GUEST_SMP) MEM=$(GUEST_MEM) kernel/vm '$(GUEST_TESTS) --verbose $(TEST_ARGS) 2>&1' 2>&1 | tee $(BUILD)/guest-tests.log || rc=1; \
+	SMP=$(GUEST_SMP) MEM=$(GUEST_MEM) kernel/vm '$(GUEST_ENV) $(GUEST_TESTS) --verbose $(TEST_ARGS) 2>&1' 2>&1 | tee $(BUILD)/guest-tests.log || rc=1; \
 	tests/summary.sh $(BUILD)/host-tests.log $(BUILD)/system-tests.log \
 		$(BUILD)/explore-tests.log $(BUILD)/guest-tests.log || rc=1; \
 	exit $$rc
@@ -346,7 +347,7 @@ explore: $(EXPLORE_TESTS)
 	$(Q)$(MUTANTS_RUN)
 
 guest-test: all
-	$(Q)SMP=$(GUEST_SMP) MEM=$(GUEST_MEM) kernel/vm '$(GUEST_TESTS) $(TEST_ARGS) 2>&1'
+	$(Q)SMP=$(GUEST_SMP) MEM=$(GUEST_MEM) kernel/vm '$(GUEST_ENV) $(GUEST_TESTS) $(TEST_ARGS) 2>&1'
 
 # With no ARGS, the main job: the built-in patterns against every path in
 # the kernel source tarball, counted, timed and checked against fnmatch(3).
