@@ -103,11 +103,7 @@ static __ak_always_inline void __arena *__ak_alloc(unsigned long long size, int 
  * stack (over every frame of a call chain) pay for the larger of the two
  * paths' spills, not for both inlined into one frame.
  */
-#ifdef __BPF__
-#define __ak_alloc_path static __attribute__((noinline))
-#else
-#define __ak_alloc_path static inline
-#endif
+#define __ak_alloc_path __ak_apart
 
 __ak_global int __ak_lives_clear(__arg_arena struct __ak_page __arena *page)
 {

@@ -149,6 +149,19 @@ struct ak_alloc_request {
 #define __ak_always_inline inline __attribute__((always_inline))
 
 /*
+ * The other way: a static helper kept out of line in BPF, for a frame of
+ * its own whose slots are not the caller's (a caller whose frame stays on
+ * the stack under the allocator's chain); in user space a plain static
+ * inline, so that a program that never calls it does not link what it
+ * calls (a reader through the mmap has no allocator).
+ */
+#ifdef __BPF__
+#define __ak_apart static __attribute__((noinline))
+#else
+#define __ak_apart static inline
+#endif
+
+/*
  * Unroll the loop that follows, whose count is a constant (list.h: a group
  * of nodes between two budget checks): clang or gcc.
  */

@@ -194,7 +194,7 @@ __ak_htab_lookup_lock##n(__arg_arena struct ak_htab __arena *h,		\
  * frame that grows with the key, past the verifier's 512 bytes over a
  * chain of calls for the widest keys.
  */
-static __attribute__((noinline)) unsigned long long
+__ak_apart unsigned long long
 __ak_htab_hash_reload(const struct __ak_htab_table __arena *t, const unsigned long long *w,
 		      unsigned int words)
 {

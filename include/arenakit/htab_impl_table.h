@@ -87,7 +87,7 @@ static inline unsigned long long __ak_htab_seed_words(const struct ak_htab __are
  * which goes on to call the allocator, and every frame of that chain
  * counts against the verifier's 512 bytes.
  */
-static __attribute__((noinline)) int
+__ak_apart int
 __ak_htab_seeds_fill(struct __ak_htab_table __arena *t, unsigned long long seeds,
 		     struct __ak_htab_table __arena *from)
 {
@@ -104,7 +104,7 @@ __ak_htab_seeds_fill(struct __ak_htab_table __arena *t, unsigned long long seeds
  * reused block is not); 0, or -AK_EBUDGET. Out of line for the same
  * reason.
  */
-static __attribute__((noinline)) int
+__ak_apart int
 __ak_htab_buckets_init(struct __ak_htab_table __arena *t, unsigned long long nbuckets, int zero)
 {
 	unsigned long long i, n, shift = 64;
@@ -130,7 +130,7 @@ __ak_htab_buckets_init(struct __ak_htab_table __arena *t, unsigned long long nbu
  * only @base across it, and across the allocator's call before it only
  * these arguments: registers, not slots in a frame under the allocator.
  */
-static __attribute__((noinline)) int
+__ak_apart int
 __ak_htab_table_fill(unsigned long long __arena *base, unsigned long long seeds,
 		     struct __ak_htab_table __arena *from, unsigned long long nbuckets, int zero)
 {
@@ -540,7 +540,7 @@ static inline int __ak_htab_chain_too_long(struct ak_htab __arena *h, unsigned i
  * once in nbuckets / (AK_HTAB_MIGRATE_STEP + 1) writes, unless
  * ak_htab_maintain moves the buckets faster.
  */
-static __attribute__((noinline)) void __ak_htab_resize(struct ak_htab __arena *h, int grow)
+__ak_apart void __ak_htab_resize(struct ak_htab __arena *h, int grow)
 {
 	struct __ak_htab_table __arena *cur = ak_read_once(h->cur), *next;
 	unsigned int reseed = ak_read_once(h->reseed_wanted);

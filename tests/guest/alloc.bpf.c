@@ -71,21 +71,7 @@ static struct obj __arena *alloc_chain(int max, int *count)
 	return head;
 }
 
-/*
- * -EBUSY leaves the object allocated: the caller frees it again. A global
- * function, so the verifier checks its loop once, not inside every caller's.
- */
-__weak __noinline int free_retrying(void __arena *obj __arg_arena)
-{
-	int err = -EBUSY, tries;
-
-	for (tries = ak_opaque_zero(); tries < 16 && err == -EBUSY && can_loop; tries++) {
-		err = ak_free(obj);
-		if (err == -EBUSY)
-			__sync_fetch_and_add(&busy_frees, 1);
-	}
-	return err;
-}
+#include "guest/alloc_retry.h"
 
 /* Free up to @n objects of @head's chain: the rest of it. */
 static __noinline struct obj __arena *free_some(struct obj __arena *head, int n)

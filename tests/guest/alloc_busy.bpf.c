@@ -66,18 +66,7 @@ __weak __noinline int stamps_wrong(struct stamped __arena *o __arg_arena)
 	return wrong;
 }
 
-/* -EBUSY leaves the object allocated: free it again, counting each. */
-__weak __noinline int free_retrying(void __arena *obj __arg_arena)
-{
-	int err = -EBUSY, tries;
-
-	for (tries = ak_opaque_zero(); tries < 16 && err == -EBUSY && can_loop; tries++) {
-		err = ak_free(obj);
-		if (err == -EBUSY)
-			__sync_fetch_and_add(&busy_frees, 1);
-	}
-	return err;
-}
+#include "guest/alloc_retry.h"
 
 /* Check and free a run's chain (at most PER_RUN objects). */
 static int free_chain(struct stamped __arena *head)
