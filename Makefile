@@ -179,12 +179,15 @@ help:
 	@echo 'make bench      measure everything in the VM, side by side: a table, then'
 	@echo '                  build/bench/results.json and plots; BENCH_RUNS=5 BENCH_ARGS=walk,'
 	@echo '                  BENCH_ARGS=--quick BENCH_RUNS=1: small sizes only, a check that'
-	@echo '                  every case runs and answers right'
+	@echo '                  every case runs and answers right; a first boot with ICOUNT=1 (one'
+	@echo '                  run of the sections with targets) puts instructions beside times'
+	@echo '                  (BENCH_ICOUNT=0: not; ICOUNT=1: that boot only)'
 	@echo 'make bench-kernels  the same on the stock kernel and on ours, each row side by side'
 	@echo '                  with its ratio: build/bench-kernels/kernels.txt (BENCH_ARGS=frames:'
 	@echo '                  what a call of a bounded loop costs under each kernel; ICOUNT=1)'
-	@echo 'make replay     the bare arena list walk as both kernels JIT it, replayed natively on'
-	@echo "                  this host's CPU, and ours with kernel patch 11 undone: ns/node"
+	@echo 'make replay     the arena list walks (the bare walk, ak_list_count, ak_list_find,'
+	@echo "                  ak_list_for_each_entry) as both kernels JIT them, replayed natively on"
+	@echo "                  this host's CPU beside native C and the last make bench: ns/node"
 	@echo "                  (bench/replay/replay.py; REPLAY_ARGS='--nodes N --rounds R')"
 	@echo 'make stress     arenakit stress, every scenario, lists up to 100M items, in a'
 	@echo '                  4-CPU 6 GiB VM; STRESS_ARGS= other arguments (make run ARGS="stress --help")'
@@ -378,7 +381,7 @@ bench-kernels: deps-bench all $(KERNEL_FILES)
 	$(Q)bench/kernels.sh $(BUILD)/bench-kernels --runs $(BENCH_RUNS) --glob-input $(KERNEL_FILES) \
 		--objects $(BUILD)/tests/guest $(BENCH_ARGS)
 
-# The bare list walk as each kernel's JIT emitted it, replayed natively.
+# The list walks as each kernel's JIT emitted them, replayed natively.
 JIT_DUMP := $(BUILD)/jit_dump
 $(JIT_DUMP): bench/replay/jit_dump.c $(LOADER_OBJS)
 	$(call msg,CC,$@)

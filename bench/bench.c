@@ -15,6 +15,7 @@
 
 #include <arenakit/arena.h>
 #include "bench.h"
+#include "clock.h"
 #include "commands.h"
 #include "kernel_features.h"
 #include "loader.h"
@@ -48,57 +49,20 @@ static int section_seen(const struct bench *b, int i)
 	return 0;
 }
 
-/* A section's header names the clock of its last row; rows timed otherwise are marked. */
-static void print_table(struct bench *b)
-{
-	const char *clock, *other;
-	char size[24];
-	int i, j;
-
-	for (i = 0; i < b->n_rows; i++) {
-		if (section_seen(b, i))
-			continue;
-		clock = other = NULL;
-		for (j = i; j < b->n_rows; j++)
-			if (!strcmp(b->rows[j]->section, b->rows[i]->section))
-				clock = b->rows[j]->clock;
-		printf("\n== %s (%s)\n", b->rows[i]->section, clock);
-		printf("%-36s %6s %-16s %11s %11s %11s  %s\n", "case", "size", "variant",
-		       "median", "min", "max", "unit");
-		for (j = i; j < b->n_rows; j++) {
-			struct bench_row *r = b->rows[j];
-
-			if (strcmp(r->section, b->rows[i]->section))
-				continue;
-			if (strcmp(r->clock, clock))
-				other = r->clock;
-			bench_median(r);
-			printf("%-36s %6s %-16s %11.2f %11.2f %11.2f  %s%s\n", r->name,
-			       size_text(r->size, size, sizeof(size)), r->variant, r->median,
-			       r->min, r->max, r->unit, strcmp(r->clock, clock) ? " *" : "");
-		}
-		if (other)
-			printf("* timed by %s\n", other);
-	}
-	if (!b->n_ratios)
-		return;
-	printf("\n== ratios (median of the runs' ratios; their range in brackets)\n");
-	for (i = 0; i < b->n_ratios; i++) {
-		struct bench_ratio *r = &b->ratios[i];
-		char range[32] = "";
-
-		if (r->lo != r->hi)
-			snprintf(range, sizeof(range), "[%.2f-%.2f]", r->lo, r->hi);
-		printf("%-72s %7.2fx %-11s", r->what, r->value, range);
-		/* At --quick sizes a ratio of times means nothing; one of counts does. */
-		if (r->goal != BENCH_NO_GOAL)
-			printf("  target %s %.2fx: %s", r->goal == BENCH_AT_MOST ? "<=" : ">=",
-			       r->limit, b->quick && r->timed ? "not judged at --quick sizes" :
-			       (r->goal == BENCH_AT_MOST ? r->value <= r->limit :
-				r->value >= r->limit) ? "met" : "MISSED");
-		putchar('\n');
-	}
-}
+/*
+ * What this run ran on, read in the run (the guest's /proc and uname, the
+ * online CPUs), and what bench/run.sh passes in from outside it: the
+ * accelerator, ICOUNT, the host's CPU model.
+ */
+struct bench_env {
+	char kernel[65];
+	char cpu[128];
+	const char *host_cpu;
+	const char *accel;
+	long vcpus;
+	int icount;		/* 1: ICOUNT=1, 0: not, -1: not said */
+	double ns_per_insn;	/* the guest clock over a spin loop; 0: not measured */
+};
 
 static void cpu_model(char *buf, size_t len)
 {
@@ -117,6 +81,299 @@ static void cpu_model(char *buf, size_t len)
 	fclose(f);
 }
 
+/*
+ * Nanoseconds the clock advances per instruction of a loop of two
+ * instructions an iteration: 1.00 when the guest's clock counts
+ * instructions (ICOUNT=1), whatever the host. A check on what run.sh says.
+ */
+static double spin_ns_per_insn(void)
+{
+	unsigned long n = 1UL << 24;
+	unsigned long long start = monotonic_ns();
+
+#if defined(__x86_64__)
+	asm volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
+#elif defined(__aarch64__)
+	asm volatile("1: subs %0, %0, #1\n\tb.ne 1b" : "+r"(n) : : "cc");
+#else
+	return 0;
+#endif
+	return (double)(monotonic_ns() - start) / (2.0 * (1UL << 24));
+}
+
+static void bench_env_read(struct bench_env *e)
+{
+	const char *icount = getenv("ARENAKIT_ICOUNT");
+	struct utsname u;
+
+	uname(&u);
+	snprintf(e->kernel, sizeof(e->kernel), "%s", u.release);
+	cpu_model(e->cpu, sizeof(e->cpu));
+	e->host_cpu = getenv("ARENAKIT_HOST_CPU");
+	e->accel = getenv("ARENAKIT_ACCEL") ?: "none";
+	e->vcpus = sysconf(_SC_NPROCESSORS_ONLN);
+	e->icount = icount && *icount ? !strcmp(icount, "1") : -1;
+	e->ns_per_insn = spin_ns_per_insn();
+}
+
+static void print_env(const struct bench_env *e)
+{
+	printf("kernel %s, %ld CPUs online (the guest's), accelerator %s, ICOUNT=%s (the clock: %.2f ns "
+	       "an instruction of a spin loop)\n", e->kernel, e->vcpus, e->accel,
+	       e->icount < 0 ? "? (not said)" : e->icount ? "1: times are guest instructions" : "0",
+	       e->ns_per_insn);
+	printf("guest CPU %s; host CPU %s\n", e->cpu, e->host_cpu ?: "not said");
+	printf("compilers: %s; gcc %s\n", BENCH_BPF_CC, __VERSION__);
+	if (e->icount == 1 && (e->ns_per_insn < 0.95 || e->ns_per_insn > 1.05))
+		printf("WARNING: ICOUNT=1 said, yet the clock does not count instructions\n");
+}
+
+/*
+ * The run with ICOUNT=1 that --icount-results names: its rows' medians and
+ * its ratios, from the results.json it wrote (write_json()'s lines, one
+ * row or ratio a line).
+ */
+struct icount_entry {
+	char key[320];		/* a ratio's "what", or a row's section|case|size|variant */
+	double value;
+};
+
+static struct icount_entry *icount_entries;
+static int n_icount_entries;
+
+/* The string after "@name": " on @line, into @buf; 0 if there is none. */
+static int json_str(const char *line, const char *name, char *buf, size_t len)
+{
+	char pat[32];
+	const char *at, *end;
+
+	snprintf(pat, sizeof(pat), "\"%s\": \"", name);
+	at = strstr(line, pat);
+	if (!at)
+		return 0;
+	at += strlen(pat);
+	end = strchr(at, '"');
+	if (!end)
+		return 0;
+	snprintf(buf, len, "%.*s", (int)(end - at), at);
+	return 1;
+}
+
+static int json_num(const char *line, const char *name, double *v)
+{
+	char pat[32];
+	const char *at;
+
+	snprintf(pat, sizeof(pat), "\"%s\": ", name);
+	at = strstr(line, pat);
+	return at && sscanf(at + strlen(pat), "%lf", v) == 1;
+}
+
+static void row_key(char *buf, size_t len, const char *section, const char *name,
+		    long long size, const char *variant)
+{
+	snprintf(buf, len, "%s|%s|%lld|%s", section, name, size, variant);
+}
+
+static int icount_load(const char *path)
+{
+	char line[8192], a[96], c[96], v[96], sec[32];
+	FILE *f = fopen(path, "r");
+	int said = 0, cap = 0;
+	double size, value;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		struct icount_entry e;
+
+		if (strstr(line, "\"icount\": true"))
+			said = 1;
+		if (json_str(line, "what", a, sizeof(a)) && json_num(line, "ratio", &value)) {
+			snprintf(e.key, sizeof(e.key), "%s", a);
+		} else if (json_str(line, "section", sec, sizeof(sec)) &&
+			   json_str(line, "case", c, sizeof(c)) &&
+			   json_str(line, "variant", v, sizeof(v)) &&
+			   json_num(line, "size", &size) && json_num(line, "median", &value)) {
+			row_key(e.key, sizeof(e.key), sec, c, (long long)size, v);
+		} else {
+			continue;
+		}
+		e.value = value;
+		if (n_icount_entries == cap) {
+			cap = cap ? 2 * cap : 256;
+			icount_entries = realloc(icount_entries, cap * sizeof(e));
+			if (!icount_entries) {
+				fclose(f);
+				return -ENOMEM;
+			}
+		}
+		icount_entries[n_icount_entries++] = e;
+	}
+	fclose(f);
+	if (!said) {
+		fprintf(stderr, "arenakit bench: %s is not from a run with ICOUNT=1\n", path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static double icount_find(const char *key)
+{
+	int i;
+
+	for (i = 0; i < n_icount_entries; i++)
+		if (!strcmp(icount_entries[i].key, key))
+			return icount_entries[i].value;
+	return -1;
+}
+
+static double icount_row(const struct bench_row *r)
+{
+	char key[320];
+
+	row_key(key, sizeof(key), r->section, r->name, r->size, r->variant);
+	return icount_find(key);
+}
+
+/* A timed row's unit; under ICOUNT=1 its nanoseconds are instructions. */
+static const char *row_unit(const struct bench *b, const struct bench_row *r, char *buf,
+			    size_t len)
+{
+	if (b->icount && bench_row_timed(r) && !strncmp(r->unit, "ns/", 3)) {
+		snprintf(buf, len, "insns/%s", r->unit + 3);
+		return buf;
+	}
+	return r->unit;
+}
+
+/*
+ * A figure's unit: "x" for a ratio, else its own; a time in ns is a count
+ * of instructions in a run with ICOUNT=1 (@insns).
+ */
+static const char *figure_unit(const struct bench_ratio *r, int insns)
+{
+	if (!r->unit)
+		return "x";
+	return insns && !strcmp(r->unit, "ns") ? "insns" : r->unit;
+}
+
+/* "1.23x", "6.88 insns/node", "61954 insns": what a figure is, said with it. */
+static const char *figure_text(const struct bench_ratio *r, double v, int insns, char *buf,
+			       size_t len)
+{
+	const char *unit = figure_unit(r, insns);
+	const char *space = *unit && strcmp(unit, "x") ? " " : "";
+
+	if (v == (long long)v && r->unit)
+		snprintf(buf, len, "%lld%s%s", (long long)v, space, unit);
+	else
+		snprintf(buf, len, "%.2f%s%s", v, space, unit);
+	return buf;
+}
+
+/* The verdict of this run's figure: not on times at --quick sizes. */
+static enum bench_verdict ratio_verdict(const struct bench *b, const struct bench_ratio *r)
+{
+	if (b->quick && r->timed)
+		return BENCH_NOT_JUDGED;
+	return bench_judge(r->goal, r->limit, r->value, r->lo, r->hi);
+}
+
+static const char *verdict_text(const struct bench *b, const struct bench_ratio *r, char *buf,
+				size_t len)
+{
+	enum bench_verdict v = ratio_verdict(b, r);
+	const char *first = b->icount && r->timed ? "insns " : r->insns >= 0 ? "time " : "";
+
+	if (r->goal == BENCH_NO_GOAL)
+		return "";
+	if (b->quick && r->timed) {
+		snprintf(buf, len, "not judged at --quick sizes");
+		return buf;
+	}
+	if (r->insns >= 0)
+		snprintf(buf, len, "%s%s, insns %s", first, bench_verdict_name(v),
+			 bench_verdict_name(bench_judge(r->goal, r->limit, r->insns, r->insns,
+							r->insns)));
+	else
+		snprintf(buf, len, "%s%s", first, bench_verdict_name(v));
+	return buf;
+}
+
+/* A section's header names the clock of its last row; rows timed otherwise are marked. */
+static void print_table(struct bench *b)
+{
+	const char *clock, *other;
+	char size[24], unit[48], fig[48], range[40], target[32], verdict[64];
+	int i, j, insns, timed;
+
+	for (i = 0; i < b->n_rows; i++) {
+		if (section_seen(b, i))
+			continue;
+		clock = b->rows[i]->clock;
+		other = NULL;
+		insns = timed = 0;
+		for (j = i; j < b->n_rows; j++)
+			if (!strcmp(b->rows[j]->section, b->rows[i]->section)) {
+				clock = b->rows[j]->clock;
+				timed |= bench_row_timed(b->rows[j]);
+				insns |= bench_row_timed(b->rows[j]) && icount_row(b->rows[j]) >= 0;
+			}
+		printf("\n== %s (%s%s)\n", b->rows[i]->section, clock,
+		       b->icount && timed ? "; ICOUNT=1: a ns is a guest instruction" : "");
+		printf("%-36s %6s %-16s %11s %11s %11s%s  %s\n", "case", "size", "variant",
+		       "median", "min", "max", insns ? " insns(ICOUNT)" : "", "unit");
+		for (j = i; j < b->n_rows; j++) {
+			struct bench_row *r = b->rows[j];
+			double n = icount_row(r);
+
+			if (strcmp(r->section, b->rows[i]->section))
+				continue;
+			if (strcmp(r->clock, clock))
+				other = r->clock;
+			bench_median(r);
+			printf("%-36s %6s %-16s %11.2f %11.2f %11.2f", r->name,
+			       size_text(r->size, size, sizeof(size)), r->variant, r->median,
+			       r->min, r->max);
+			if (insns && n >= 0 && bench_row_timed(r))
+				printf(" %13.2f", n);
+			else if (insns)
+				printf(" %13s", "-");
+			printf("  %s%s\n", row_unit(b, r, unit, sizeof(unit)),
+			       strcmp(r->clock, clock) ? " *" : "");
+		}
+		if (other)
+			printf("* timed by %s\n", other);
+	}
+	if (!b->n_ratios)
+		return;
+	printf("\n== ratios and figures: %s median [range of the runs' ratios]%s; a target is met "
+	       "or missed only by the whole range, else undecided\n",
+	       b->icount ? "instructions (ICOUNT=1)," : "time,",
+	       n_icount_entries ? "; insns: the same ratio with ICOUNT=1 (one run)" : "");
+	printf("%-86s %-22s %11s %-20s %s\n", "what", b->icount ? "insns" : "time",
+	       n_icount_entries ? "insns" : "", "target", "verdict");
+	for (i = 0; i < b->n_ratios; i++) {
+		struct bench_ratio *r = &b->ratios[i];
+		char lo[24], ins[24] = "";
+
+		range[0] = target[0] = 0;
+		/* The range in the figure's own terms, its unit said once. */
+		if (r->lo != r->hi)
+			snprintf(range, sizeof(range), " [%.2f-%.2f]", r->lo, r->hi);
+		snprintf(fig, sizeof(fig), "%s%s", figure_text(r, r->value, b->icount, lo, sizeof(lo)),
+			 range);
+		if (r->insns >= 0)
+			figure_text(r, r->insns, 1, ins, sizeof(ins));
+		if (r->goal != BENCH_NO_GOAL)
+			snprintf(target, sizeof(target), "%s %s", r->goal == BENCH_AT_MOST ? "<=" : ">=",
+				 figure_text(r, r->limit, b->icount, lo, sizeof(lo)));
+		printf("%-86s %-22s %11s %-20s %s\n", r->what, fig, ins, target,
+		       verdict_text(b, r, verdict, sizeof(verdict)));
+	}
+}
+
 static FILE *open_out(struct bench *b, const char *name)
 {
 	char path[4096];
@@ -129,24 +386,24 @@ static FILE *open_out(struct bench *b, const char *name)
 	return f;
 }
 
-static int write_json(struct bench *b, const char *started)
+static int write_json(struct bench *b, const char *started, const struct bench_env *e)
 {
-	const char *accel = getenv("ARENAKIT_ACCEL");
-	struct utsname u;
-	char cpu[128];
 	FILE *f = open_out(b, "results.json");
+	char unit[48];
 	int i, j, err;
 
 	if (!f)
 		return -errno;
-	uname(&u);
-	cpu_model(cpu, sizeof(cpu));
 	fprintf(f, "{\n  \"environment\": {\n");
-	fprintf(f, "    \"date\": \"%s\",\n    \"kernel\": \"%s\",\n", started, u.release);
-	fprintf(f, "    \"accelerator\": \"%s\",\n    \"cpu\": \"%s\",\n    \"cpus\": %ld,\n",
-		accel ? accel : "none", cpu, sysconf(_SC_NPROCESSORS_ONLN));
+	fprintf(f, "    \"date\": \"%s\",\n    \"kernel\": \"%s\",\n", started, e->kernel);
+	fprintf(f, "    \"accelerator\": \"%s\",\n    \"icount\": %s,\n", e->accel,
+		e->icount < 0 ? "null" : e->icount ? "true" : "false");
+	fprintf(f, "    \"clock_ns_per_spin_insn\": %.4f,\n", e->ns_per_insn);
+	fprintf(f, "    \"cpu\": \"%s\",\n    \"host_cpu\": \"%s\",\n    \"cpus\": %ld,\n",
+		e->cpu, e->host_cpu ?: "", e->vcpus);
 	fprintf(f, "    \"bpf_compiler\": \"%s\",\n    \"user_compiler\": \"gcc %s\",\n",
 		BENCH_BPF_CC, __VERSION__);
+	fprintf(f, "    \"icount_results\": \"%s\",\n", b->icount_results ?: "");
 	fprintf(f, "    \"runs\": %d,\n    \"features\": {", b->runs);
 	for (i = 0; i < ARENAKIT_FEATURES; i++)
 		fprintf(f, "%s\"%s\": %s", i ? ", " : "", arenakit_feature_name(i),
@@ -154,12 +411,16 @@ static int write_json(struct bench *b, const char *started)
 	fprintf(f, "}\n  },\n  \"rows\": [\n");
 	for (i = 0; i < b->n_rows; i++) {
 		struct bench_row *r = b->rows[i];
+		double n = icount_row(r);
 
 		fprintf(f, "    {\"section\": \"%s\", \"case\": \"%s\", \"size\": %lld, "
 			"\"variant\": \"%s\", \"unit\": \"%s\", \"clock\": \"%s\", "
-			"\"median\": %.4f, \"min\": %.4f, \"max\": %.4f, \"samples\": [",
-			r->section, r->name, r->size, r->variant, r->unit, r->clock,
-			bench_median(r), r->min, r->max);
+			"\"median\": %.4f, \"min\": %.4f, \"max\": %.4f, ",
+			r->section, r->name, r->size, r->variant, row_unit(b, r, unit, sizeof(unit)),
+			r->clock, bench_median(r), r->min, r->max);
+		if (n >= 0 && bench_row_timed(r))
+			fprintf(f, "\"icount_median\": %.4f, ", n);
+		fprintf(f, "\"samples\": [");
 		for (j = 0; j < r->n; j++)
 			fprintf(f, "%s%.4f", j ? ", " : "", r->samples[j]);
 		fprintf(f, "]}%s\n", i + 1 < b->n_rows ? "," : "");
@@ -170,11 +431,20 @@ static int write_json(struct bench *b, const char *started)
 
 		fprintf(f, "    {\"what\": \"%s\", \"ratio\": %.4f, \"min\": %.4f, \"max\": %.4f",
 			r->what, r->value, r->lo, r->hi);
-		if (r->goal != BENCH_NO_GOAL)
-			fprintf(f, ", \"target\": \"%s %.2f\", \"met\": %s",
+		if (r->unit)
+			fprintf(f, ", \"unit\": \"%s\"", r->unit);
+		if (r->insns >= 0)
+			fprintf(f, ", \"icount_ratio\": %.4f", r->insns);
+		if (r->goal != BENCH_NO_GOAL) {
+			fprintf(f, ", \"target\": \"%s %.2f\", \"verdict\": \"%s\"",
 				r->goal == BENCH_AT_MOST ? "<=" : ">=", r->limit,
-				(r->goal == BENCH_AT_MOST ? r->value <= r->limit :
-				 r->value >= r->limit) ? "true" : "false");
+				ratio_verdict(b, r) == BENCH_NOT_JUDGED ? "not judged" :
+				bench_verdict_name(ratio_verdict(b, r)));
+			if (r->insns >= 0)
+				fprintf(f, ", \"icount_verdict\": \"%s\"",
+					bench_verdict_name(bench_judge(r->goal, r->limit, r->insns,
+								       r->insns, r->insns)));
+		}
 		fprintf(f, "}%s\n", i + 1 < b->n_ratios ? "," : "");
 	}
 	fprintf(f, "  ]\n}\n");
@@ -266,12 +536,15 @@ static void usage(FILE *out)
 
 	fprintf(out,
 		"usage: arenakit bench [--runs N] [--quick] [--out DIR] [--glob-input FILE]\n"
-		"                      [--objects DIR] [SECTION...]\n\n"
+		"                      [--objects DIR] [--icount-results FILE] [SECTION...]\n\n"
 		"Measure arenakit in this kernel, side by side, in one process: every case\n"
 		"runs once to warm up, then N times (default 5), interleaved with the other\n"
-		"cases of its section; the table gives median, min and max, then the ratios\n"
-		"the project has targets for. Under TCG absolute times are inflated; ratios\n"
-		"hold.\n"
+		"cases of its section (the walk section's target cases also alone, each in a\n"
+		"process of its own); the table gives median, min and max, then the ratios\n"
+		"and figures the project has targets for, each with its verdict: met or\n"
+		"missed only if the whole range of its runs is, else undecided. Under TCG\n"
+		"absolute times are inflated; with ICOUNT=1 (bench/run.sh says so in\n"
+		"ARENAKIT_ICOUNT) a ns is a guest instruction.\n"
 		"Loads BPF: runs only on the arenakit kernel (make bench runs it in the VM).\n\n"
 		"  --runs N     samples per case (1..%d)\n"
 		"  --quick      small sizes only: checks that every case runs and answers right\n"
@@ -280,7 +553,9 @@ static void usage(FILE *out)
 		"  --glob-input FILE  the glob section's lines (default build/kernel-files.txt,\n"
 		"               the kernel tree's file list that make bench writes)\n"
 		"  --objects DIR  the verifier section also loads every DIR/*.bpf.o, program\n"
-		"               by program (make bench: the guest tests' programs)\n\n"
+		"               by program (make bench: the guest tests' programs)\n"
+		"  --icount-results FILE  results.json of a run with ICOUNT=1: each row's and\n"
+		"               ratio's instruction figure printed beside its time (make bench)\n\n"
 		"sections (default: all):\n", BENCH_MAX_RUNS);
 	for (i = 0; i < N_SECTIONS; i++)
 		fprintf(out, "  %-10s %s\n", sections[i].name, sections[i].what);
@@ -291,6 +566,7 @@ static void usage(FILE *out)
 int cmd_bench(int argc, char **argv)
 {
 	struct bench b = { .runs = 5 };
+	struct bench_env env;
 	int want[N_SECTIONS] = {}, any = 0, failed = 0, err, i;
 	size_t s;
 	char started[32], why[256];
@@ -318,6 +594,8 @@ int cmd_bench(int argc, char **argv)
 			b.glob_input = argv[++i];
 		} else if (!strcmp(argv[i], "--objects") && i + 1 < argc) {
 			b.objects_dir = argv[++i];
+		} else if (!strcmp(argv[i], "--icount-results") && i + 1 < argc) {
+			b.icount_results = argv[++i];
 		} else {
 			for (s = 0; s < N_SECTIONS; s++)
 				if (!strcmp(argv[i], sections[s].name))
@@ -336,6 +614,16 @@ int cmd_bench(int argc, char **argv)
 		fprintf(stderr, "arenakit bench: %s\n", why);
 		return 1;
 	}
+	if (b.icount_results) {
+		err = icount_load(b.icount_results);
+		if (err) {
+			fprintf(stderr, "arenakit bench: --icount-results %s: %s\n",
+				b.icount_results, strerror(-err));
+			return 1;
+		}
+	}
+	bench_env_read(&env);
+	b.icount = env.icount == 1;
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	for (s = 0; s < N_SECTIONS; s++) {
 		if (any && !want[s])
@@ -348,11 +636,15 @@ int cmd_bench(int argc, char **argv)
 			failed = 1;
 		}
 	}
-	printf("arenakit bench, %s, %d runs per case, accelerator %s\n", started, b.runs,
-	       getenv("ARENAKIT_ACCEL") ?: "none");
+	/* Times have an instruction count beside them; counts are the same in both runs. */
+	for (i = 0; i < b.n_ratios; i++)
+		if (b.ratios[i].timed || (b.ratios[i].unit && !strncmp(b.ratios[i].unit, "ns", 2)))
+			b.ratios[i].insns = icount_find(b.ratios[i].what);
+	printf("arenakit bench, %s, %d run%s per case\n", started, b.runs, b.runs > 1 ? "s" : "");
+	print_env(&env);
 	print_table(&b);
 	if (b.out_dir) {
-		err = write_json(&b, started);
+		err = write_json(&b, started, &env);
 		if (!err)
 			err = write_plot_data(&b);
 		if (err) {
@@ -367,5 +659,6 @@ int cmd_bench(int argc, char **argv)
 		free(b.rows[i]);
 	free(b.rows);
 	free(b.ratios);
+	free(icount_entries);
 	return failed || b.wrong ? 1 : 0;
 }

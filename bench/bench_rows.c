@@ -71,7 +71,7 @@ double bench_median(struct bench_row *row)
 	return row->median;
 }
 
-static int bench_row_timed(const struct bench_row *row)
+int bench_row_timed(const struct bench_row *row)
 {
 	return !strcmp(row->clock, BENCH_CLOCK_BPF) || !strcmp(row->clock, BENCH_CLOCK_USER);
 }
@@ -81,13 +81,23 @@ double bench_ratio(struct bench *b, const char *what, struct bench_row *num,
 {
 	double n = bench_median(num), d = bench_median(den);
 	struct bench_row paired = { .n = 0 };
+	struct bench_ratio *r;
 	int i;
 
 	if (!n || !d)
 		return 0;
 	if (num->n != den->n) {
+		/*
+		 * Not sampled run by run side by side: the medians' ratio,
+		 * and the widest range the samples allow.
+		 */
 		bench_figure(b, what, n / d, goal, limit);
-		b->ratios[b->n_ratios - 1].timed = bench_row_timed(num) || bench_row_timed(den);
+		r = &b->ratios[b->n_ratios - 1];
+		r->timed = bench_row_timed(num) || bench_row_timed(den);
+		if (den->min > 0) {
+			r->lo = num->min / den->max;
+			r->hi = num->max / den->min;
+		}
 		return n / d;
 	}
 	for (i = 0; i < num->n; i++)
@@ -96,14 +106,15 @@ double bench_ratio(struct bench *b, const char *what, struct bench_row *num,
 	if (!bench_median(&paired))
 		return 0;
 	bench_figure(b, what, paired.median, goal, limit);
-	b->ratios[b->n_ratios - 1].timed = bench_row_timed(num) || bench_row_timed(den);
-	b->ratios[b->n_ratios - 1].lo = paired.min;
-	b->ratios[b->n_ratios - 1].hi = paired.max;
+	r = &b->ratios[b->n_ratios - 1];
+	r->timed = bench_row_timed(num) || bench_row_timed(den);
+	r->lo = paired.min;
+	r->hi = paired.max;
 	return paired.median;
 }
 
-void bench_figure(struct bench *b, const char *what, double value, enum bench_goal goal,
-		  double limit)
+static struct bench_ratio *bench_new_figure(struct bench *b, const char *what, double value,
+					    enum bench_goal goal, double limit)
 {
 	struct bench_ratio *r;
 
@@ -114,12 +125,62 @@ void bench_figure(struct bench *b, const char *what, double value, enum bench_go
 		b->cap_ratios = cap;
 	}
 	r = &b->ratios[b->n_ratios++];
+	memset(r, 0, sizeof(*r));
 	snprintf(r->what, sizeof(r->what), "%s", what);
 	r->value = value;
 	r->lo = r->hi = value;
 	r->goal = goal;
 	r->limit = limit;
 	r->timed = 0;	/* bench_ratio says when it is */
+	r->insns = -1;
+	return r;
+}
+
+void bench_figure(struct bench *b, const char *what, double value, enum bench_goal goal,
+		  double limit)
+{
+	struct bench_ratio *r = bench_new_figure(b, what, value, goal, limit);
+
+	/* "a / b" is a ratio; anything else is a count and prints as one. */
+	if (!strstr(what, " / "))
+		r->unit = "";
+}
+
+void bench_count(struct bench *b, const char *what, double value, const char *unit,
+		 enum bench_goal goal, double limit)
+{
+	bench_new_figure(b, what, value, goal, limit)->unit = unit ? unit : "";
+}
+
+enum bench_verdict bench_judge(enum bench_goal goal, double limit, double value, double lo,
+			       double hi)
+{
+	double best = goal == BENCH_AT_MOST ? lo : hi, worst = goal == BENCH_AT_MOST ? hi : lo;
+
+	if (goal == BENCH_NO_GOAL)
+		return BENCH_NOT_JUDGED;
+	/* The median is inside its range; a range that is none is the value. */
+	if (value < lo || value > hi)
+		best = worst = value;
+	if (goal == BENCH_AT_MOST ? worst <= limit : worst >= limit)
+		return BENCH_MET;
+	if (goal == BENCH_AT_MOST ? best > limit : best < limit)
+		return BENCH_MISSED;
+	return BENCH_UNDECIDED;
+}
+
+const char *bench_verdict_name(enum bench_verdict v)
+{
+	switch (v) {
+	case BENCH_MET:
+		return "met";
+	case BENCH_MISSED:
+		return "missed";
+	case BENCH_UNDECIDED:
+		return "undecided";
+	default:
+		return "-";
+	}
 }
 
 void bench_wrong(struct bench *b, const char *fmt, ...)

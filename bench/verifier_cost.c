@@ -171,10 +171,10 @@ int bench_verifier(struct bench *b)
 		"most insns processed: %llu (%s) by the tool's and the benchmarks', "
 		"%llu (%s) by the tests'\n", lib.loaded + tests.loaded,
 		lib.failed + tests.failed, lib.most, lib.most_name, tests.most, tests.most_name);
-	bench_figure(b, "verifier: most insns of a tool or bench program / 50,000",
-		     (double)lib.most / INSNS_LIMIT, BENCH_AT_MOST, 1.0);
+	bench_count(b, "verifier: most insns processed, a tool or bench program", lib.most,
+		    "insns", BENCH_AT_MOST, INSNS_LIMIT);
 	if (tests.loaded)
-		bench_figure(b, "verifier: most insns of a test program / 50,000 (tests only)",
-			     (double)tests.most / INSNS_LIMIT, BENCH_NO_GOAL, 0);
+		bench_count(b, "verifier: most insns processed, a test program", tests.most,
+			    "insns", BENCH_NO_GOAL, 0);
 	return 0;
 }
