@@ -60,7 +60,10 @@ static struct key16 key16(__u32 i)
  * map. A global function: the verifier checks it once, on its own, not
  * once per state of the caller's loop; and each chunk of CHUNK keys gets a
  * loop budget of its own whatever the kernel's budget is (a count, or
- * time). A chunk cut all the same is counted in result.errors.
+ * time). Returns the index it reached: a chunk the budget cut (under load,
+ * the time-bounded kernel's budget can end before CHUNK operations) is
+ * resumed there by the next run, not counted as wrong; result.errors
+ * counts the operations that failed.
  */
 #define CHUNK 16384
 #define BENCH_CHUNK(name, table, hmap, key_type, key_of)		\
@@ -102,9 +105,9 @@ __noinline int name(enum htab_op op, int map, __u32 from, __u32 to) \
 		}							\
 	}								\
 	result.found += found;						\
-	if (err || i < to)						\
+	if (err)							\
 		result.errors++;					\
-	return 0;							\
+	return i;							\
 }
 
 /*
@@ -125,7 +128,7 @@ struct htab_phase phase;
 	({								\
 		__u64 ___start = bpf_ktime_get_ns();			\
 		__u32 ___base = phase.op == HTAB_MISS ? entries : 0;	\
-		__u32 ___c, ___end;					\
+		__u32 ___c, ___end, ___reached;				\
 		int ___err = 0;						\
 									\
 		while (phase.rep < (times)) {				\
@@ -140,8 +143,13 @@ struct htab_phase phase;
 				continue;				\
 			}						\
 			___end = ___c + CHUNK < entries ? ___c + CHUNK : entries; \
-			chunk(phase.op, phase.map, ___base + ___c, ___base + ___end); \
-			phase.at = ___end;				\
+			___reached = chunk(phase.op, phase.map, ___base + ___c, \
+					   ___base + ___end) - ___base;	\
+			phase.at = ___reached;				\
+			if (___reached < ___end) {			\
+				___err = -AK_EBUDGET;			\
+				break;					\
+			}						\
 		}							\
 		phase.ns += bpf_ktime_get_ns() - ___start;		\
 		if (!___err && phase.op < HTAB_OPS && phase.map < 2)	\
