@@ -473,19 +473,20 @@ enum { ALONE_NATIVE = WALK_CASES, ALONE_NATIVE_FIND, ALONE_CASES };
 
 static struct walk *open_walk(void);
 
-/* The samples one case alone gives back to the bench through a pipe. */
+/* What one case alone gives back to the bench through a pipe: one sample. */
 struct alone_result {
-	int err, wrong, n;
-	double samples[BENCH_MAX_RUNS];
+	int err, wrong, sampled;
+	double sample;
 };
 
 /*
  * In the child: load the program afresh, link a list of n nodes in order
- * and run case c only, warm-up and runs, timed as in the interleaved runs.
+ * and run case c only, a warm-up and one timed walk, timed as in the
+ * interleaved runs.
  */
-static void alone_child(int runs, long long n, int c, struct alone_result *res)
+static void alone_child(long long n, int c, struct alone_result *res)
 {
-	struct bench child = { .runs = runs };
+	struct bench child = { .runs = 1 };
 	struct bench_row row = { .section = "walk-alone", .name = "alone" };
 	unsigned long long start;
 	struct walk *skel;
@@ -501,7 +502,7 @@ static void alone_child(int runs, long long n, int c, struct alone_result *res)
 	res->err = ak_run(skel->progs.alloc_items, NULL, 0, &retval) ?: retval;
 	if (!res->err)
 		res->err = link_list(skel, n, 0);
-	for (r = BENCH_WARMUP; !res->err && r < runs; r++) {
+	for (r = BENCH_WARMUP; !res->err && r < child.runs; r++) {
 		if (c < WALK_CASES) {
 			res->err = run_case(&child, skel, c == WALK_CAN_LOOP_KFUNC ?
 					    skel->progs.walk_can_loop_kfunc : skel->progs.walk,
@@ -517,8 +518,8 @@ static void alone_child(int runs, long long n, int c, struct alone_result *res)
 			bench_wrong(&child, "alone: native walk: %lld nodes, want %lld", got, n);
 	}
 	res->wrong = child.wrong;
-	res->n = row.n;
-	memcpy(res->samples, row.samples, sizeof(res->samples));
+	res->sampled = row.n > 0;
+	res->sample = row.n > 0 ? row.samples[0] : 0;
 	walk__destroy(skel);
 }
 
@@ -547,7 +548,7 @@ static int run_alone(struct bench *b, long long n, int c, struct bench_row *row)
 	}
 	if (!pid) {
 		close(fd[0]);
-		alone_child(1, n, c, &res);
+		alone_child(n, c, &res);
 		_exit(write(fd[1], &res, sizeof(res)) == sizeof(res) ? 0 : 1);
 	}
 	close(fd[1]);
@@ -562,8 +563,8 @@ static int run_alone(struct bench *b, long long n, int c, struct bench_row *row)
 		return res.err;
 	if (res.wrong)
 		bench_wrong(b, "walk-alone %s: %d wrong answer(s)", row->name, res.wrong);
-	for (k = 0; k < res.n; k++)
-		bench_sample(row, res.samples[k]);
+	if (res.sampled)
+		bench_sample(row, res.sample);
 	return 0;
 }
 
