@@ -32,14 +32,16 @@
 #include <arenakit/arena.h>
 
 /*
- * Attempts before ak_lock_acquire gives up: 65,536 steps, under 1% of a
- * frame's budget, about a millisecond. A holder needs a few dozen
+ * Attempts before ak_lock_acquire gives up: 262,144 steps, about 3% of a
+ * stock frame's budget, a few milliseconds. A holder needs a few dozen
  * instructions; the margin is for a holder whose (virtual) CPU its host
- * preempts for a moment, which on a loaded host outlasts some thousands of
- * attempts.
+ * preempts, for a time slice: milliseconds, which a wait of a millisecond
+ * does not outlast often enough (callers of the allocator's shared lock
+ * then fail a few times in a million). The kernel's resilient spin lock
+ * (rqspinlock) waits far longer, a quarter of a second, before it fails.
  */
 #ifndef AK_LOCK_SPINS
-#define AK_LOCK_SPINS 65536
+#define AK_LOCK_SPINS 262144
 #endif
 
 /**
