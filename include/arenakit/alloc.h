@@ -333,26 +333,18 @@ static __ak_always_inline void __arena *__ak_alloc_from_cache(unsigned long long
 
 /*
  * Internal: @block, claimed (its live byte clear), back on its page's free
- * list; the lock held (alloc_impl_free.h's __ak_free_block). Out of line:
- * every path that puts blocks back calls it, and the verifier checks it
- * once, not once a caller. 0.
- */
-__ak_alloc_entry int __ak_put_block(__arg_arena void __arena *block, int may_spare_page,
-				    unsigned int own_cpu);
-
-/*
- * Internal: __ak_put_block(@block, 0, AK_ALLOC_CPU_SLOTS): a page it
- * empties stays with its class. Apart because it never waits for the
- * page's readers, so its frame has no loop's count: it is the one below
- * an allocation (queued frees drained), where a program at the stack's
- * limit has no bytes to spare. 0.
+ * list; the lock held (alloc_impl_free.h's __ak_free_block). A page it
+ * empties stays with its class. Out of line: every path that puts blocks
+ * back calls it or the next, and the verifier checks each once, not once a
+ * caller; and it never waits for the page's readers, so its frame has no
+ * loop's count: it is the one below an allocation (queued frees drained),
+ * where a program at the stack's limit has no bytes to spare. 0.
  */
 __ak_alloc_entry int __ak_put_block_kept(__arg_arena void __arena *block);
 
 /*
- * Internal: __ak_put_block(@block, 1, AK_ALLOC_CPU_SLOTS), for a free on
- * the shared path, one frame below ak_free: its constants are not kept in
- * its frame. 0.
+ * Internal: the same, for a sleepable free (ak_free's shared path, and a
+ * CPU cache's flush under it), where a page it empties may become spare. 0.
  */
 __ak_alloc_entry int __ak_put_block_spare(__arg_arena void __arena *block);
 

@@ -114,22 +114,15 @@ __ak_global int __ak_lives_clear(__arg_arena struct __ak_page __arena *page)
 	return 0;
 }
 
-__ak_global int __ak_put_block(__arg_arena void __arena *block, int may_spare_page,
-				unsigned int own_cpu)
-{
-	__ak_free_block(block, may_spare_page, own_cpu);
-	return 0;
-}
-
 __ak_global int __ak_put_block_kept(__arg_arena void __arena *block)
 {
-	__ak_free_block(block, 0, AK_ALLOC_CPU_SLOTS);
+	__ak_free_block(block, 0);
 	return 0;
 }
 
 __ak_global int __ak_put_block_spare(__arg_arena void __arena *block)
 {
-	__ak_free_block(block, 1, AK_ALLOC_CPU_SLOTS);
+	__ak_free_block(block, 1);
 	return 0;
 }
 
@@ -351,13 +344,13 @@ __ak_global int __ak_reclaim_cache(unsigned int cpu)
 		}
 		/*
 		 * __ak_cache_flush's loop, with the blocks put back here and
-		 * not by __ak_put_block: ak_alloc reaches this through its
+		 * not by __ak_put_block_kept: ak_alloc reaches this through its
 		 * reclaim, under a sleepable update's migration, and one frame
 		 * more would pass the verifier's 8 below a user's program.
 		 */
 		if (cache->count[class] && !ak_lock_acquire(&ak_allocator.lock)) {
 			while (cache->count[class] && ak_can_loop)
-				__ak_free_block(__ak_cache_pop(cache, class), 0, AK_ALLOC_CPU_SLOTS);
+				__ak_free_block(__ak_cache_pop(cache, class), 0);
 			ak_lock_release(&ak_allocator.lock);
 		}
 		if (cache->count[class]) {
@@ -393,7 +386,7 @@ __ak_global int __ak_reclaim_class(unsigned int class)
 			ak_lock_release(&ak_allocator.lock);
 			return 0;	/* none, or the reserve's */
 		}
-		if (!__ak_page_unwatched(page, AK_ALLOC_CPU_SLOTS)) {
+		if (!__ak_page_unwatched(page)) {
 			ak_lock_release(&ak_allocator.lock);
 			return -EBUSY;	/* a free is checking a block on it */
 		}

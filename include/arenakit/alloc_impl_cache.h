@@ -132,18 +132,26 @@ static __ak_always_inline unsigned int __ak_cache_refill(struct __ak_cpu_cache _
 }
 
 /*
- * Put the blocks of @class in @cache (held) back on their pages until
- * @keep are left (see __ak_free_block for the pages they empty). Blocks
+ * Put the blocks of @class in @cache (held, as __AK_CACHE_ALLOC) back on
+ * their pages until @keep are left (see __ak_free_block for the pages they
+ * empty, which may become spare with @may_spare_page). Blocks
  * stay cached if the lock stayed busy or the budget ran out.
  */
 static __ak_always_inline void __ak_cache_flush(struct __ak_cpu_cache __arena *cache,
 						unsigned int class, unsigned int keep,
-						int may_spare_page, unsigned int own_cpu)
+						int may_spare_page)
 {
+	char __arena *block;
+
 	if (ak_lock_acquire(&ak_allocator.lock))
 		return;
-	while (cache->count[class] > keep && ak_can_loop)
-		__ak_put_block(__ak_cache_pop(cache, class), may_spare_page, own_cpu);
+	while (cache->count[class] > keep && ak_can_loop) {
+		block = __ak_cache_pop(cache, class);
+		if (may_spare_page)
+			__ak_put_block_spare(block);
+		else
+			__ak_put_block_kept(block);
+	}
 	ak_lock_release(&ak_allocator.lock);
 }
 
@@ -228,7 +236,7 @@ static __ak_always_inline int __ak_cache_free(void __arena *ptr, int sleepable)
 		cache->objects--;
 		cache->bytes -= bytes;
 		if (cache->count[class] > cap)
-			__ak_cache_flush(cache, class, cap / 2, sleepable, __ak_this_cpu());
+			__ak_cache_flush(cache, class, cap / 2, sleepable);
 	}
 	__ak_cache_put(cache);
 	return err;

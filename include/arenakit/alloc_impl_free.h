@@ -145,11 +145,11 @@ static __ak_always_inline void __arena *__ak_queue_pop(unsigned long long __aren
  * this sees the free, and waits (a claim is a few instructions) until it is
  * over before the page goes; or keeps the page, if the wait is longer than
  * __AK_CLAIM_WAIT reads. So a free that saw the bit set is over before the
- * page can be another object's. @own_cpu's cache is not looked at: its
- * holder is this very call. Under the lock (the bit's rule).
+ * page can be another object's. A cache held by this very call (a flush,
+ * the reclaim) is held as __AK_CACHE_ALLOC, never waited for. Under the
+ * lock (the bit's rule).
  */
-static __ak_always_inline int __ak_page_unwatched(struct __ak_page __arena *page,
-						  unsigned int own_cpu)
+static __ak_always_inline int __ak_page_unwatched(struct __ak_page __arena *page)
 {
 	unsigned int cpu, spins;
 
@@ -163,7 +163,6 @@ static __ak_always_inline int __ak_page_unwatched(struct __ak_page __arena *page
 	}
 	for (cpu = (unsigned int)ak_opaque_zero(); cpu < AK_ALLOC_CPU_SLOTS; cpu++) {
 		for (spins = (unsigned int)ak_opaque_zero();
-		     cpu != own_cpu &&
 		     ak_read_once(ak_allocator.cpus[cpu].lock.locked) == __AK_CACHE_FREE; spins++) {
 			if (spins >= __AK_CLAIM_WAIT)
 				goto watched;
@@ -199,8 +198,7 @@ static __ak_always_inline void __ak_put_large(struct __ak_page __arena *page)
  * AK_ALLOC_KEEP_EMPTY other empty pages or its blocks are needed for the
  * reserve: then it stays with its class.
  */
-static __ak_always_inline void __ak_free_block(void __arena *block, int may_spare_page,
-					       unsigned int own_cpu)
+static __ak_always_inline void __ak_free_block(void __arena *block, int may_spare_page)
 {
 	struct __ak_page __arena *page = __ak_page_of(block);
 	unsigned int offset = (unsigned long long)block & (AK_PAGE_SIZE - 1);
@@ -224,7 +222,7 @@ static __ak_always_inline void __ak_free_block(void __arena *block, int may_spar
 	/* reserved <= AK_ALLOC_MAX_RESERVE: the sum cannot wrap. */
 	if (may_spare_page && cls->empty_pages + 1 > AK_ALLOC_KEEP_EMPTY &&
 	    cls->free_blocks >= cls->reserved + per_page &&
-	    __ak_page_unwatched(page, own_cpu))
+	    __ak_page_unwatched(page))
 		__ak_slab_to_spare(cls, page, per_page);
 	else
 		__ak_page_push(cls, page, __AK_ON_EMPTY);
@@ -270,7 +268,7 @@ static __ak_always_inline int __ak_drain_deferred(void)
 		block = __ak_queue_pop(&ak_allocator.deferred);
 		if (block) {
 			page = __ak_page_of(block);
-			gone = __ak_page_unwatched(page, AK_ALLOC_CPU_SLOTS);
+			gone = __ak_page_unwatched(page);
 		}
 		ak_lock_release(&ak_allocator.lock);
 		if (!block)
