@@ -35,10 +35,10 @@
  * Attempts before ak_lock_acquire gives up: 262,144 steps, about 3% of a
  * stock frame's budget, a few milliseconds. A holder needs a few dozen
  * instructions; the margin is for a holder whose (virtual) CPU its host
- * preempts, for a time slice: milliseconds, which a wait of a millisecond
- * does not outlast often enough (callers of the allocator's shared lock
- * then fail a few times in a million). The kernel's resilient spin lock
- * (rqspinlock) waits far longer, a quarter of a second, before it fails.
+ * preempts, for a time slice: milliseconds, which a shorter wait does
+ * not outlast often enough for the allocator's shared lock, taken by every
+ * CPU (bench/results/README.md has the counts). The kernel's resilient
+ * spin lock (rqspinlock) waits far longer before it gives up.
  */
 #ifndef AK_LOCK_SPINS
 #define AK_LOCK_SPINS 262144
