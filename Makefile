@@ -13,7 +13,13 @@ SHELL := /bin/bash
 
 KERNEL ?= patched
 ARENAKIT_CACHE ?= $(HOME)/.cache/arenakit
-export KERNEL ARENAKIT_CACHE KASAN
+# The guest's architecture: x86_64 (the host's) or arm64, cross-built and
+# run under qemu-system-aarch64 (make test ARCH=arm64: the guest tests).
+ARCH ?= x86_64
+ifeq ($(filter x86_64 arm64,$(ARCH)),)
+$(error ARCH must be x86_64 or arm64, not '$(ARCH)')
+endif
+export KERNEL ARENAKIT_CACHE KASAN ARCH
 # In the recipes' environment, so quotes in them reach the guest's shell intact.
 export CMD ARGS
 
@@ -34,7 +40,12 @@ msg = @printf '  %-7s %s\n' '$(1)' '$(2)';
 endif
 endif
 
+# arm64's objects and binaries go to build/arm64/, beside the host's.
+ifeq ($(ARCH),arm64)
+BUILD := build/arm64
+else
 BUILD := build
+endif
 CLANG := clang-19
 # Every BPF object is built again with the newest supported clang, in
 # build/clang-22/ (the example's too, from the scratch install):
@@ -70,11 +81,12 @@ endif
 # variables are passed by hand: make 4.3 (Debian 12's) gives $(shell) the
 # environment make started with, without its command line's variables.
 KDIR := $(shell KERNEL='$(KERNEL)' KASAN='$(KASAN)' ARENAKIT_CACHE='$(ARENAKIT_CACHE)' \
-	kernel/build.sh --dir 2>/dev/null)
+	ARCH='$(ARCH)' kernel/build.sh --dir 2>/dev/null)
 KSTAMP := $(KDIR)/.done
 LIBBPF_INC := $(KDIR)/libbpf/include
 LIBBPF_A := $(KDIR)/libbpf/lib/libbpf.a
-BPFTOOL := $(KDIR)/bpftool
+# The bpftool the build runs on the host (for x86_64, the guest's own).
+BPFTOOL := $(KDIR)/host-bpftool
 
 # The tool's BPF programs (bpf/), the guest tests' (tests/guest/) and the
 # benchmarks' (bench/), each beside the C file that shares its stem and
@@ -98,7 +110,7 @@ EXAMPLES := exec_glob open_policy
 NEW_EXAMPLE_BPF_OBJS := $(patsubst %,$(NEW_BUILD)/example/%.bpf.o,$(EXAMPLES))
 NEW_BPF_OBJS := $(call new,$(BPF_OBJS)) $(NEW_EXAMPLE_BPF_OBJS)
 
-BPF_CFLAGS := --target=bpf -D__TARGET_ARCH_x86 -mcpu=v3 -O2 -g -Wall -Werror -Iinclude -I$(KDIR) -I$(LIBBPF_INC)
+BPF_CFLAGS := --target=bpf -D__TARGET_ARCH_$(if $(filter arm64,$(ARCH)),arm64,x86) -mcpu=v3 -O2 -g -Wall -Werror -Iinclude -I$(KDIR) -I$(LIBBPF_INC)
 # Include paths by class of program, besides the library's and the kernel's:
 # the tool's (bpf/) and the benchmarks' include only their neighbours; the
 # guest tests' include "guest/..." from tests/, and these two the 6.12
@@ -112,6 +124,15 @@ $(SELFTESTS_ARENA_USERS) $(call new,$(SELFTESTS_ARENA_USERS)): \
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror
 LDLIBS := $(LIBBPF_A) -lelf -lz
+# arm64: gcc-aarch64-linux-gnu, with the headers and libraries (Criterion,
+# libelf, zlib) of the guest's root in the kernel cache entry.
+ifeq ($(ARCH),arm64)
+CC := aarch64-linux-gnu-gcc
+ARCH_ROOT := $(KDIR)/root
+ARCH_LIBDIRS := $(ARCH_ROOT)/usr/lib/aarch64-linux-gnu:$(ARCH_ROOT)/lib/aarch64-linux-gnu
+CFLAGS += -idirafter $(ARCH_ROOT)/usr/include
+LDFLAGS += $(addprefix -L,$(subst :, ,$(ARCH_LIBDIRS))) -Wl,-rpath-link,$(ARCH_LIBDIRS)
+endif
 # What talks to the kernel gets libbpf and the tree's UAPI headers, as libbpf
 # itself builds with (Debian's predate arenas).
 LIBBPF_INCLUDES := -I$(LIBBPF_INC) -I$(KDIR)/src/tools/include/uapi
@@ -216,7 +237,7 @@ help:
 # The base set (see the top): made before anything else, as make remakes
 # its makefiles first. /var/lib/dpkg/status changes whenever a package does.
 $(BUILD)/deps.mk: kernel/deps.sh /var/lib/dpkg/status
-	$(Q)kernel/deps.sh $(DEPS_CHECK)
+	$(Q)kernel/deps.sh $(DEPS_CHECK) $(filter arm64,$(ARCH))
 	$(Q)mkdir -p $(@D)
 	$(Q)echo '# kernel/deps.sh found the base set installed' > $@
 deps: $(BUILD)/deps.mk
@@ -235,7 +256,12 @@ $(KSTAMP):
 
 bpf: $(SKELS)
 tool: $(TOOL)
+# The host's tests run on the host only; arm64 builds the guest's.
+ifeq ($(ARCH),arm64)
+tests: $(GUEST_TESTS) $(NEW_BPF_OBJS)
+else
 tests: $(HOST_TESTS) $(SYSTEM_TESTS) $(GUEST_TESTS) $(EXPLORE_TESTS) $(NEW_BPF_OBJS)
+endif
 
 # One rule per compiler; BPF_INCLUDES (above) differ by the program's class.
 $(COMPILED_BPF_OBJS): $(BUILD)/%.bpf.o: %.bpf.c $(KSTAMP)
@@ -283,7 +309,7 @@ $(REGISTRY_OBJ): $(BUILD)/tests/guest/registry.c $(SKELS)
 
 $(TOOL): $(TOOL_OBJS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) -lpthread
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lpthread
 # The host tests run under AddressSanitizer and UBSan: the allocator's and the
 # list's logic is exercised natively there, so memory errors fail the test.
 SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -310,10 +336,22 @@ EXPLORE_ENV = EXPLORE_BOUND=$(EXPLORE_BOUND) ASAN_OPTIONS=allow_user_segv_handle
 
 $(GUEST_TESTS): $(GUEST_TEST_OBJS) $(REGISTRY_OBJ) $(LOADER_OBJS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ -lcriterion $(LDLIBS) -lpthread
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lcriterion $(LDLIBS) -lpthread
+
+# The guest tests find the tool and the examples under $(BUILD).
+$(GUEST_TEST_OBJS): CFLAGS += -DAK_BUILD_DIR='"$(BUILD)"'
 
 # Both runs go on after a failure; the closing line adds them up, and any
 # failure (a test, the VM runner, a guest kernel warning) fails the target.
+# ARCH=arm64 runs the guest tests alone: the others are the host's.
+ifeq ($(ARCH),arm64)
+test: all
+	@rc=0; \
+	echo '== guest tests (QEMU, arm64)'; \
+	SMP=$(GUEST_SMP) MEM=$(GUEST_MEM) kernel/vm '$(GUEST_ENV) $(GUEST_TESTS) --verbose $(TEST_ARGS) 2>&1' 2>&1 | tee $(BUILD)/guest-tests.log || rc=1; \
+	tests/summary.sh $(BUILD)/guest-tests.log || rc=1; \
+	exit $$rc
+else
 test: all
 	@rc=0; \
 	echo '== host tests'; \
@@ -328,6 +366,7 @@ test: all
 	tests/summary.sh $(BUILD)/host-tests.log $(BUILD)/system-tests.log \
 		$(BUILD)/explore-tests.log $(BUILD)/guest-tests.log || rc=1; \
 	exit $$rc
+endif
 
 host-test: $(HOST_TESTS)
 	$(Q)$(HOST_TEST_ENV) $(HOST_TESTS) $(TEST_ARGS) 2>&1
@@ -455,7 +494,7 @@ EXAMPLE_ENV := PKG_CONFIG_LIBDIR=$(EXAMPLE_ROOT)/usr/local/share/pkgconfig \
 	PKG_CONFIG_SYSROOT_DIR=$(EXAMPLE_ROOT)
 example_args = $(if $(Q),-s) --no-print-directory -C bpf/examples/$(1) \
 	OUT=$(abspath $(BUILD)/example) BPFTOOL=$(BPFTOOL) LIBBPF_DIR=$(KDIR)/libbpf \
-	VMLINUX_DIR=$(KDIR)
+	VMLINUX_DIR=$(KDIR) CC='$(CC)' LDFLAGS='$(LDFLAGS)'
 example: $(addprefix $(BUILD)/example/,$(EXAMPLES))
 $(EXAMPLE_INSTALLED): $(HEADERS) $(KSTAMP)
 	$(Q)rm -rf $(EXAMPLE_ROOT)

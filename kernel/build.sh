@@ -10,6 +10,11 @@
 # Environment:
 #   KERNEL=patched|stock   patched applies kernel/patches/series (default);
 #                          stock applies nothing (its own cache entry)
+#   ARCH=x86_64|arm64      the guest's architecture (default x86_64); arm64
+#                          is cross-built (gcc-aarch64-linux-gnu) with
+#                          kernel/config.arm64, and its entry also holds the
+#                          guest's user space: a root of Debian's arm64
+#                          packages (busybox, libc, Criterion, libelf, zlib)
 #   SELFTESTS=1            configure for the tree's BPF selftests too
 #                          (tools/testing/selftests/bpf/config*): a larger
 #                          kernel, its own cache entry, for make kernel-selftests
@@ -25,6 +30,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 variant=${KERNEL:-patched}
+arch=${ARCH:-x86_64}
 selftests=${SELFTESTS:-0}
 kasan=${KASAN:-0}
 cache=${ARENAKIT_CACHE:-$HOME/.cache/arenakit}
@@ -37,6 +43,16 @@ case $variant in
 patched|stock) ;;
 *) die "KERNEL must be 'patched' or 'stock', not '$variant'" ;;
 esac
+case $arch in
+x86_64) image=arch/x86/boot/bzImage cross=() ;;
+arm64) image=arch/arm64/boot/Image cross=(CROSS_COMPILE=aarch64-linux-gnu-)
+       command -v aarch64-linux-gnu-gcc > /dev/null ||
+		die "aarch64-linux-gnu-gcc is missing (run 'make deps ARCH=arm64' as root)" ;;
+*) die "ARCH must be 'x86_64' or 'arm64', not '$arch'" ;;
+esac
+# The kernel's make for the guest's architecture; the tools that run on the
+# host (bpftool's bootstrap) are built without these.
+kmake=(make ARCH="$arch" "${cross[@]}")
 
 pkgver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null) ||
 	die "linux-source-6.12 is not installed (run 'make deps' as root)"
@@ -62,16 +78,18 @@ built_part() {
 
 key=$({
 	echo "$pkgver $variant"
+	[ "$arch" = x86_64 ] || echo "$arch"
 	[ "$selftests" = 1 ] && echo selftests && cat "$here/config.selftests"
 	[ "$kasan" = 1 ] && echo kasan && cat "$here/config.kasan"
-	cat "$here/config" "$here/build.sh"
+	cat "$here/config" "$here/config.$arch" "$here/build.sh"
 	for p in "${patches[@]}"; do
 		echo "== $p"
 		[ -e "$here/patches/$p" ] && built_part "$here/patches/$p" || echo "missing"
 	done
 } | sha256sum | cut -c1-12)
 suffix=
-[ "$selftests" = 1 ] && suffix=-selftests
+[ "$arch" = x86_64 ] || suffix=-$arch
+[ "$selftests" = 1 ] && suffix=$suffix-selftests
 [ "$kasan" = 1 ] && suffix=$suffix-kasan
 dir=$cache/linux-$pkgver-$variant$suffix-$key
 
@@ -122,7 +140,7 @@ stage_extract() {
 stage_config() {
 	local fragment=$dir/config.fragment tree=() bad=0 line want name got
 
-	cp "$here/config" "$fragment"
+	cat "$here/config" "$here/config.$arch" > "$fragment"
 	# The stock kernel says so in its release (still "-arenakit": the loader's check).
 	[ "$variant" = stock ] &&
 		sed -i 's/^CONFIG_LOCALVERSION=.*/CONFIG_LOCALVERSION="-arenakit-stock"/' "$fragment"
@@ -132,14 +150,14 @@ stage_config() {
 		sed -i -e '/^# CONFIG_.* is not set$/d' -e '/DEBUG_INFO_DWARF/d' "$fragment"
 		cat "$here/config.selftests" >> "$fragment"
 		tree=("$src/tools/testing/selftests/bpf/config"
-		      "$src/tools/testing/selftests/bpf/config.x86_64")
+		      "$src/tools/testing/selftests/bpf/config.$arch")
 	fi
 	[ "$kasan" = 1 ] && cat "$here/config.kasan" >> "$fragment"
-	log "configuring: tinyconfig + kernel/config${tree:+ + kernel/config.selftests + the selftests config}$([ "$kasan" = 1 ] && echo " + kernel/config.kasan")"
-	make -C "$src" -s tinyconfig >&2
-	(cd "$src" && scripts/kconfig/merge_config.sh -m .config "$fragment" "${tree[@]}" \
+	log "configuring $arch: tinyconfig + kernel/config + kernel/config.$arch${tree:+ + kernel/config.selftests + the selftests config}$([ "$kasan" = 1 ] && echo " + kernel/config.kasan")"
+	"${kmake[@]}" -C "$src" -s tinyconfig >&2
+	(cd "$src" && ARCH=$arch scripts/kconfig/merge_config.sh -m .config "$fragment" "${tree[@]}" \
 		> /dev/null 2>&1)
-	make -C "$src" -s olddefconfig >&2
+	"${kmake[@]}" -C "$src" -s olddefconfig >&2
 
 	# merge_config only warns; an option of ours that did not stick is an
 	# error (the selftests' own fragments disagree with each other on DWARF,
@@ -167,17 +185,56 @@ stage_config() {
 }
 
 stage_kernel() {
-	log "make -j$jobs bzImage (a few minutes)"
-	make -C "$src" -s -j"$jobs" bzImage >&2
-	cp "$src/arch/x86/boot/bzImage" "$src/vmlinux" "$src/.config" "$dir/"
-	make -C "$src" -s kernelrelease > "$dir/release"
+	log "make -j$jobs ${image##*/} for $arch (a few minutes; arm64's cross build about ten)"
+	"${kmake[@]}" -C "$src" -s -j"$jobs" "${image##*/}" >&2
+	cp "$src/$image" "$src/vmlinux" "$src/.config" "$dir/"
+	# kernel/vm boots $dir/image, whatever the architecture calls it.
+	ln -sf "${image##*/}" "$dir/image"
+	"${kmake[@]}" -C "$src" -s kernelrelease > "$dir/release"
+}
+
+# arm64: the guest's root, from Debian's arm64 packages (apt-get download,
+# dpkg-deb -x: nothing is installed on the host, nothing registered in its
+# kernel). The runtime closure of busybox, Criterion, libelf and zlib, and
+# the three -dev packages without theirs, for the cross build to link with.
+# kernel/vm shares it as the guest's / and binds the checkout into it.
+root_runtime=(busybox-static libcriterion3 libelf1 zlib1g)
+root_dev=(libcriterion-dev libelf-dev zlib1g-dev)
+stage_root() {
+	local debs=$dir/debs root=$dir/root pkgs deb
+	log "building the arm64 root from Debian's arm64 packages"
+	rm -rf "$debs" "$root"
+	mkdir -p "$debs" "$root"
+	pkgs=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
+		--no-breaks --no-replaces --no-enhances "${root_runtime[@]/%/:$arch}" |
+		sed -n "s/^\([a-z0-9][^ <]*:$arch\)\$/\1/p" | sort -u)
+	[ -n "$pkgs" ] || die "apt knows no arm64 packages (run 'make deps ARCH=arm64' as root)"
+	# shellcheck disable=SC2086
+	(cd "$debs" && apt-get download -q $pkgs "${root_dev[@]/%/:$arch}" >&2) ||
+		die "apt-get download of the arm64 packages failed"
+	for deb in "$debs"/*.deb; do
+		dpkg-deb -x "$deb" "$root"
+	done
+	# The applets the guest's shell and tests call by name (sh, true, env,
+	# grep...): links to busybox, as its --install would make them.
+	mkdir -p "$root/usr/bin"
+	for applet in $(busybox --list); do
+		[ -e "$root/bin/$applet" ] || [ -e "$root/usr/bin/$applet" ] ||
+			ln -s /bin/busybox "$root/usr/bin/$applet"
+	done
+	ln -sf busybox "$root/bin/sh"
+	mkdir -p "$root/proc" "$root/sys" "$root/dev" "$root/tmp" "$root/run" "$root/etc"
+	[ -x "$root/bin/busybox" ] && [ -e "$root/lib/ld-linux-aarch64.so.1" ] ||
+		die "the arm64 root lacks busybox or the dynamic loader"
 }
 
 stage_libbpf() {
-	log "building libbpf"
+	local flags=()
+	log "building libbpf for $arch"
 	rm -rf "$dir/libbpf-build" "$dir/libbpf"
 	mkdir -p "$dir/libbpf-build"
-	make -C "$src/tools/lib/bpf" -s -j"$jobs" BUILD_STATIC_ONLY=1 \
+	[ "$arch" = x86_64 ] || flags=(EXTRA_CFLAGS="-I$dir/root/usr/include")
+	"${kmake[@]}" -C "$src/tools/lib/bpf" -s -j"$jobs" BUILD_STATIC_ONLY=1 "${flags[@]}" \
 		OUTPUT="$dir/libbpf-build/" DESTDIR="$dir/libbpf" prefix= \
 		libdir_relative=lib install install_headers >&2
 }
@@ -186,16 +243,28 @@ stage_bpftool() {
 	log "building bpftool"
 	rm -rf "$dir/bpftool-build"
 	mkdir -p "$dir/bpftool-build"
-	# The full bpftool (prog, map, link... for users in the VM), with its
-	# skeletons built against our vmlinux; no disassembler (no LLVM, no
-	# libbfd), so no 'prog dump jited'.
-	make -C "$src/tools/bpf/bpftool" -s -j"$jobs" feature-llvm=0 \
-		VMLINUX_BTF="$dir/vmlinux" OUTPUT="$dir/bpftool-build/" >&2
-	cp "$dir/bpftool-build/bpftool" "$dir/bpftool"
-	"$dir/bpftool" btf dump file "$dir/vmlinux" format c > "$dir/vmlinux.h"
+	if [ "$arch" = x86_64 ]; then
+		# The full bpftool (prog, map, link... for users in the VM), with
+		# its skeletons built against our vmlinux; no disassembler (no
+		# LLVM, no libbfd), so no 'prog dump jited'.
+		make -C "$src/tools/bpf/bpftool" -s -j"$jobs" feature-llvm=0 \
+			VMLINUX_BTF="$dir/vmlinux" OUTPUT="$dir/bpftool-build/" >&2
+		cp "$dir/bpftool-build/bpftool" "$dir/bpftool"
+		ln -sf bpftool "$dir/host-bpftool"
+	else
+		# The build's bpftool runs on the host (gen skeleton, gen object,
+		# btf dump): its bootstrap, which needs no vmlinux. The guest
+		# gets none.
+		env -u ARCH -u CROSS_COMPILE make -C "$src/tools/bpf/bpftool" -s -j"$jobs" \
+			OUTPUT="$dir/bpftool-build/" bootstrap >&2
+		cp "$dir/bpftool-build/bootstrap/bpftool" "$dir/host-bpftool"
+	fi
+	"$dir/host-bpftool" btf dump file "$dir/vmlinux" format c > "$dir/vmlinux.h"
 }
 
-for s in extract config kernel libbpf bpftool; do
+stages=(extract config kernel libbpf bpftool)
+[ "$arch" = x86_64 ] || stages=(extract config root kernel libbpf bpftool)
+for s in "${stages[@]}"; do
 	stage $s
 done
 touch "$dir/.done"

@@ -20,16 +20,21 @@ bench=(gnuplot-nox python3)
 # test_progs its disassembler, for the tests that match JITed code (__jited),
 # and libzstd-dev the library LLVM links with.
 selftests=(lld-19 rsync llvm-19-dev libzstd-dev)
+# ARCH=arm64: the cross compiler and QEMU for arm64; the guest's own
+# packages come from the archive's arm64 architecture (kernel/build.sh
+# downloads them into its root), which dpkg must know.
+arm64=(gcc-aarch64-linux-gnu qemu-system-arm)
 
 usage() {
 	local fd=1
 	[ "$1" = 0 ] || fd=2
 	cat >&"$fd" <<-'EOF'
-	usage: kernel/deps.sh [--check] [bench] [kernel-selftests]
+	usage: kernel/deps.sh [--check] [bench] [kernel-selftests] [arm64]
 
 	Install the Debian 12 packages arenakit needs, those that are missing.
 	With no set named, the packages every build and test needs; `bench` and
-	`kernel-selftests` add what those make targets need besides. The Makefile
+	`kernel-selftests` add what those make targets need besides, and `arm64`
+	what ARCH=arm64 needs (and dpkg's arm64 architecture). The Makefile
 	runs it for the base set to make build/deps.mk, which every goal that
 	builds needs (not help, clean, install, uninstall or kernel-clean), and
 	for a goal's own set as that goal's prerequisite (deps-bench,
@@ -52,10 +57,18 @@ for arg; do
 	--check) check=1 ;;
 	bench) packages+=("${bench[@]}"); sets+=("$arg") ;;
 	kernel-selftests) packages+=("${selftests[@]}"); sets+=("$arg") ;;
+	arm64) packages+=("${arm64[@]}"); sets+=("$arg") ;;
 	-h|--help) usage 0 ;;
 	*) echo "kernel/deps.sh: unknown argument '$arg'" >&2; usage 2 ;;
 	esac
 done
+
+# The arm64 set also needs dpkg to know the architecture, for apt to list
+# (and kernel/build.sh to download) arm64 packages.
+foreign=yes
+if [[ " ${sets[*]} " = *" arm64 "* ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	foreign=no
+fi
 
 # ${db:Status-Abbrev} is three letters: what is wanted of the package (i
 # install, h hold...), its state (i installed) and an error flag (blank:
@@ -66,14 +79,17 @@ missing=()
 for p in "${packages[@]}"; do
 	grep -qxF "$p" <<< "$installed" || missing+=("$p")
 done
-[ ${#missing[@]} = 0 ] && exit 0
+[ ${#missing[@]} = 0 ] && [ $foreign = yes ] && exit 0
 
 if [ "$check" = 1 ] || [ "$(id -u)" != 0 ]; then
 	{
-		echo "kernel/deps.sh: missing Debian packages: ${missing[*]}"
+		[ ${#missing[@]} = 0 ] || echo "kernel/deps.sh: missing Debian packages: ${missing[*]}"
+		[ $foreign = yes ] || echo "kernel/deps.sh: dpkg does not know the arm64 architecture"
 		echo "kernel/deps.sh: install them as root with:" \
 			"kernel/deps.sh${sets[*]:+ ${sets[*]}}"
-		echo "kernel/deps.sh: (or: apt-get install --no-install-recommends ${missing[*]})"
+		[ $foreign = yes ] || echo "kernel/deps.sh: (or: dpkg --add-architecture arm64; apt-get update)"
+		[ ${#missing[@]} = 0 ] ||
+			echo "kernel/deps.sh: (or: apt-get install --no-install-recommends ${missing[*]})"
 	} >&2
 	exit 1
 fi
@@ -81,8 +97,13 @@ if ! command -v apt-get > /dev/null; then
 	echo "kernel/deps.sh: no apt-get (arenakit wants Debian 12); install: ${missing[*]}" >&2
 	exit 1
 fi
-echo "kernel/deps.sh: installing ${missing[*]}" >&2
+if [ $foreign = no ]; then
+	echo "kernel/deps.sh: adding dpkg's arm64 architecture" >&2
+	dpkg --add-architecture arm64
+fi
+[ ${#missing[@]} = 0 ] || echo "kernel/deps.sh: installing ${missing[*]}" >&2
 {
 	apt-get update -q
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+	[ ${#missing[@]} = 0 ] ||
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 } >&2

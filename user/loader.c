@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <bpf/bpf.h>
+#include <arenakit/user.h>
 
 #include "loader.h"
 
@@ -89,7 +90,7 @@ int arenakit_kernel_check(char *why, size_t why_len)
 		return -errno;
 	}
 	if (strstr(uts.release, ARENAKIT_RELEASE_MARK))
-		return 0;
+		return ak_cpu_check(why, why_len);
 	if (why)
 		snprintf(why, why_len,
 			 "refusing to load BPF: the running kernel (%s) is not the arenakit "

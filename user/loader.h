@@ -21,8 +21,10 @@
 #define ARENAKIT_RELEASE_MARK "-arenakit"
 
 /*
- * Is the running kernel ours? Returns 0 if so, -EPERM if not, with the
- * reason written to @why (may be NULL).
+ * Is the running kernel ours, on a CPU its JIT can compile our programs for
+ * (ak_cpu_check(), user.h)? Returns 0 if so, -EPERM if the kernel is not
+ * ours, -EOPNOTSUPP if the CPU cannot, with the reason written to @why (may
+ * be NULL).
  */
 int arenakit_kernel_check(char *why, size_t why_len);
 

@@ -28,11 +28,47 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+#include <asm/hwcap.h>
+#endif
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <arenakit/arena.h>
 #include <arenakit/loop.h>
+
+/**
+ * ak_cpu_check - can this CPU's kernel JIT arenakit's programs?
+ * @why: where to write the reason when it cannot (may be NULL)
+ * @why_len: @why's bytes
+ *
+ * The library's programs use atomics on arena memory (the allocator, the
+ * locks, the counters). On arm64 the 6.12 JIT emits those only with the
+ * LSE atomics of ARMv8.1 (FEAT_LSE, the "atomics" of /proc/cpuinfo); on an
+ * older core it refuses each program, and the verifier's message does not
+ * say why. Call this before loading, as the arenakit tool does.
+ *
+ * Return: 0, or -EOPNOTSUPP with the reason in @why.
+ */
+static inline int ak_cpu_check(char *why, size_t why_len)
+{
+#if defined(__aarch64__)
+	if (!(getauxval(AT_HWCAP) & HWCAP_ATOMICS)) {
+		if (why)
+			snprintf(why, why_len,
+				 "this arm64 CPU has no LSE atomics (ARMv8.1's FEAT_LSE): the "
+				 "kernel's BPF JIT cannot compile atomics on arena memory, which "
+				 "arenakit's programs use; run them on an ARMv8.1 or newer core "
+				 "(under QEMU, e.g. -cpu neoverse-n1 or max)");
+		return -EOPNOTSUPP;
+	}
+#endif
+	(void)why;
+	(void)why_len;
+	return 0;
+}
 
 /**
  * ak_run - run @prog once with BPF_PROG_TEST_RUN (SEC("syscall") programs)

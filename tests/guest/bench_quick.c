@@ -27,7 +27,7 @@ Test(bench, quick_run_answers_right, .timeout = 600)
 		fprintf(f, "%s\n", names[i % 6]);
 	cr_assert_eq(fclose(f), 0);
 	snprintf(command, sizeof(command),
-		 "build/arenakit bench --quick --runs 1 --glob-input %s 2>&1", lines);
+		 AK_BUILD_DIR "/arenakit bench --quick --runs 1 --glob-input %s 2>&1", lines);
 	p = popen(command, "r");
 	cr_assert(p, "cannot run %s", command);
 	while (fgets(out, sizeof(out), p)) {

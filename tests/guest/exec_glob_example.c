@@ -13,7 +13,7 @@
 
 #include "guest/guest.h"
 
-#define EXAMPLE "build/example/exec_glob"
+#define EXAMPLE AK_BUILD_DIR "/example/exec_glob"
 
 struct counts {
 	unsigned long long rule[8];

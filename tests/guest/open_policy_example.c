@@ -17,7 +17,7 @@
 
 #include "guest/guest.h"
 
-#define EXAMPLE "build/example/open_policy"
+#define EXAMPLE AK_BUILD_DIR "/example/open_policy"
 #define OPENS 100	/* per shell */
 #define FILLER 10000
 

@@ -14,7 +14,7 @@ Test(stress, quick_run_holds_every_invariant, .timeout = 300)
 {
 	char out[512];
 	int status, rows = 0;
-	FILE *p = popen("build/arenakit stress --quick all 2>&1", "r");
+	FILE *p = popen(AK_BUILD_DIR "/arenakit stress --quick all 2>&1", "r");
 
 	cr_assert(p, "cannot run arenakit stress");
 	while (fgets(out, sizeof(out), p)) {
