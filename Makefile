@@ -110,7 +110,9 @@ EXAMPLES := exec_glob open_policy
 NEW_EXAMPLE_BPF_OBJS := $(patsubst %,$(NEW_BUILD)/example/%.bpf.o,$(EXAMPLES))
 NEW_BPF_OBJS := $(call new,$(BPF_OBJS)) $(NEW_EXAMPLE_BPF_OBJS)
 
-BPF_CFLAGS := --target=bpf -D__TARGET_ARCH_$(if $(filter arm64,$(ARCH)),arm64,x86) -mcpu=v3 -O2 -g -Wall -Werror -Iinclude -I$(KDIR) -I$(LIBBPF_INC)
+# libbpf's name of the architecture (__TARGET_ARCH_x86, _arm64).
+BPF_ARCH := $(if $(filter arm64,$(ARCH)),arm64,x86)
+BPF_CFLAGS := --target=bpf -D__TARGET_ARCH_$(BPF_ARCH) -mcpu=v3 -O2 -g -Wall -Werror -Iinclude -I$(KDIR) -I$(LIBBPF_INC)
 # Include paths by class of program, besides the library's and the kernel's:
 # the tool's (bpf/) and the benchmarks' include only their neighbours; the
 # guest tests' include "guest/..." from tests/, and these two the 6.12
@@ -349,6 +351,8 @@ test: all
 	@rc=0; \
 	echo '== guest tests (QEMU, arm64)'; \
 	SMP=$(GUEST_SMP) MEM=$(GUEST_MEM) kernel/vm '$(GUEST_ENV) $(GUEST_TESTS) --verbose $(TEST_ARGS) 2>&1' 2>&1 | tee $(BUILD)/guest-tests.log || rc=1; \
+	echo '== a CPU without LSE atomics is refused (QEMU cortex-a57)'; \
+	tests/cpu_refused.sh $(TOOL) $(BUILD)/cpu-refused.log || rc=1; \
 	tests/summary.sh $(BUILD)/guest-tests.log || rc=1; \
 	exit $$rc
 else
@@ -412,13 +416,13 @@ endif
 # BENCH_ARGS go to arenakit bench after these (make run ARGS='bench --help').
 BENCH_RUNS ?= 5
 bench: deps-bench all $(KERNEL_FILES)
-	$(Q)bench/run.sh $(BUILD)/bench --runs $(BENCH_RUNS) --glob-input $(KERNEL_FILES) \
+	$(Q)TOOL=$(TOOL) bench/run.sh $(BUILD)/bench --runs $(BENCH_RUNS) --glob-input $(KERNEL_FILES) \
 		--objects $(BUILD)/tests/guest $(BENCH_ARGS)
 
 # The same, on the stock kernel and then on ours (both built first).
 bench-kernels: deps-bench all $(KERNEL_FILES)
 	$(Q)KERNEL=stock kernel/build.sh > /dev/null
-	$(Q)bench/kernels.sh $(BUILD)/bench-kernels --runs $(BENCH_RUNS) --glob-input $(KERNEL_FILES) \
+	$(Q)TOOL=$(TOOL) bench/kernels.sh $(BUILD)/bench-kernels --runs $(BENCH_RUNS) --glob-input $(KERNEL_FILES) \
 		--objects $(BUILD)/tests/guest $(BENCH_ARGS)
 
 # The list walks as each kernel's JIT emitted them, replayed natively.
@@ -494,7 +498,7 @@ EXAMPLE_ENV := PKG_CONFIG_LIBDIR=$(EXAMPLE_ROOT)/usr/local/share/pkgconfig \
 	PKG_CONFIG_SYSROOT_DIR=$(EXAMPLE_ROOT)
 example_args = $(if $(Q),-s) --no-print-directory -C bpf/examples/$(1) \
 	OUT=$(abspath $(BUILD)/example) BPFTOOL=$(BPFTOOL) LIBBPF_DIR=$(KDIR)/libbpf \
-	VMLINUX_DIR=$(KDIR) CC='$(CC)' LDFLAGS='$(LDFLAGS)'
+	VMLINUX_DIR=$(KDIR) CC='$(CC)' LDFLAGS='$(LDFLAGS)' BPF_ARCH=$(BPF_ARCH)
 example: $(addprefix $(BUILD)/example/,$(EXAMPLES))
 $(EXAMPLE_INSTALLED): $(HEADERS) $(KSTAMP)
 	$(Q)rm -rf $(EXAMPLE_ROOT)

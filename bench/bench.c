@@ -56,6 +56,7 @@ static int section_seen(const struct bench *b, int i)
  */
 struct bench_env {
 	char kernel[65];
+	char arch[65];		/* uname's machine: x86_64, aarch64 */
 	char cpu[128];
 	const char *host_cpu;
 	const char *accel;
@@ -108,6 +109,7 @@ static void bench_env_read(struct bench_env *e)
 
 	uname(&u);
 	snprintf(e->kernel, sizeof(e->kernel), "%s", u.release);
+	snprintf(e->arch, sizeof(e->arch), "%s", u.machine);
 	cpu_model(e->cpu, sizeof(e->cpu));
 	e->host_cpu = getenv("ARENAKIT_HOST_CPU");
 	e->accel = getenv("ARENAKIT_ACCEL") ?: "none";
@@ -118,8 +120,8 @@ static void bench_env_read(struct bench_env *e)
 
 static void print_env(const struct bench_env *e)
 {
-	printf("kernel %s, %ld CPUs online (the guest's), accelerator %s, ICOUNT=%s (the clock: %.2f ns "
-	       "an instruction of a spin loop)\n", e->kernel, e->vcpus, e->accel,
+	printf("kernel %s on %s, %ld CPUs online (the guest's), accelerator %s, ICOUNT=%s (the clock: "
+	       "%.2f ns an instruction of a spin loop)\n", e->kernel, e->arch, e->vcpus, e->accel,
 	       e->icount < 0 ? "? (not said)" : e->icount ? "1: times are guest instructions" : "0",
 	       e->ns_per_insn);
 	printf("guest CPU %s; host CPU %s\n", e->cpu, e->host_cpu ?: "not said");
@@ -395,7 +397,8 @@ static int write_json(struct bench *b, const char *started, const struct bench_e
 	if (!f)
 		return -errno;
 	fprintf(f, "{\n  \"environment\": {\n");
-	fprintf(f, "    \"date\": \"%s\",\n    \"kernel\": \"%s\",\n", started, e->kernel);
+	fprintf(f, "    \"date\": \"%s\",\n    \"kernel\": \"%s\",\n    \"arch\": \"%s\",\n", started,
+		e->kernel, e->arch);
 	fprintf(f, "    \"accelerator\": \"%s\",\n    \"icount\": %s,\n", e->accel,
 		e->icount < 0 ? "null" : e->icount ? "true" : "false");
 	fprintf(f, "    \"clock_ns_per_spin_insn\": %.4f,\n", e->ns_per_insn);

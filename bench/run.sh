@@ -19,7 +19,7 @@
 # *.dat, and the plots (*.png, by bench/plots.gp). The guest is told what
 # it cannot see for itself: ICOUNT and the host's CPU model
 # (ARENAKIT_ICOUNT, ARENAKIT_HOST_CPU; its CPUs, kernel and own CPU model
-# it reads itself).
+# it reads itself). TOOL names the tool (default build/arenakit).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -50,7 +50,7 @@ boot() {
 	ICOUNT=$count SMP=${SMP:-2} MEM=${MEM:-3G} VM_TIMEOUT=${VM_TIMEOUT:-3600} \
 		"$here/../kernel/vm" \
 		"mkdir -p /tmp/bench && ARENAKIT_ICOUNT=$count ARENAKIT_HOST_CPU=$(quote "$host_cpu") \
-		 build/arenakit bench --out /tmp/bench $(quote "$@"); rc=\$?;
+		 ${TOOL:-build/arenakit} bench --out /tmp/bench $(quote "$@"); rc=\$?;
 		 for f in /tmp/bench/*; do echo \"$mark \${f##*/}\"; cat \"\$f\"; done; exit \$rc" \
 		> "$dir/stdout.txt" || rc=$?
 	awk -v dir="$dir" -v mark="$mark" -v show="${SHOW:-1}" '

@@ -210,19 +210,29 @@ stage_root() {
 		sed -n "s/^\([a-z0-9][^ <]*:$arch\)\$/\1/p" | sort -u)
 	[ -n "$pkgs" ] || die "apt knows no arm64 packages (run 'make deps ARCH=arm64' as root)"
 	# shellcheck disable=SC2086
-	(cd "$debs" && apt-get download -q $pkgs "${root_dev[@]/%/:$arch}" >&2) ||
+	(cd "$debs" && apt-get download -q -o APT::Sandbox::User="$(id -un)" $pkgs "${root_dev[@]/%/:$arch}" >&2) ||
 		die "apt-get download of the arm64 packages failed"
 	for deb in "$debs"/*.deb; do
 		dpkg-deb -x "$deb" "$root"
 	done
-	# The applets the guest's shell and tests call by name (sh, true, env,
-	# grep...): links to busybox, as its --install would make them.
-	mkdir -p "$root/usr/bin"
-	for applet in $(busybox --list); do
-		[ -e "$root/bin/$applet" ] || [ -e "$root/usr/bin/$applet" ] ||
-			ln -s /bin/busybox "$root/usr/bin/$applet"
+	# Merged /usr, as Debian 12's own root: /bin, /sbin and /lib are links
+	# into /usr, so a path under either is found (the packages unpack into
+	# both).
+	for d in bin sbin lib; do
+		mkdir -p "$root/usr/$d"
+		if [ -d "$root/$d" ] && [ ! -L "$root/$d" ]; then
+			cp -a "$root/$d/." "$root/usr/$d/"
+			rm -rf "${root:?}/$d"
+		fi
+		ln -sfn "usr/$d" "$root/$d"
 	done
-	ln -sf busybox "$root/bin/sh"
+	# The applets the guest's shell and tests call by path (/bin/sh,
+	# /bin/true, /usr/bin/env...): links to busybox where its --install
+	# would put them.
+	for applet in $(busybox --list-full); do
+		case $applet in bin/*|sbin/*) applet=usr/$applet ;; usr/*) ;; *) continue ;; esac
+		[ -e "$root/$applet" ] || ln -s /bin/busybox "$root/$applet"
+	done
 	mkdir -p "$root/proc" "$root/sys" "$root/dev" "$root/tmp" "$root/run" "$root/etc"
 	[ -x "$root/bin/busybox" ] && [ -e "$root/lib/ld-linux-aarch64.so.1" ] ||
 		die "the arm64 root lacks busybox or the dynamic loader"
@@ -233,7 +243,10 @@ stage_libbpf() {
 	log "building libbpf for $arch"
 	rm -rf "$dir/libbpf-build" "$dir/libbpf"
 	mkdir -p "$dir/libbpf-build"
-	[ "$arch" = x86_64 ] || flags=(EXTRA_CFLAGS="-I$dir/root/usr/include")
+	# The tree's libbpf builds its shared library too, which links with
+	# the root's libelf and zlib.
+	[ "$arch" = x86_64 ] || flags=(EXTRA_CFLAGS="-I$dir/root/usr/include"
+				      LDFLAGS="-L$dir/root/usr/lib/aarch64-linux-gnu")
 	"${kmake[@]}" -C "$src/tools/lib/bpf" -s -j"$jobs" BUILD_STATIC_ONLY=1 "${flags[@]}" \
 		OUTPUT="$dir/libbpf-build/" DESTDIR="$dir/libbpf" prefix= \
 		libdir_relative=lib install install_headers >&2

@@ -168,6 +168,7 @@ int cmd_info(int argc, char **argv)
 	}
 	uname(&uts);
 	printf("kernel release:   %s\n", uts.release);
+	printf("architecture:     %s\n", uts.machine);
 	printf("BTF:              %s\n", stat("/sys/kernel/btf/vmlinux", &btf) ? "no" : "yes");
 	printf("CPUs:             %ld online\n", sysconf(_SC_NPROCESSORS_ONLN));
 	printf("accelerator:      %s\n", accel ? accel : "none (not in the arenakit VM)");

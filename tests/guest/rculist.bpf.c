@@ -149,6 +149,12 @@ static int under_prefix(const struct ak_glob_subject *s)
 	return 1;
 }
 
+#if defined(__TARGET_ARCH_arm64)
+#define NR_OPENAT	56
+#else
+#define NR_OPENAT	257
+#endif
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_enter, struct pt_regs *regs, long id)
 {
@@ -156,12 +162,12 @@ int BPF_PROG(on_enter, struct pt_regs *regs, long id)
 	__u32 zero = 0;
 	int err;
 
-	if (id != 257 /* __NR_openat */ || bpf_get_current_pid_tgid() >> 32 != target_tgid)
+	if (id != NR_OPENAT || bpf_get_current_pid_tgid() >> 32 != target_tgid)
 		return 0;
 	s = bpf_map_lookup_elem(&subject, &zero);
 	if (!s)
 		return 0;
-	err = ak_glob_subject_read_user(s, (const void *)regs->si);
+	err = ak_glob_subject_read_user(s, (const void *)PT_REGS_PARM2(regs));
 	if (err || !under_prefix(s)) {
 		if (err && err != -E2BIG)
 			__sync_fetch_and_add(&counts.lost_other, 1);

@@ -173,6 +173,15 @@ __noinline int count_match(unsigned int rule)
 	return 0;
 }
 
+/* The system calls that open a path by name; arm64 has openat only. */
+#if defined(__TARGET_ARCH_arm64)
+#define NR_OPEN		-1
+#define NR_OPENAT	56
+#else
+#define NR_OPEN		2
+#define NR_OPENAT	257
+#endif
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_open, struct pt_regs *regs, long id)
 {
@@ -183,13 +192,13 @@ int BPF_PROG(on_open, struct pt_regs *regs, long id)
 	__u32 zero = 0;
 	int match, edited, err = 0;
 
-	if (id != 2 && id != 257)	/* open, openat (x86-64) */
+	if (id != NR_OPEN && id != NR_OPENAT)
 		return 0;
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
 		return 0;
 	__sync_fetch_and_add(&policy.opens, 1);
-	err = ak_glob_subject_read_user(&s->path, (const void *)(id == 2 ? regs->di : regs->si));
+	err = ak_glob_subject_read_user(&s->path, (const void *)(id == NR_OPEN ? PT_REGS_PARM1(regs) : PT_REGS_PARM2(regs)));
 	if (err) {
 		/* A path cut short is not matched: no rule is told it matched. */
 		__sync_fetch_and_add(err == -E2BIG ? &policy.too_long : &policy.unreadable, 1);
