@@ -132,15 +132,19 @@ __ak_global int ak_htab_next(__arg_arena struct ak_htab __arena *h,
 	err = ak_htab_maintain(h);
 	if (err)
 		return err;
+	fresh = !c->htab;
 	/*
-	 * Held before h->cur is read: a growth that begins and ends during
+	 * The generation first, then the hold, then the array and its buckets:
+	 * the hold's fully ordered add orders the generation's read before
+	 * every bucket's, so a bucket an insert filled before the bump this
+	 * read saw is read full (complete or stale: htab_impl.h). The hold
+	 * comes before h->cur is read: a growth that begins and ends during
 	 * the walk moves the generation (the walk is stale), but cannot free
 	 * the array this step reads and locks buckets of.
 	 */
+	err = __ak_htab_cursor_begin(h, c);
 	__ak_htab_hold(h);
-	fresh = !c->htab;
-	/* The generation before the array: a growth after it makes the walk stale. */
-	if (__ak_htab_cursor_begin(h, c))
+	if (err)
 		goto stale;
 	t = ak_read_once(h->cur);
 	if (ak_read_once(h->old)) {
@@ -186,11 +190,15 @@ __ak_global int ak_htab_next(__arg_arena struct ak_htab __arena *h,
 			goto stale;
 		c->skip = 0;
 	}
+	/*
+	 * The end: the count-out's fully ordered add first, so the empty
+	 * buckets were read before the generation that says they still are.
+	 */
+	__ak_htab_mover_leave(h, __AK_HTAB_NOSLEEP);
 	if (c->gen != ak_read_once(h->gen))
-		goto stale;
+		goto stale_left;
 	__ak_htab_cursor_reset(c);
-	err = -ENOENT;
-	goto out;
+	return -ENOENT;
 cut_locked:
 	ak_bit_lock_release(bucket);
 cut:
