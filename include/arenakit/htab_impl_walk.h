@@ -153,6 +153,7 @@ __ak_global int ak_htab_next(__arg_arena struct ak_htab __arena *h,
 		err = -EBUSY;
 		goto out;
 	}
+	node = 0;
 	for (b = c->bucket + ak_opaque_zero(); b < t->nbuckets; b++) {
 		ak_cond_break_label(cut);
 		bucket = &t->buckets[b];
@@ -172,33 +173,30 @@ __ak_global int ak_htab_next(__arg_arena struct ak_htab __arena *h,
 			node = node->next;
 		}
 		ak_bit_lock_release(bucket);
-		if (node) {
-			/*
-			 * The generation is read last: an entry returned was in
-			 * the table, unchanged, after every other step of the call.
-			 */
-			__ak_htab_mover_leave(h, __AK_HTAB_NOSLEEP);
-			if (c->gen != ak_read_once(h->gen))
-				goto stale_left;
-			c->bucket = b;
-			c->skip = k + 1;
-			*key = (void __arena *)node->data;
-			*value = __ak_htab_value(h, node);
-			return 0;
-		}
+		if (node)
+			break;
 		if (c->gen != ak_read_once(h->gen))
 			goto stale;
 		c->skip = 0;
 	}
 	/*
-	 * The end: the count-out's fully ordered add first, so the empty
-	 * buckets were read before the generation that says they still are.
+	 * The generation is read last, after the count-out's fully ordered
+	 * add: an entry returned was in the table, unchanged, after every
+	 * other step of the call, and the empty buckets a walk ends on were
+	 * read before the generation that says they still are.
 	 */
 	__ak_htab_mover_leave(h, __AK_HTAB_NOSLEEP);
 	if (c->gen != ak_read_once(h->gen))
 		goto stale_left;
-	__ak_htab_cursor_reset(c);
-	return -ENOENT;
+	if (!node) {
+		__ak_htab_cursor_reset(c);
+		return -ENOENT;
+	}
+	c->bucket = b;
+	c->skip = k + 1;
+	*key = (void __arena *)node->data;
+	*value = __ak_htab_value(h, node);
+	return 0;
 cut_locked:
 	ak_bit_lock_release(bucket);
 cut:
