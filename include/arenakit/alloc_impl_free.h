@@ -7,6 +7,19 @@
  * another queue for a sleepable call to give its pages back. Here too is
  * when an emptied page may go while frees may still be checking a block on
  * it without the lock (__ak_page_unwatched).
+ *
+ * Memory order, in the kernel memory model's terms (atomic.h): a free
+ * counts itself in (ak_allocator.freeing, a fully ordered add) before it
+ * reads a page's magic and bump without the lock, and a page return clears
+ * the magic by an exchange before it reads that count: store buffering
+ * with a full barrier on each side, so one of them sees the other (the
+ * free a cleared magic, or the return a free in progress, and waits). The
+ * claim is one fully ordered compare-and-swap of the live byte's word. A
+ * queue push writes the block's link, then publishes the block by a fully
+ * ordered compare-and-swap of the top; a pop (under the lock) reads the
+ * top, then the link through it (an address dependency), and takes it by
+ * a compare-and-swap that fails if the top moved. None of these relies on
+ * loads kept in order by the CPU, so they hold on arm64 as on x86-64.
  * Internal: part of <arenakit/alloc.h> (see alloc_impl.h for the order).
  */
 #ifndef __ARENAKIT_ALLOC_H

@@ -4,6 +4,8 @@
  * make at the same time, in one place.
  *
  *   ak_read_once(x)            a load the compiler must make, once
+ *   ak_dep(v)                  a zero carrying an address dependency on v
+ *   ak_read_once_dep(x, tok)   a load ordered after the one ak_dep(v) named
  *   ak_write_once(x, v)        a store the compiler must make, once
  *   ak_cmpxchg(p, old, new)    compare-and-swap; the value *p had
  *   ak_xchg(p, v)              exchange; the value *p had
@@ -69,12 +71,36 @@
 #define AK_SCHED_SPIN() ((void)0)
 #endif
 
+/*
+ * The weak-memory hooks (tests/explore/'s weak mode; nothing in BPF, and
+ * nothing unless a host build defines AK_WEAK_LOAD, which then defines
+ * all three): AK_WEAK_LOAD(p, size, v, dep) is called with the value @v a
+ * load of *@p just read and answers the value the load returns (it may be
+ * an older one, as a weakly ordered CPU may return; @dep: the load's address
+ * carries an ak_dep() token); AK_WEAK_STORE(p, size, old, ordered) is
+ * called after a store or atomic wrote *@p, which held @old, and
+ * @ordered says it was fully ordered; AK_WEAK_DEP(v) is ak_dep()'s.
+ */
+#if defined(__BPF__) || !defined(AK_WEAK_LOAD)
+#undef AK_WEAK_LOAD
+#undef AK_WEAK_STORE
+#undef AK_WEAK_DEP
+#define __ak_loaded(x, v, dep) (v)
+#define __ak_stored(p, old, ordered) ((void)0)
+#else
+#define __ak_loaded(x, v, dep)						\
+	((typeof(x))AK_WEAK_LOAD(&(x), sizeof(x), (unsigned long long)(v), dep))
+#define __ak_stored(p, old, ordered)					\
+	AK_WEAK_STORE((p), sizeof(*(p)), (unsigned long long)(old), ordered)
+#endif
+
 #define ak_read_once(x)							\
 	({								\
 		AK_SCHED_POINT("read");					\
-		*(volatile typeof(x) *)&(x);				\
+		__ak_loaded(x, *(volatile typeof(x) *)&(x), 0);		\
 	})
 
+#ifndef AK_WEAK_LOAD
 #define ak_write_once(x, v)						\
 	do {								\
 		AK_SCHED_POINT("write");				\
@@ -105,6 +131,59 @@
 		AK_SCHED_POINT("add");					\
 		(void)__sync_fetch_and_add((p), (v));			\
 	} while (0)
+#else
+/*
+ * The same, each store told to the weak model with the value it replaced
+ * (user space only: no address space on the locals). A failed
+ * compare-and-swap wrote nothing and orders nothing (-1): a read of the
+ * latest value.
+ */
+#define ak_write_once(x, v)						\
+	do {								\
+		typeof(x) ___ak_was;					\
+									\
+		AK_SCHED_POINT("write");				\
+		___ak_was = *(volatile typeof(x) *)&(x);		\
+		*(volatile typeof(x) *)&(x) = (v);			\
+		__ak_stored(&(x), ___ak_was, 0);			\
+	} while (0)
+
+#define ak_cmpxchg(p, old, new)						\
+	({								\
+		typeof(*(p)) ___ak_cas_old = (old), ___ak_cas_was;	\
+									\
+		AK_SCHED_POINT("cmpxchg");				\
+		___ak_cas_was = __sync_val_compare_and_swap((p), ___ak_cas_old, (new)); \
+		__ak_stored((p), ___ak_cas_was, ___ak_cas_was == ___ak_cas_old ? 1 : -1); \
+		___ak_cas_was;						\
+	})
+
+#define ak_xchg(p, v)							\
+	({								\
+		typeof(*(p)) ___ak_xchg_was;				\
+									\
+		AK_SCHED_POINT("xchg");					\
+		___ak_xchg_was = __atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST); \
+		__ak_stored((p), ___ak_xchg_was, 1);			\
+		___ak_xchg_was;						\
+	})
+
+#define ak_fetch_add(p, v)						\
+	({								\
+		typeof(*(p)) ___ak_add_was;				\
+									\
+		AK_SCHED_POINT("fetch_add");				\
+		___ak_add_was = __sync_fetch_and_add((p), (v));		\
+		__ak_stored((p), ___ak_add_was, 1);			\
+		___ak_add_was;						\
+	})
+
+#define ak_atomic_add(p, v)						\
+	do {								\
+		AK_SCHED_POINT("add");					\
+		__ak_stored((p), __sync_fetch_and_add((p), (v)), 0);	\
+	} while (0)
+#endif
 
 #define ak_spin_wait() AK_SCHED_SPIN()
 
@@ -179,6 +258,68 @@
 
 /* Keeps the compiler from moving memory accesses across it; emits nothing. */
 #define ak_compiler_barrier() __asm__ __volatile__("" ::: "memory")
+
+/*
+ * ak_dep(v) and ak_read_once_dep(x, tok): a read ordered after an earlier
+ * one by an address dependency that the code makes itself. @v is a value
+ * an ak_read_once() returned; ak_dep(v) is a zero computed from it (a
+ * token), and ak_read_once_dep(x, tok) reads @x at its address plus
+ * @tok. A CPU cannot make a read before it knows the read's address, so
+ * the second read is satisfied after the first, as a read through a
+ * pointer the first returned is (an address dependency: the kernel
+ * memory model's addr, which orders reads on every CPU Linux runs on).
+ * That is the read barrier 6.12's BPF lacks, at the price of an ALU
+ * instruction, where the only other is a fully ordered atomic (a write:
+ * on a shared word, a cache line every reader would bounce).
+ *
+ * The zero is made where the compiler cannot see it (an asm that ANDs the
+ * register with 0): a compiler that knew it would drop the dependency. It
+ * must come from the loaded register itself, so a token is taken right
+ * after its read, before any branch that tells the compiler the value (a
+ * loop that ends on a NULL link knows the last link is NULL after it).
+ * BPF has no optimiser after clang: the verifier and the JITs keep the
+ * AND and the add (arm64's JIT emits both), so the CPU sees the
+ * dependency.
+ *
+ * On x86-64 (AK_TSO) reads are never satisfied out of order: the token is
+ * a constant 0 and ak_read_once_dep() is ak_read_once(), no instruction
+ * more. In user space on a weakly ordered CPU other than arm64 an acquire
+ * fence stands in for the dependency.
+ */
+#if AK_TSO
+#define ak_dep(v) ((void)(v), 0ULL)
+#elif defined(AK_WEAK_DEP)
+#define ak_dep(v) AK_WEAK_DEP((unsigned long long)(v))
+#elif defined(__BPF__)
+#define ak_dep(v)							\
+	({								\
+		unsigned long long ___ak_tok = (unsigned long long)(v);	\
+		asm volatile("%[t] &= 0" : [t] "+r"(___ak_tok));	\
+		___ak_tok;						\
+	})
+#elif defined(__aarch64__)
+#define ak_dep(v)							\
+	({								\
+		unsigned long long ___ak_tok = (unsigned long long)(v);	\
+		asm volatile("and %0, %0, xzr" : "+r"(___ak_tok));	\
+		___ak_tok;						\
+	})
+#else
+#define ak_dep(v) ((void)(v), __atomic_thread_fence(__ATOMIC_ACQUIRE), 0ULL)
+#endif
+
+#if AK_TSO
+#define ak_read_once_dep(x, tok) ((void)(tok), ak_read_once(x))
+#else
+#define ak_read_once_dep(x, tok)					\
+	({								\
+		typeof(&(x)) ___ak_dp =					\
+			(typeof(&(x)))((char __arena *)&(x) + (tok));	\
+									\
+		AK_SCHED_POINT("read");					\
+		__ak_loaded(*___ak_dp, *(volatile typeof(x) *)___ak_dp, 1); \
+	})
+#endif
 
 /*
  * ak_store_release(x, v): store @v into @x so that whoever reads @v there

@@ -85,10 +85,10 @@
  *    is for a table no program writes at the time: racing a delete, it can
  *    follow a freed node's link into reused bytes, which a BPF load
  *    survives (a fault reads 0) and a user-space load need not.
- * The memory order each path relies on is argued in htab_impl.h: on a CPU
- * whose loads may pass loads (not x86-64), a miss from ak_htab_lookup can
- * be wrong in the moment a writer moves its bucket; ak_htab_lookup_copy's
- * answer holds everywhere.
+ * The memory order each path relies on is argued in htab_impl.h, in the
+ * kernel memory model's terms: a miss from ak_htab_lookup and a complete
+ * ak_htab_next walk hold on CPUs whose loads may pass loads (arm64) as on
+ * x86-64, at the cost of no instruction on x86-64.
  *
  * Program types: lookup and the _nosleep update/delete work anywhere (nodes
  * come from the allocator's pool: ak_htab_reserve fills it); ak_htab_init,

@@ -15,26 +15,54 @@
  *  - htab_impl_walk.h: the calls over the whole table (check, maintain,
  *    next, delete_current, clear, destroy).
  *
- * Memory order (atomic.h's terms), path by path:
- *  - Bucket locks: taken by compare-and-swap, released by exchange, both
- *    fully ordered: what a holder wrote is seen by the next, on any CPU.
- *  - A new node is linked by an exchange, fully ordered, so a lock-free
- *    reader that loads the link (ak_read_once, then loads through it:
- *    address dependency) sees the node whole. A growth publishes the old
- *    array, then the new one, each by an exchange.
+ * Memory order, in the kernel memory model's terms (atomic.h), path by path:
+ *  - Bucket locks: taken by compare-and-swap, released by a release store
+ *    (an exchange where the CPU is weakly ordered), both ordering what the
+ *    holder did before the next holder's compare-and-swap reads the word.
+ *  - A new node is linked by an exchange, fully ordered, after its fields
+ *    are written: a lock-free reader that loads the link (ak_read_once)
+ *    and reads through it (an address dependency) sees the node whole. A
+ *    growth publishes the old array, then the new one, each by an exchange,
+ *    then moves the generation.
  *  - The old array's lifetime (h->movers): a holder's fetch-and-add comes
  *    before its load of h->old, and the retirer's exchanges before its
  *    fetch-and-add; all fully ordered, so the argument at
  *    __ak_htab_moved_one (htab_impl_table.h) holds on every architecture.
- *  - The lock-free lookup's miss and ak_htab_next's empty buckets read the
- *    generation, then the bucket and chain, then both again: a seqlock
- *    read. It needs those loads kept in program order, which x86-64 (TSO)
- *    does; a weakly ordered CPU needs a read barrier at both ends, which
- *    6.12's BPF has only as a fully ordered atomic (a store, on a line every
- *    writer bumps). It is not paid: arenakit's arena atomics are tested on
- *    x86-64, and where loads may pass loads, a miss from ak_htab_lookup can
- *    be wrong in the moment a writer moves its bucket; ak_htab_lookup_copy,
- *    under the lock, is the answer that holds everywhere.
+ *  - Every writer that unlinks, relinks or frees a node a lock-free reader
+ *    may be on moves the generation (a fully ordered add) after the change
+ *    and before the free; a mover locks the bucket (LOCKED) before it
+ *    relinks and leaves MOVED behind.
+ *  - The lock-free lookup's miss (W1 of issue 38) is a seqlock read: the
+ *    generation, h->cur and h->old, the bucket and its chain, then the
+ *    bucket and the generation again. Each read is ordered after the one
+ *    before it: h->cur after the generation and h->old after h->cur by
+ *    tokens (ak_dep: an address dependency the code makes), the bucket
+ *    and each link after h->cur by the addresses they are read at, and
+ *    the re-check's two reads after the last link by a token of it. So if
+ *    the walk read a link written after some writer's generation move (a
+ *    freed node's first word, a moved node's new link), the message
+ *    passing from that writer's fully ordered add to its store, and from
+ *    the reader's read of the store through the dependency to its
+ *    re-check, makes the re-check see the generation moved (or the bucket
+ *    locked or moved): the miss is retried, then taken under the lock. If
+ *    the first read saw a writer's move, the walk sees what that writer
+ *    did before it. An answer of -ENOENT thus comes from a chain as it was
+ *    between two reads of one generation. On x86-64 (AK_TSO) reads are not
+ *    reordered, and the tokens cost nothing.
+ *  - ak_htab_next (W2): a call reads the generation, then counts itself
+ *    in (a fully ordered add) before it reads h->cur and the buckets, so a
+ *    bucket an insert filled before the move the call saw is read full;
+ *    it reads the generation last after counting out (fully ordered), so
+ *    every bucket it read was read before it; a bucket with entries is
+ *    read under its lock. A complete walk saw the table as it was at its
+ *    generation; a walk that may have seen anything else is -AK_ESTALE.
+ *    ak_htab_next_copy (htab_user.h) reads the generation before its hold
+ *    likewise, and checks it after each locked bucket and after its
+ *    count-out.
+ *  - ak_htab_count reads one word: a count the table had; ak_htab_clear,
+ *    the check and ak_htab_destroy take each bucket's lock.
+ * tests/explore/weak_scenarios.c shows W1 and W2 found when these orders
+ * are taken out (mutants 32 to 35) and holding with them.
  */
 #ifndef __ARENAKIT_HTAB_H
 #error "<arenakit/htab_impl.h> is internal: include <arenakit/htab.h>"

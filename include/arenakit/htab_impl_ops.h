@@ -18,7 +18,9 @@
  * Find the key @w of @words words and hash @hash in the chain of @bucket.
  * Returns 0 with *@found set (or NULL), or -AK_EBUDGET. *@link gets the
  * word that points at the node found (for unlinking), when @link is given;
- * *@len the nodes passed (the chain's length, on a miss), when @len is.
+ * *@len the nodes passed (the chain's length, on a miss), when @len is;
+ * *@tok an ak_dep() token of the last link read, when @tok is (a lock-free
+ * reader's re-check is ordered after the walk by it: htab_impl.h).
  */
 static __ak_always_inline int __ak_htab_chain_find(unsigned long long __arena *bucket,
 						   unsigned long long hash,
@@ -26,13 +28,15 @@ static __ak_always_inline int __ak_htab_chain_find(unsigned long long __arena *b
 						   unsigned int words,
 						   struct ak_htab_node __arena **found,
 						   unsigned long long __arena **link,
-						   unsigned int *len)
+						   unsigned int *len, unsigned long long *tok)
 {
 	struct ak_htab_node __arena *node = __ak_htab_node_of(ak_read_once(*bucket));
 	unsigned long long __arena *at = bucket;
 	/* Opaque: a count from a constant keeps the verifier's walk from converging. */
 	unsigned int n = len ? (unsigned int)ak_opaque_zero() : 0;
 
+	if (tok)
+		*tok = ak_dep(node);
 	*found = 0;
 	while (node) {
 		ak_cond_break_label(cut);
@@ -42,6 +46,9 @@ static __ak_always_inline int __ak_htab_chain_find(unsigned long long __arena *b
 		}
 		at = (unsigned long long __arena *)&node->next;
 		node = ak_read_once(node->next);
+		/* Before the loop's test: after it the compiler knows a NULL. */
+		if (tok)
+			*tok = ak_dep(node);
 		n++;
 	}
 	if (link)
@@ -82,7 +89,7 @@ static __ak_always_inline int __ak_htab_lock_find(struct ak_htab __arena *h,
 			err = -EBUSY;
 			continue;
 		}
-		err = __ak_htab_chain_find(bucket, at.hash, w, words, nodep, 0, 0);
+		err = __ak_htab_chain_find(bucket, at.hash, w, words, nodep, 0, 0, 0);
 		if (!err && !*nodep && at.newer && (ak_read_once(*bucket) & __AK_HTAB_MOVED)) {
 			/*
 			 * Partly moved, and held still by its lock: the rest is in
@@ -93,7 +100,7 @@ static __ak_always_inline int __ak_htab_lock_find(struct ak_htab __arena *h,
 			if (err)
 				return err;
 			bucket = at.newer;
-			err = __ak_htab_chain_find(bucket, at.nhash, w, words, nodep, 0, 0);
+			err = __ak_htab_chain_find(bucket, at.nhash, w, words, nodep, 0, 0, 0);
 		}
 		if (!err && !*nodep)
 			err = -ENOENT;
@@ -113,7 +120,7 @@ static __ak_always_inline void __arena *__ak_htab_lookup_impl(struct ak_htab __a
 							      unsigned int words, int *errp)
 {
 	struct __ak_htab_table __arena *cur;
-	unsigned long long gen, head;
+	unsigned long long gen, head, tok;
 	struct __ak_htab_where at;
 	/* Its own variable: a may_goto exit must not store an unset bucket. */
 	unsigned long long __arena *locked = 0;
@@ -127,27 +134,29 @@ static __ak_always_inline void __arena *__ak_htab_lookup_impl(struct ak_htab __a
 	 * was freed, no array was published) and the bucket was unlocked and
 	 * is unchanged (a mover relinks the nodes of the locked bucket it
 	 * moves, and a reader that follows a moved node ends in another chain).
+	 * The reads in between are ordered after the first generation read
+	 * and before the re-check by address dependencies (htab_impl.h).
 	 */
 	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
 	     tries++) {
 		gen = ak_read_once(h->gen);
-		cur = ak_read_once(h->cur);
+		cur = ak_read_once_dep(h->cur, ak_dep(gen));
 		if (!cur) {
 			err = -EINVAL;
 			goto fail;
 		}
 		__ak_htab_where(h, cur, w, words, &at);
 		head = ak_read_once(*at.bucket);
-		err = __ak_htab_chain_find(at.bucket, at.hash, w, words, &node, 0, 0);
+		err = __ak_htab_chain_find(at.bucket, at.hash, w, words, &node, 0, 0, &tok);
 		/* A partly moved old bucket: the rest is in the new one. */
 		if (!err && !node && at.newer && (head & __AK_HTAB_MOVED))
-			err = __ak_htab_chain_find(at.newer, at.nhash, w, words, &node, 0, 0);
+			err = __ak_htab_chain_find(at.newer, at.nhash, w, words, &node, 0, 0, 0);
 		if (err)
 			goto fail;
 		if (node)
 			return __ak_htab_value_at(node, words);
 		if (!(head & (__AK_HTAB_LOCKED | __AK_HTAB_MOVED)) &&
-		    ak_read_once(*at.bucket) == head && ak_read_once(h->gen) == gen)
+		    ak_read_once_dep(*at.bucket, tok) == head && ak_read_once_dep(h->gen, tok) == gen)
 			goto fail_noent;
 	}
 	/*
@@ -185,28 +194,32 @@ static __ak_always_inline int __ak_htab_lookup_fast(struct ak_htab __arena *h,
 						    void __arena **v, int *errp)
 {
 	/* The key's first words in locals, not a stack copy: the frame stays small. */
-	unsigned long long k0 = w[0], k1 = words > 1 ? w[1] : 0, gen, head, hash;
+	unsigned long long k0 = w[0], k1 = words > 1 ? w[1] : 0, gen, head, hash, tok;
 	struct __ak_htab_table __arena *cur;
 	unsigned long long __arena *bucket;
 	struct ak_htab_node __arena *node;
 
+	/* Each read ordered after the one before, as __ak_htab_lookup_impl's. */
 	gen = ak_read_once(h->gen);
-	cur = ak_read_once(h->cur);
-	if (!cur || ak_read_once(h->old))
+	cur = ak_read_once_dep(h->cur, ak_dep(gen));
+	if (!cur || ak_read_once_dep(h->old, ak_dep(cur)))
 		return 1;
 	hash = __ak_htab_hash(cur, w, words);
 	bucket = __ak_htab_bucket_of(cur, hash);
 	head = ak_read_once(*bucket);
-	for (node = __ak_htab_node_of(head); node; node = ak_read_once(node->next)) {
+	tok = ak_dep(head);
+	for (node = __ak_htab_node_of(head); node;) {
 		ak_cond_break_label(cut);
 		if (node->hash == hash && node->data[0] == k0 &&
 		    (words < 2 || node->data[1] == k1) && __ak_htab_key_equal_from(node, w, 2, words)) {
 			*v = __ak_htab_value_at(node, words);
 			return 0;
 		}
+		node = ak_read_once(node->next);
+		tok = ak_dep(node);	/* before the loop's test, as in __ak_htab_chain_find */
 	}
-	if (head & (__AK_HTAB_LOCKED | __AK_HTAB_MOVED) || ak_read_once(*bucket) != head ||
-	    ak_read_once(h->gen) != gen)
+	if (head & (__AK_HTAB_LOCKED | __AK_HTAB_MOVED) || ak_read_once_dep(*bucket, tok) != head ||
+	    ak_read_once_dep(h->gen, tok) != gen)
 		return 1;
 	*errp = -ENOENT;
 	*v = 0;
@@ -268,7 +281,7 @@ static __ak_always_inline int __ak_htab_lock_find_for(struct ak_htab __arena *h,
 
 	if (err)
 		return err;
-	err = __ak_htab_chain_find(*bucket, *hash, w, words, node, 0, len);
+	err = __ak_htab_chain_find(*bucket, *hash, w, words, node, 0, len, 0);
 	if (!err && *node && flags == AK_HTAB_NOEXIST)
 		err = -EEXIST;
 	if (!err && !*node && flags == AK_HTAB_EXIST)
@@ -487,7 +500,7 @@ static __ak_always_inline int __ak_htab_unlink(struct ak_htab __arena *h,
 	err = __ak_htab_lock_home(h, w, words, caller, &bucket, &hash);
 	if (err)
 		return err;
-	err = __ak_htab_chain_find(bucket, hash, w, words, &node, &link, 0);
+	err = __ak_htab_chain_find(bucket, hash, w, words, &node, &link, 0, 0);
 	if (!err && !node)
 		err = -ENOENT;
 	if (!err) {

@@ -234,7 +234,8 @@ static __ak_always_inline void __ak_htab_where(struct ak_htab __arena *h,
 					       const unsigned long long *w, unsigned int words,
 					       struct __ak_htab_where *at)
 {
-	struct __ak_htab_table __arena *old = ak_read_once(h->old);
+	/* After @cur, by address dependency: a growth publishes h->old first. */
+	struct __ak_htab_table __arena *old = ak_read_once_dep(h->old, ak_dep(cur));
 
 	at->newer = 0;
 	at->nhash = 0;	/* unused without @newer; gcc -Og cannot tell */

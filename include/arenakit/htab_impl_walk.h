@@ -132,15 +132,19 @@ __ak_global int ak_htab_next(__arg_arena struct ak_htab __arena *h,
 	err = ak_htab_maintain(h);
 	if (err)
 		return err;
+	fresh = !c->htab;
 	/*
-	 * Held before h->cur is read: a growth that begins and ends during
+	 * The generation first, then the hold, then the array and its buckets:
+	 * the hold's fully ordered add orders the generation's read before
+	 * every bucket's, so a bucket an insert filled before the bump this
+	 * read saw is read full (complete or stale: htab_impl.h). The hold
+	 * comes before h->cur is read: a growth that begins and ends during
 	 * the walk moves the generation (the walk is stale), but cannot free
 	 * the array this step reads and locks buckets of.
 	 */
+	err = __ak_htab_cursor_begin(h, c);
 	__ak_htab_hold(h);
-	fresh = !c->htab;
-	/* The generation before the array: a growth after it makes the walk stale. */
-	if (__ak_htab_cursor_begin(h, c))
+	if (err)
 		goto stale;
 	t = ak_read_once(h->cur);
 	if (ak_read_once(h->old)) {
@@ -149,6 +153,7 @@ __ak_global int ak_htab_next(__arg_arena struct ak_htab __arena *h,
 		err = -EBUSY;
 		goto out;
 	}
+	node = 0;
 	for (b = c->bucket + ak_opaque_zero(); b < t->nbuckets; b++) {
 		ak_cond_break_label(cut);
 		bucket = &t->buckets[b];
@@ -168,29 +173,30 @@ __ak_global int ak_htab_next(__arg_arena struct ak_htab __arena *h,
 			node = node->next;
 		}
 		ak_bit_lock_release(bucket);
-		if (node) {
-			/*
-			 * The generation is read last: an entry returned was in
-			 * the table, unchanged, after every other step of the call.
-			 */
-			__ak_htab_mover_leave(h, __AK_HTAB_NOSLEEP);
-			if (c->gen != ak_read_once(h->gen))
-				goto stale_left;
-			c->bucket = b;
-			c->skip = k + 1;
-			*key = (void __arena *)node->data;
-			*value = __ak_htab_value(h, node);
-			return 0;
-		}
+		if (node)
+			break;
 		if (c->gen != ak_read_once(h->gen))
 			goto stale;
 		c->skip = 0;
 	}
+	/*
+	 * The generation is read last, after the count-out's fully ordered
+	 * add: an entry returned was in the table, unchanged, after every
+	 * other step of the call, and the empty buckets a walk ends on were
+	 * read before the generation that says they still are.
+	 */
+	__ak_htab_mover_leave(h, __AK_HTAB_NOSLEEP);
 	if (c->gen != ak_read_once(h->gen))
-		goto stale;
-	__ak_htab_cursor_reset(c);
-	err = -ENOENT;
-	goto out;
+		goto stale_left;
+	if (!node) {
+		__ak_htab_cursor_reset(c);
+		return -ENOENT;
+	}
+	c->bucket = b;
+	c->skip = k + 1;
+	*key = (void __arena *)node->data;
+	*value = __ak_htab_value(h, node);
+	return 0;
 cut_locked:
 	ak_bit_lock_release(bucket);
 cut:

@@ -35,6 +35,27 @@ void explore_spin(void);
 void explore_object_freed(void *obj, unsigned long long room);
 void explore_object_taken(void *obj, unsigned long long room);
 
+/*
+ * The weak mode (README.md): a file that defines EXPLORE_WEAK_MODE before
+ * including this builds the headers as for a weakly ordered CPU (AK_TSO 0:
+ * the fully ordered forms of releases and publications) with atomic.h's
+ * weak-memory hooks, so its scenarios' loads may return older values.
+ * Other files are built as before: the default mode is sequentially
+ * consistent, and pays nothing for it.
+ */
+unsigned long long explore_weak_load(const volatile void *p, unsigned int size,
+				     unsigned long long v, int dep);
+void explore_weak_store(const volatile void *p, unsigned int size, unsigned long long old,
+			int ordered);
+unsigned long long explore_weak_dep(unsigned long long v);
+void explore_weak_forget(const void *p, unsigned long long bytes);
+#ifdef EXPLORE_WEAK_MODE
+#define AK_TSO 0
+#define AK_WEAK_LOAD(p, size, v, dep) explore_weak_load(p, size, v, dep)
+#define AK_WEAK_STORE(p, size, old, ordered) explore_weak_store(p, size, old, ordered)
+#define AK_WEAK_DEP(v) explore_weak_dep(v)
+#endif
+
 #define AK_SCHED_POINT(op) explore_point(op, __FILE__, __LINE__)
 #define AK_SCHED_SPIN() explore_spin()
 /* A freed object is poisoned past its first word: a later write is caught. */
@@ -123,6 +144,17 @@ struct explore_scenario {
 	int allow_stale_reads;
 	/* ... and freed objects (no poisoning: ASan cannot tell reads apart). */
 	int reads_freed_objects;
+	/*
+	 * Weak mode: the scenario's file defines EXPLORE_WEAK_MODE, and loads
+	 * may return older values, up to EXPLORE_WEAK (default 2) a schedule.
+	 */
+	int weak;
+	/*
+	 * ... and the variables besides the arena its threads share (the
+	 * table), whose values from setup every thread may read as they were.
+	 */
+	void *shared;
+	size_t shared_size;
 	void (*setup)(void);
 	void (*thread)(int id);
 	/* After every thread ended: explore_fail() for each broken invariant. */

@@ -58,6 +58,7 @@ void ak_user_pages_put(void *ptr, unsigned int pages)
 			return;
 		}
 	memset(page_state + first, PAGE_FREED, pages);
+	explore_weak_forget(ptr, (unsigned long long)pages * AK_PAGE_SIZE);
 	pages_held -= pages;
 	if (checking) {
 		/* The schedule is over: nothing is left to touch it; zero is enough. */
