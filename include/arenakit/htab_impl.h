@@ -32,9 +32,9 @@
  *    may be on moves the generation (a fully ordered add) after the change
  *    and before the free; a mover locks the bucket (LOCKED) before it
  *    relinks and leaves MOVED behind.
- *  - The lock-free lookup's miss (W1 of issue 38) is a seqlock read: the
- *    generation, h->cur and h->old, the bucket and its chain, then the
- *    bucket and the generation again. Each read is ordered after the one
+ *  - The lock-free lookup's miss is a seqlock read: the generation, h->cur
+ *    and h->old, the bucket and its chain, then the bucket and the
+ *    generation again. Each read is ordered after the one
  *    before it: h->cur after the generation and h->old after h->cur by
  *    tokens (ak_dep: an address dependency the code makes), the bucket
  *    and each link after h->cur by the addresses they are read at, and
@@ -49,7 +49,7 @@
  *    did before it. An answer of -ENOENT thus comes from a chain as it was
  *    between two reads of one generation. On x86-64 (AK_TSO) reads are not
  *    reordered, and the tokens cost nothing.
- *  - ak_htab_next (W2): a call reads the generation, then counts itself
+ *  - ak_htab_next: a call reads the generation, then counts itself
  *    in (a fully ordered add) before it reads h->cur and the buckets, so a
  *    bucket an insert filled before the move the call saw is read full;
  *    it reads the generation last after counting out (fully ordered), so
@@ -61,8 +61,8 @@
  *    count-out.
  *  - ak_htab_count reads one word: a count the table had; ak_htab_clear,
  *    the check and ak_htab_destroy take each bucket's lock.
- * tests/explore/weak_scenarios.c shows W1 and W2 found when these orders
- * are taken out (mutants 32 to 35) and holding with them.
+ * tests/explore/weak_scenarios.c shows the miss and the walk wrong when
+ * these orders are taken out (mutants 32 to 35), and right with them.
  */
 #ifndef __ARENAKIT_HTAB_H
 #error "<arenakit/htab_impl.h> is internal: include <arenakit/htab.h>"

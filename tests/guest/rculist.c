@@ -157,12 +157,26 @@ static struct round run_round(struct rculist *skel, int cpus, int locked)
 	return r;
 }
 
+/*
+ * Read sections never wait, so no event is lost to a lock. A walk may be
+ * cut by the loop budget, and says so: with the series the budget is 250
+ * ms of wall time a frame, which a walk of a few milliseconds spends only
+ * when the host holds its vCPU off for about that long (a loaded host
+ * running 4 vCPUs on 2 cores). Such cuts are counted, and must stay rare.
+ */
 static void expect_every_event_matched(const struct round *r, int cpus)
 {
 	cr_expect_eq(r->counts.events, r->opens, "%d CPUs: %llu events for %u opens", cpus,
 		     r->counts.events, r->opens);
-	cr_expect_eq(r->counts.walked, r->counts.events, "%d CPUs: %llu of %llu events lost",
-		     cpus, r->counts.events - r->counts.walked, r->counts.events);
+	cr_expect_eq(r->counts.lost_busy + r->counts.lost_other, 0,
+		     "%d CPUs: %llu events lost to a lock, %llu otherwise", cpus,
+		     r->counts.lost_busy, r->counts.lost_other);
+	cr_expect_eq(r->counts.walked + r->counts.lost_budget, r->counts.events,
+		     "%d CPUs: %llu of %llu events unaccounted", cpus,
+		     r->counts.events - r->counts.walked - r->counts.lost_budget, r->counts.events);
+	cr_expect_leq(r->counts.lost_budget * 100, r->counts.events,
+		      "%d CPUs: %llu of %llu walks cut by the budget, more than 1%%", cpus,
+		      r->counts.lost_budget, r->counts.events);
 	/* Only the RCU_PREFIX rule matches an event: one match each. */
 	cr_expect_eq(r->counts.matches, r->counts.walked, "%d CPUs: %llu matches in %llu walks",
 		     cpus, r->counts.matches, r->counts.walked);
@@ -171,7 +185,7 @@ static void expect_every_event_matched(const struct round *r, int cpus)
 	cr_expect_gt(r->writer.pairs, 0, "the writer wrote nothing during the reads");
 }
 
-Test(rculist, ten_thousand_rules_read_on_every_cpu_lose_no_event, .timeout = 900)
+Test(rculist, ten_thousand_rules_read_on_every_cpu_lose_no_event_to_a_lock, .timeout = 900)
 {
 	struct rculist *skel = rculist__open_and_load();
 	struct rcu_rule_args a = {};
