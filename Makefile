@@ -188,6 +188,9 @@ help:
 	@echo 'make test       ... and run the host and system tests and, in the VM, the guest tests'
 	@echo '                  FILTER=suite/test  run only matching Criterion tests'
 	@echo '                  KERNEL=stock       use the unpatched 6.12 kernel'
+	@echo '                  ARCH=arm64         an arm64 guest (cross-built, qemu-system-aarch64):'
+	@echo '                                     the guest tests and the LSE check only; into'
+	@echo '                                     build/arm64/ (run, vm, bench take it too)'
 	@echo '                  KASAN=1            use the kernel with KASAN (its own cache entry)'
 	@echo "                  GUEST_ENV='VAR=value'  the guest tests' environment"
 	@echo 'make host-test  the host tests alone; make guest-test the guest tests alone (FILTER too)'
