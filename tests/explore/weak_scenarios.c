@@ -57,7 +57,7 @@ static void expect_sound_then_destroy(unsigned long long count)
 	explore_expect_given_back(0);
 }
 
-/* ---- W1: a lock-free lookup's miss, a node ahead of its key freed ---- */
+/* ---- A lock-free lookup's miss, a node ahead of its key freed ---- */
 
 static int lookup_err;
 static unsigned long long looked_up;
@@ -101,7 +101,7 @@ static void check_lookup_vs_delete(void)
  * first word (its link) the allocator then writes. A lookup that reads the
  * freed link ends its walk before 33; its re-check of the bucket and the
  * generation must then be ordered after that read, or it may read both as
- * they were before the delete and answer -ENOENT (W1, issue 38).
+ * they were before the delete and answer -ENOENT.
  */
 Test(explore_weak, lookup_finds_a_key_while_a_node_ahead_of_it_is_freed)
 {
@@ -122,7 +122,7 @@ Test(explore_weak, lookup_finds_a_key_while_a_node_ahead_of_it_is_freed)
 	explore_test(&s);
 }
 
-/* ---- W2: ak_htab_next, complete or stale ---- */
+/* ---- ak_htab_next, complete or stale ---- */
 
 static unsigned long long seen[64];
 static unsigned long long walk_gen, setup_gen;
@@ -192,7 +192,7 @@ static void check_walk_vs_insert(void)
 /*
  * Key 8's bucket (1) is read by the walk's first call, before it reaches
  * 7 (bucket 14): a read of it that the generation's read does not order
- * may return the bucket as it was before the insert (W2, issue 38).
+ * may return the bucket as it was before the insert.
  */
 Test(explore_weak, a_walks_first_call_sees_an_insert_whose_generation_it_read)
 {
@@ -242,7 +242,7 @@ static void check_walk_vs_insert_delete(void)
 }
 
 /*
- * The other end of W2: the walk's last call reads the empty buckets it
+ * The walk's other end: its last call reads the empty buckets it
  * ends on, then the generation. If that last read is not ordered after
  * the buckets', it may return the generation from before an insert
  * behind the walk (2, in bucket 4) while the bucket of 15 is read as the
