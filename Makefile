@@ -346,6 +346,10 @@ $(GUEST_TESTS): $(GUEST_TEST_OBJS) $(REGISTRY_OBJ) $(LOADER_OBJS)
 # The guest tests find the tool and the examples under $(BUILD).
 $(GUEST_TEST_OBJS): CFLAGS += -DAK_BUILD_DIR='"$(BUILD)"'
 
+# make test's guest run (both architectures), its log for tests/summary.sh.
+GUEST_TEST_RUN = SMP=$(GUEST_SMP) MEM=$(GUEST_MEM) \
+	kernel/vm '$(GUEST_ENV) $(GUEST_TESTS) --verbose $(TEST_ARGS) 2>&1' 2>&1 | tee $(BUILD)/guest-tests.log
+
 # Both runs go on after a failure; the closing line adds them up, and any
 # failure (a test, the VM runner, a guest kernel warning) fails the target.
 # ARCH=arm64 runs the guest tests alone: the others are the host's.
@@ -353,7 +357,7 @@ ifeq ($(ARCH),arm64)
 test: all
 	@rc=0; \
 	echo '== guest tests (QEMU, arm64)'; \
-	SMP=$(GUEST_SMP) MEM=$(GUEST_MEM) kernel/vm '$(GUEST_ENV) $(GUEST_TESTS) --verbose $(TEST_ARGS) 2>&1' 2>&1 | tee $(BUILD)/guest-tests.log || rc=1; \
+	$(GUEST_TEST_RUN) || rc=1; \
 	echo '== a CPU without LSE atomics is refused (QEMU cortex-a57)'; \
 	tests/cpu_refused.sh $(TOOL) $(BUILD)/cpu-refused.log || rc=1; \
 	tests/summary.sh $(BUILD)/guest-tests.log || rc=1; \
@@ -369,7 +373,7 @@ test: all
 	$(EXPLORE_ENV) $(EXPLORE_TESTS) $(TEST_ARGS) 2>&1 | tee $(BUILD)/explore-tests.log || rc=1; \
 	$(if $(FILTER),,$(MUTANTS_RUN) || rc=1;) \
 	echo '== guest tests (QEMU)'; \
-	SMP=$(GUEST_SMP) MEM=$(GUEST_MEM) kernel/vm '$(GUEST_ENV) $(GUEST_TESTS) --verbose $(TEST_ARGS) 2>&1' 2>&1 | tee $(BUILD)/guest-tests.log || rc=1; \
+	$(GUEST_TEST_RUN) || rc=1; \
 	tests/summary.sh $(BUILD)/host-tests.log $(BUILD)/system-tests.log \
 		$(BUILD)/explore-tests.log $(BUILD)/guest-tests.log || rc=1; \
 	exit $$rc

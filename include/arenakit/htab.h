@@ -88,7 +88,7 @@
  * The memory order each path relies on is argued in htab_impl.h, in the
  * kernel memory model's terms: a miss from ak_htab_lookup and a complete
  * ak_htab_next walk hold on CPUs whose loads may pass loads (arm64) as on
- * x86-64, at the cost of no instruction on x86-64.
+ * x86-64; the lookup's ordering costs no instruction on x86-64.
  *
  * Program types: lookup and the _nosleep update/delete work anywhere (nodes
  * come from the allocator's pool: ak_htab_reserve fills it); ak_htab_init,
