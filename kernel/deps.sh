@@ -20,10 +20,12 @@ bench=(gnuplot-nox python3)
 # test_progs its disassembler, for the tests that match JITed code (__jited),
 # and libzstd-dev the library LLVM links with.
 selftests=(lld-19 rsync llvm-19-dev libzstd-dev)
-# ARCH=arm64: the cross compiler and QEMU for arm64; the guest's own
-# packages come from the archive's arm64 architecture (kernel/build.sh
-# downloads them into its root), which dpkg must know.
-arm64=(gcc-aarch64-linux-gnu qemu-system-arm)
+# ARCH=arm64: the cross compiler, its C library's headers (only recommended
+# by the compiler, and apt-get here installs no recommends) and QEMU for
+# arm64; the guest's own packages come from the archive's arm64
+# architecture (kernel/build.sh downloads them into its root), which dpkg
+# must know.
+arm64=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm)
 
 usage() {
 	local fd=1
