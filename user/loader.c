@@ -118,7 +118,6 @@ static void report_failure(const char *what, int err)
 	const char *log = arenakit_load_log();
 	const char *begin = strstr(log, begin_mark);
 	const char *end, *tail;
-	int lines = 0;
 
 	if (report_muted)
 		return;
@@ -132,9 +131,7 @@ static void report_failure(const char *what, int err)
 	end = strstr(begin, "-- END PROG LOAD LOG --");
 	if (!end)
 		end = log + strlen(log);
-	for (tail = end; tail > begin; tail--)
-		if (tail[-1] == '\n' && ++lines > LOG_TAIL_LINES)
-			break;
+	tail = ak_verifier_log_tail(begin, end - begin, LOG_TAIL_LINES);
 	fprintf(out, "arenakit: the verifier said (last %d lines):\n", LOG_TAIL_LINES);
 	fwrite(tail, 1, end - tail, out);
 	fputs(end + strcspn(end, "\n") + (*end ? 1 : 0), out);

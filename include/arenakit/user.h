@@ -2,7 +2,8 @@
 /*
  * arenakit/user.h - the user-space side of arenakit, for a loader built on
  * libbpf: running a program under the budget contract (loop.h), and getting
- * a buffer or a string of the loader's into the arena.
+ * a buffer or a string of the loader's into the arena, and what the
+ * verifier said of a program (its statistics; its log on a refusal).
  *
  *	int retval;
  *	err = ak_run_until_done(skel->progs.setup, NULL, 0, 100, &retval, NULL);
@@ -138,6 +139,147 @@ static inline int ak_run_until_done(const struct bpf_program *prog, void *ctx, s
 	if (err)
 		return err;
 	return *retval == -AK_EBUDGET ? -AK_EBUDGET : 0;
+}
+
+/* ak_verifier_log_keep()'s levels: the kernel's BPF_LOG_STATS and BPF_LOG_LEVEL1. */
+#define AK_VERIFIER_LOG_STATS 4U
+#define AK_VERIFIER_LOG_FULL 1U
+
+/**
+ * struct ak_verifier_stats - what the verifier spent on one program, as
+ * veristat reports it
+ * @insns_processed: instructions it processed (bpf_prog_info's verified_insns;
+ *	the load fails past 1,000,000)
+ * @verify_usec: the time it took, in microseconds
+ * @total_states: states it stored, and @peak_states: most at once
+ * @stack_depth: the stack of the program and its subprograms, their
+ *	depths summed (a bound on any call chain's, which must stay within
+ *	512 bytes)
+ * @jited_bytes: the size of its JITed code
+ *
+ * @insns_processed and @jited_bytes come from the loaded program; the rest
+ * from the statistics the verifier writes at the end of a kept log.
+ */
+struct ak_verifier_stats {
+	unsigned int insns_processed;
+	unsigned int verify_usec;
+	unsigned int total_states;
+	unsigned int peak_states;
+	unsigned int stack_depth;
+	unsigned int jited_bytes;
+};
+
+/**
+ * ak_verifier_log_keep - keep @prog's verifier log in @buf (call between
+ * the object's open and its load)
+ * @prog: the program, opened and not loaded (skel->progs.name)
+ * @buf: where the kernel writes the log, NUL-terminated
+ * @size: @buf's bytes
+ * @level: AK_VERIFIER_LOG_STATS for its statistics and, if the program is
+ *	refused, the verifier's reason (a few hundred bytes: 4 KiB will do),
+ *	or with AK_VERIFIER_LOG_FULL added, every instruction's state as well
+ *	(megabytes for a program with loops)
+ *
+ * A log that does not fit fails the load with -ENOSPC, as the kernel says
+ * (and libbpf does not retry into a bigger buffer it was given). After the
+ * load, ak_verifier_stats() reads the statistics, and on a refusal
+ * ak_verifier_log_tail() finds the reason at the log's end.
+ *
+ * Return: 0, -EINVAL for no buffer or no level, -EBUSY if @prog is loaded.
+ */
+static inline int ak_verifier_log_keep(struct bpf_program *prog, char *buf, size_t size,
+				       unsigned int level)
+{
+	int err;
+
+	if (!buf || size < 2 || !level ||
+	    (level & ~(AK_VERIFIER_LOG_STATS | AK_VERIFIER_LOG_FULL)))
+		return -EINVAL;
+	buf[0] = '\0';
+	err = bpf_program__set_log_buf(prog, buf, size);
+	return err ?: bpf_program__set_log_level(prog, level);
+}
+
+/* The number after @label in @log, into *@value; 0, or -ENODATA if absent. */
+static inline int __ak_log_number(const char *log, const char *label, unsigned int *value)
+{
+	const char *at = strstr(log, label);
+
+	if (!at || sscanf(at + strlen(label), "%u", value) != 1)
+		return -ENODATA;
+	return 0;
+}
+
+/**
+ * ak_verifier_stats - what the verifier spent on @prog, after its load
+ * @prog: a loaded program (its log kept by ak_verifier_log_keep(), for all
+ *	but @insns_processed and @jited_bytes)
+ * @stats: the figures; a figure the log does not have is 0
+ *
+ * Return: 0; -ENODATA if @prog's log was not kept or has no statistics (the
+ * fields from the loaded program are still filled); -EBADF if @prog is not
+ * loaded; another negative errno from bpf_prog_get_info_by_fd().
+ */
+static inline int ak_verifier_stats(const struct bpf_program *prog,
+				    struct ak_verifier_stats *stats)
+{
+	struct bpf_prog_info info = {};
+	__u32 info_len = sizeof(info);
+	const char *log, *depth;
+	unsigned int frame;
+	size_t log_size;
+	int fd = bpf_program__fd(prog), err;
+
+	memset(stats, 0, sizeof(*stats));
+	if (fd < 0)
+		return -EBADF;
+	if (bpf_prog_get_info_by_fd(fd, &info, &info_len))
+		return -errno;
+	stats->insns_processed = info.verified_insns;
+	stats->jited_bytes = info.jited_prog_len;
+	log = bpf_program__log_buf(prog, &log_size);
+	if (!log || !log_size)
+		return -ENODATA;
+	err = __ak_log_number(log, "verification time ", &stats->verify_usec);
+	__ak_log_number(log, " total_states ", &stats->total_states);
+	__ak_log_number(log, " peak_states ", &stats->peak_states);
+	/* "stack depth 24+0+16": one figure per subprogram. */
+	depth = strstr(log, "stack depth ");
+	if (depth) {
+		depth += strlen("stack depth ");
+		while (sscanf(depth, "%u", &frame) == 1) {
+			stats->stack_depth += frame;
+			depth += strspn(depth, "0123456789");
+			if (*depth++ != '+')
+				break;
+		}
+	}
+	return err;
+}
+
+/**
+ * ak_verifier_log_tail - the last @lines lines of a verifier log (where a
+ * refused program's reason is)
+ * @log: the log, or a part of one (libbpf's message between "-- BEGIN PROG
+ *	LOAD LOG --" and "-- END PROG LOAD LOG --")
+ * @len: its bytes
+ * @lines: how many lines to keep, at least 1
+ *
+ * Return: the first byte of the tail, within @log (the whole of it if it
+ * has no more lines than that).
+ */
+static inline const char *ak_verifier_log_tail(const char *log, size_t len, unsigned int lines)
+{
+	const char *tail = log + len;
+	unsigned int seen = 0;
+
+	/* A last line without its newline counts as a line. */
+	if (tail > log && tail[-1] == '\n')
+		tail--;
+	for (; tail > log; tail--)
+		if (tail[-1] == '\n' && ++seen >= lines)
+			break;
+	return tail;
 }
 
 /**

@@ -6,7 +6,9 @@
  * ones are in tests/system/toolchain_system.c).
  */
 #include <stdio.h>
+#include <string.h>
 #include <bpf/bpf.h>
+#include <arenakit/user.h>
 
 #include "guest/guest.h"
 /* The types of the object's arena globals, before its skeleton. */
@@ -46,6 +48,31 @@ Test(mistakes, matcher_inlined_in_a_walk_verifies_within_the_insn_limit, .timeou
 Test(mistakes, zero_stores_merged_into_a_memset, .timeout = GUEST_TEST_TIMEOUT)
 {
 	expect_mistake("zero_neighbours", "invalid mem access 'scalar'");
+}
+
+/* A loader of its own (user.h's helpers, no tool): the reason is the kept log's tail. */
+Test(mistakes, a_kept_log_ends_with_the_reason, .timeout = GUEST_TEST_TIMEOUT)
+{
+	struct mistakes *skel = mistakes__open();
+	struct bpf_program *prog;
+	struct ak_verifier_stats stats;
+	char log[8192];
+	const char *tail;
+
+	cr_assert(skel);
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_autoload(prog, prog == skel->progs.zero_neighbours);
+	cr_assert_eq(ak_verifier_log_keep(skel->progs.zero_neighbours, log, sizeof(log),
+					  AK_VERIFIER_LOG_STATS), 0);
+	arenakit_set_report_stream(NULL);
+	cr_expect_neq(arenakit_load_skeleton(skel->skeleton), 0, "the verifier refuses it");
+	arenakit_set_report_stream(stderr);
+	tail = ak_verifier_log_tail(log, strlen(log), 3);
+	cr_expect(strstr(tail, "invalid mem access 'scalar'"), "the last lines:\n%s\nthe log:\n%s",
+		  tail, log);
+	cr_expect_eq(ak_verifier_log_tail(log, strlen(log), 1000), log, "a short log is whole");
+	cr_expect_eq(ak_verifier_stats(skel->progs.zero_neighbours, &stats), -EBADF);
+	mistakes__destroy(skel);
 }
 
 static void expect_loads(const char *program)
