@@ -167,10 +167,13 @@ int BPF_PROG(on_enter, struct pt_regs *regs, long id)
 	s = bpf_map_lookup_elem(&subject, &zero);
 	if (!s)
 		return 0;
+	__sync_fetch_and_add(&counts.calls, 1);
 	err = ak_glob_subject_read_user(s, (const void *)PT_REGS_PARM2(regs));
 	if (err || !under_prefix(s)) {
-		if (err && err != -E2BIG)
+		if (err && err != -E2BIG) {
 			__sync_fetch_and_add(&counts.lost_other, 1);
+			counts.read_err = err;
+		}
 		return 0;
 	}
 	__sync_fetch_and_add(&counts.events, 1);

@@ -166,8 +166,11 @@ static struct round run_round(struct rculist *skel, int cpus, int locked)
  */
 static void expect_every_event_matched(const struct round *r, int cpus)
 {
-	cr_expect_eq(r->counts.events, r->opens, "%d CPUs: %llu events for %u opens", cpus,
-		     r->counts.events, r->opens);
+	/* If not, which step lost them: the program's run, or the path's read. */
+	cr_expect_eq(r->counts.events, r->opens, "%d CPUs: %llu events for %u opens (the "
+		     "program saw %llu openat calls of the test's; %llu paths unreadable, the "
+		     "last with %d)", cpus, r->counts.events, r->opens, r->counts.calls,
+		     r->counts.lost_other, r->counts.read_err);
 	cr_expect_eq(r->counts.lost_busy + r->counts.lost_other, 0,
 		     "%d CPUs: %llu events lost to a lock, %llu otherwise", cpus,
 		     r->counts.lost_busy, r->counts.lost_other);

@@ -44,6 +44,8 @@ struct rcu_counts {
 	unsigned long long lost_budget;	/* the loop budget cut the walk */
 	unsigned long long lost_other;	/* a fault, or a path that could not be read */
 	unsigned long long rules_max;	/* the most rules one walk passed */
+	unsigned long long calls;	/* openat calls of the test's threads, any path */
+	int read_err;			/* why a path could not be read, the last time */
 };
 
 #endif
