@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "guest/guest.h"
+#include <arenakit/ruleset_types.h>
 
 #define EXAMPLE AK_BUILD_DIR "/example/open_policy"
 #define OPENS 100	/* per shell */
@@ -120,15 +121,18 @@ static int exit_status(const char *args, int *said_why)
 
 Test(open_policy, example_refuses_bad_rules_with_a_message, .timeout = 120)
 {
+	char too_long[AK_RULE_PATTERN_MAX + 1], args[AK_RULE_PATTERN_MAX + 16];
 	int why;
 
 	cr_expect_eq(exit_status("'[ab' -- true", &why), 2);
 	cr_expect(why, "an unclosed [ without a reason");
 	cr_expect_eq(exit_status("'' -- true", &why), 2);
 	cr_expect(why, "an empty rule without a reason");
-	cr_expect_eq(exit_status("0123456789012345678901234567890123456789012345678901234567890123"
-				 " -- true", &why), 2);
-	cr_expect(why, "a 64-byte rule without a reason");
+	memset(too_long, 'x', AK_RULE_PATTERN_MAX);	/* one byte past the limit */
+	too_long[AK_RULE_PATTERN_MAX] = 0;
+	snprintf(args, sizeof(args), "%s -- true", too_long);
+	cr_expect_eq(exit_status(args, &why), 2);
+	cr_expect(why, "a %d-byte rule without a reason", AK_RULE_PATTERN_MAX);
 	cr_assert_eq(system("printf '/ok/*\\n[x\\n' > /tmp/akpolicy-bad"), 0);
 	cr_expect_eq(exit_status("-f /tmp/akpolicy-bad -- true", &why), 2);
 	cr_expect(why, "a bad line in a file without a reason");

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * exec_glob: glob rules matched in a tracing program. On every exec, the
- * file name is matched against the patterns user space stored in the
- * arena; each match is counted per rule (an arena array) and per
- * (executable, rule) in an arena hash table, which user space reads
- * through the arena's mmap (exec_glob.c).
+ * file name is matched against the rules user space added to an arenakit
+ * rule set (ruleset.h); each match is counted per rule (an arena array)
+ * and per (executable, rule) in an arena hash table, which user space
+ * reads through the arena's mmap (exec_glob.c).
  *
  * The exec hook is not sleepable: it allocates nothing itself. The table's
  * nodes come from a pool that the sleepable setup program reserves first.
@@ -14,14 +14,20 @@
 #include <bpf/bpf_tracing.h>
 #include <arenakit/glob.h>
 #include <arenakit/htab.h>
+#include <arenakit/ruleset.h>
 #include "exec_glob.h"
 
+struct ak_ruleset __arena_global rules;
 struct exec_glob __arena_global eg;
 struct ak_htab __arena_global counts;
 
-/* The file name (outside the arena) and the key built from it, per CPU. */
+/* rules_add, rules_del, rules_reclaim: how the loader adds the rules. */
+AK_RULESET_PROGRAMS(rules, &rules)
+
+/* The file name (outside the arena), the rules it matched and a key, per CPU. */
 struct scratch {
 	struct ak_glob_subject name;
+	struct ak_ruleset_matches matches;
 	struct exec_key key;
 };
 
@@ -85,8 +91,8 @@ int BPF_PROG(on_exec, struct task_struct *task, pid_t old_pid, struct linux_binp
 {
 	__u32 key = 0;
 	struct scratch *s = bpf_map_lookup_elem(&scratch, &key);
-	unsigned int rules = eg.nrules, i;
-	int match, err;
+	unsigned int i, id;
+	int n, err;
 
 	if (!s)
 		return 0;
@@ -96,14 +102,14 @@ int BPF_PROG(on_exec, struct task_struct *task, pid_t old_pid, struct linux_binp
 		__sync_fetch_and_add(&eg.too_long, 1);	/* no rule is told it matched */
 	if (err)
 		return 0;
-	for (i = ak_opaque_zero(); i < rules && i < EXEC_GLOB_RULES && can_loop; i++) {
-		match = ak_glob_match_subject(eg.pattern[i], &s->name);
-		if (match < 0)
-			__sync_fetch_and_add(&eg.cut, 1);
-		if (match != 1)
-			continue;
-		__sync_fetch_and_add(&eg.hits[i], 1);
-		count(s, i);
+	n = ak_ruleset_match(&rules, &s->name, &s->matches);
+	if (n < 0)
+		__sync_fetch_and_add(&eg.cut, 1);
+	for (i = 0; i < n && i < AK_RULESET_MATCH_IDS; i++) {
+		id = s->matches.id[i];
+		if (id < EXEC_GLOB_RULES)
+			__sync_fetch_and_add(&eg.hits[id], 1);
+		count(s, id);
 	}
 	return 0;
 }

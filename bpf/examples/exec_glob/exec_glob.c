@@ -4,7 +4,7 @@
  *
  *   exec_glob PATTERN... -- COMMAND [ARG...]
  *
- * Stores the patterns in the arena, attaches exec_glob.bpf.c to the exec
+ * Adds the patterns to a rule set in the arena, attaches exec_glob.bpf.c to the exec
  * tracepoint, runs COMMAND, detaches, and prints what the tracing program
  * counted, read through the arena's mmap: hits per rule, then per
  * executable (base name) and rule, walking the arena hash table.
@@ -23,6 +23,7 @@
 #include <arenakit/alloc.h>
 #include <arenakit/glob.h>
 #include <arenakit/htab_user.h>
+#include <arenakit/ruleset_user.h>
 #include <arenakit/user.h>
 #include "exec_glob.h"
 #include "exec_glob.skel.h"
@@ -34,7 +35,7 @@ static void usage(FILE *f)
 		"matches each glob PATTERN (lib/glob.c rules: ? * [...] [!...] \\), in a BPF\n"
 		"tracing program; up to %d patterns of up to %d bytes. Exits with COMMAND's\n"
 		"status, 1 if exec_glob itself failed, 2 on bad arguments.\n",
-		EXEC_GLOB_RULES, EXEC_GLOB_PATTERN_MAX - 1);
+		EXEC_GLOB_RULES, AK_RULE_PATTERN_MAX - 1);
 }
 
 /*
@@ -97,11 +98,16 @@ static int report_table(struct exec_glob_bpf *skel)
 static int report(struct exec_glob_bpf *skel)
 {
 	struct exec_glob *eg = &skel->arena->eg;
-	unsigned int i;
+	struct ak_list_cursor c = {};
+	struct ak_rule r;
+	int err;
 
+	/* Nothing edits the rules now: each is read once, in order. */
 	printf("execs seen: %llu\n", eg->execs);
-	for (i = 0; i < eg->nrules; i++)
-		printf("rule %u %-24s %llu\n", i, eg->pattern[i], eg->hits[i]);
+	while (!(err = ak_ruleset_next_copy(&skel->arena->rules, &c, &r)))
+		printf("rule %u %-24s %llu\n", r.id, r.pattern, eg->hits[r.id % EXEC_GLOB_RULES]);
+	if (err != -ENOENT)
+		return err;
 	if (eg->dropped || eg->cut || eg->too_long)
 		printf("not counted: %llu hits the table refused (%d keys at most), "
 		       "%llu matches the budget cut, %llu file names over %d bytes\n",
@@ -112,6 +118,7 @@ static int report(struct exec_glob_bpf *skel)
 int main(int argc, char **argv)
 {
 	struct exec_glob_bpf *skel;
+	struct ak_ruleset_progs progs;
 	int npatterns, i, err, status = 0;
 
 	for (npatterns = 1; npatterns < argc && strcmp(argv[npatterns], "--"); npatterns++)
@@ -130,12 +137,12 @@ int main(int argc, char **argv)
 	}
 	for (i = 1; i <= npatterns; i++) {
 		unsigned long long at;
-		int bad = ak_glob_valid(argv[i], EXEC_GLOB_PATTERN_MAX - 1, &at);
+		int bad = ak_glob_valid(argv[i], AK_RULE_PATTERN_MAX - 1, &at);
 
 		if (bad) {
 			fprintf(stderr, "exec_glob: pattern '%s': %s (byte %llu; patterns are 1 "
 				"to %d bytes)\n", argv[i], ak_glob_invalid_reason(bad), at,
-				EXEC_GLOB_PATTERN_MAX - 1);
+				AK_RULE_PATTERN_MAX - 1);
 			return 2;
 		}
 	}
@@ -155,9 +162,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "exec_glob: setting up the table: %s\n", strerror(-err));
 		goto out;
 	}
-	for (i = 0; i < npatterns; i++)
-		strcpy(skel->arena->eg.pattern[i], argv[1 + i]);
-	skel->arena->eg.nrules = npatterns;
+	progs = AK_RULESET_PROGS(skel, rules);
+	for (i = 0; i < npatterns && !err; i++)
+		err = ak_ruleset_add_rule(&progs, argv[1 + i], NULL);	/* ids 0, 1, ... */
+	if (err) {
+		fprintf(stderr, "exec_glob: adding pattern '%s': %s\n", argv[i], strerror(-err));
+		goto out;
+	}
 
 	err = exec_glob_bpf__attach(skel);
 	if (err) {

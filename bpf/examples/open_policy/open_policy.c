@@ -5,12 +5,13 @@
  *
  *   open_policy [-f FILE] [PATTERN...] -- COMMAND [ARG...]
  *
- * Puts the rules in a read-mostly arena list, attaches open_policy.bpf.c
- * to the system-call entry tracepoint, runs COMMAND, and meanwhile applies
+ * Puts the rules in an arenakit rule set, attaches open_policy.bpf.c to
+ * the system-call entry tracepoint, runs COMMAND, and meanwhile applies
  * rule edits read from standard input ("+PATTERN" adds a rule, "-PATTERN"
- * deletes one). Then it walks the rules and the (rule, command) counts
- * through the arena's mmap, each entry copied under its writers' lock, and
- * prints them with what was seen and what was lost.
+ * deletes one: ruleset_user.h's edit lines). Then it walks the rules and
+ * the (rule, command) counts through the arena's mmap, each entry copied
+ * under its writers' lock, and prints them with what was seen and what was
+ * lost.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,8 +29,7 @@
 #include <arenakit/alloc.h>
 #include <arenakit/glob.h>
 #include <arenakit/htab_user.h>
-#include <arenakit/list_user.h>
-#include <arenakit/rculist.h>
+#include <arenakit/ruleset_user.h>
 #include <arenakit/user.h>
 #include "open_policy.h"
 #include "open_policy.skel.h"
@@ -48,7 +48,7 @@ static void usage(FILE *f)
 		"/dev/null), lines on standard input edit the rules: +PATTERN adds one,\n"
 		"-PATTERN deletes it.\n"
 		"Exits with COMMAND's status, 1 if " PROG " itself failed, 2 on bad arguments\n"
-		"or a bad rule.\n", OPEN_POLICY_PATTERN_MAX - 1);
+		"or a bad rule.\n", AK_RULE_PATTERN_MAX - 1);
 }
 
 /* This tree's rule: load BPF only into the project's test kernel (see exec_glob.c). */
@@ -85,12 +85,12 @@ static int keep_rule(struct rules *rules, const char *pattern, const char *where
 {
 	char *copy;
 	unsigned long long at;
-	int bad = ak_glob_valid(pattern, OPEN_POLICY_PATTERN_MAX - 1, &at);
+	int bad = ak_glob_valid(pattern, AK_RULE_PATTERN_MAX - 1, &at);
 
 	if (bad) {
 		fprintf(stderr, PROG ": %s: rule '%s': %s (byte %llu; rules are 1 to %d bytes)\n",
 			where, pattern, ak_glob_invalid_reason(bad), at,
-			OPEN_POLICY_PATTERN_MAX - 1);
+			AK_RULE_PATTERN_MAX - 1);
 		return 2;
 	}
 	copy = strdup(pattern);
@@ -128,61 +128,31 @@ static int read_rules_file(struct rules *rules, const char *file)
 	return err;
 }
 
-/*
- * Run a rule program with @pattern. -EBUSY (a lock's bounded wait ran out,
- * its holder's CPU preempted, say) means later: tried again, for a while.
- */
-static int run_rule_prog(const struct bpf_program *prog, const char *pattern,
-			 struct open_rule_args *a)
-{
-	int retval, err, tries;
-
-	for (tries = 0; tries < 100; tries++) {
-		memset(a, 0, sizeof(*a));
-		strncpy(a->pattern, pattern, sizeof(a->pattern) - 1);
-		err = ak_run(prog, a, sizeof(*a), &retval) ?: retval;
-		if (err != -EBUSY)
-			break;
-		usleep(1000);
-	}
-	return err;
-}
-
 struct edits {
 	unsigned long long added, deleted, refused, failed, held;
 	int overlong;	/* skipping the rest of a line too long to be an edit */
 };
 
 /* One line of standard input: +PATTERN or -PATTERN. */
-static void edit(struct open_policy_bpf *skel, char *line, struct edits *e)
+static void edit(const struct ak_ruleset_progs *progs, char *line, struct edits *e)
 {
-	struct open_rule_args a;
-	unsigned long long at;
-	int err, bad;
+	struct ak_rule_edit done;
+	const char *why = NULL;
+	int err = ak_ruleset_edit(progs, line, &done, &why);
 
-	if (!line[0] || line[0] == '#')
-		return;	/* as in a rules file */
-	bad = (line[0] == '+' || line[0] == '-') ?
-	      ak_glob_valid(line + 1, OPEN_POLICY_PATTERN_MAX - 1, &at) : -1;
-	if (bad) {
-		fprintf(stderr, PROG ": edit '%s': %s\n", line,
-			bad < 0 ? "not +PATTERN or -PATTERN" : ak_glob_invalid_reason(bad));
-		e->refused++;
-		return;
-	}
-	err = run_rule_prog(line[0] == '+' ? skel->progs.add_rule : skel->progs.del_rule,
-			    line + 1, &a);
+	if (err == 1)
+		return;	/* blank, or a comment, as in a rules file */
 	if (err) {
-		fprintf(stderr, PROG ": edit '%s': %s\n", line,
+		fprintf(stderr, PROG ": edit '%s': %s\n", line, why ? why :
 			err == -ENOENT ? "no such rule" : strerror(-err));
-		e->failed++;
+		*(why ? &e->refused : &e->failed) += 1;
 		return;
 	}
 	if (line[0] == '+') {
 		e->added++;
 	} else {
 		e->deleted++;
-		if (a.reclaimed == -EBUSY)
+		if (done.reclaimed == -EBUSY)
 			e->held++;	/* readers were inside: a later reclaim frees it */
 	}
 }
@@ -191,8 +161,8 @@ static void edit(struct open_policy_bpf *skel, char *line, struct edits *e)
  * The complete lines in @buf (@*len bytes) as edits; a partial one is kept,
  * or, if it fills @buf, refused with what follows it up to its newline.
  */
-static void edit_lines(struct open_policy_bpf *skel, char *buf, size_t *len, size_t size,
-		       int last, struct edits *e)
+static void edit_lines(const struct ak_ruleset_progs *progs, char *buf, size_t *len,
+		       size_t size, int last, struct edits *e)
 {
 	char *line = buf, *end;
 
@@ -202,7 +172,7 @@ static void edit_lines(struct open_policy_bpf *skel, char *buf, size_t *len, siz
 		else
 			buf[*len] = 0;
 		if (!e->overlong)
-			edit(skel, line, e);
+			edit(progs, line, e);
 		e->overlong = 0;
 		line = end ? end + 1 : buf + *len;
 	}
@@ -222,10 +192,10 @@ static void edit_lines(struct open_policy_bpf *skel, char *buf, size_t *len, siz
  * Run COMMAND, its standard input /dev/null (the edits are ours); apply the
  * edits on standard input until it exits.
  */
-static int run_command(struct open_policy_bpf *skel, char **argv, struct edits *e)
+static int run_command(const struct ak_ruleset_progs *progs, char **argv, struct edits *e)
 {
 	struct pollfd in = { .fd = STDIN_FILENO, .events = POLLIN };
-	char buf[4 * OPEN_POLICY_PATTERN_MAX + 1];
+	char buf[2 * AK_RULE_PATTERN_MAX + 1];
 	int status, null, open_in = 1;
 	size_t len = 0;
 	ssize_t n;
@@ -257,7 +227,7 @@ static int run_command(struct open_policy_bpf *skel, char **argv, struct edits *
 			n = 0;
 		}
 		len += n;
-		edit_lines(skel, buf, &len, sizeof(buf), !open_in, e);
+		edit_lines(progs, buf, &len, sizeof(buf), !open_in, e);
 	}
 	if (done < 0)
 		return -errno;
@@ -300,14 +270,14 @@ static int keep_copy(struct copies *c, int err, const void *e, size_t size)
  */
 static int print_counts_and_rules(struct open_policy_bpf *skel)
 {
-	struct open_policy *p = &skel->arena->policy;
-	unsigned int ids = p->next_id;
+	struct ak_ruleset *set = &skel->arena->rules;
+	unsigned int ids = set->next_id;
 	unsigned long long *by_rule = calloc(ids + 1, sizeof(*by_rule)), silent = 0;
 	struct copies counts = {}, rules = {};
 	struct ak_htab_cursor table_cursor = {};
 	struct ak_list_cursor list_cursor = {};
 	struct count e, *cs;
-	struct open_rule r, *rs;
+	struct ak_rule r, *rs;
 	size_t i;
 	int err = by_rule ? 1 : -ENOMEM;
 
@@ -316,8 +286,8 @@ static int print_counts_and_rules(struct open_policy_bpf *skel)
 							   &e.key, &e.n), &e, sizeof(e));
 	err = err ?: 1;	/* the table read whole: now the rules */
 	while (err == 1)
-		err = keep_copy(&rules, ak_list_next_copy(&p->rules, &p->lock, &list_cursor,
-							  &r, node), &r, sizeof(r));
+		err = keep_copy(&rules, ak_ruleset_next_copy(set, &list_cursor, &r), &r,
+				sizeof(r));
 	cs = counts.all;
 	rs = rules.all;
 	for (i = 0; !err && i < counts.n; i++) {
@@ -339,9 +309,10 @@ static int print_counts_and_rules(struct open_policy_bpf *skel)
 	return err;
 }
 
-static int report(struct open_policy_bpf *skel, const struct edits *e, unsigned long long freed)
+static int report(struct open_policy_bpf *skel, const struct edits *e, unsigned long long freed,
+		  unsigned long long waiting)
 {
-	struct open_policy *p = &skel->arena->policy;
+	struct open_stats *p = &skel->arena->stats;
 
 	printf("opens seen: %llu, matched against every rule: %llu (%llu while the rules were "
 	       "edited), lost: %llu (%llu walks cut by the loop budget, %llu broken links)\n",
@@ -354,32 +325,17 @@ static int report(struct open_policy_bpf *skel, const struct edits *e, unsigned 
 	printf("edits while the command ran: %llu rules added, %llu deleted, %llu refused, "
 	       "%llu failed; %llu reclaims found readers inside; %llu deleted rules freed, %llu "
 	       "waiting for readers\n", e->added, e->deleted, e->refused, e->failed, e->held,
-	       freed, ak_rcu_pending(&p->rcu));
+	       freed, waiting);
 	return print_counts_and_rules(skel);
 }
 
-/*
- * Free every deleted rule. After the detach no new reader comes, but one
- * already inside may still be: the reclaim answers -EBUSY until it leaves.
- */
-static void reclaim_all(struct open_policy_bpf *skel)
+static int add_rules(const struct ak_ruleset_progs *progs, const struct rules *rules)
 {
-	struct open_rule_args a;
-	int i;
-
-	for (i = 0; i < 1000 && ak_rcu_pending(&skel->arena->policy.rcu); i++)
-		if (run_rule_prog(skel->progs.reclaim, "", &a) || a.reclaimed == -EBUSY)
-			usleep(1000);
-}
-
-static int add_rules(struct open_policy_bpf *skel, const struct rules *rules)
-{
-	struct open_rule_args a;
 	size_t i;
 	int err;
 
 	for (i = 0; i < rules->n; i++) {
-		err = run_rule_prog(skel->progs.add_rule, rules->pattern[i], &a);
+		err = ak_ruleset_add_rule(progs, rules->pattern[i], NULL);
 		if (err) {
 			fprintf(stderr, PROG ": adding rule '%s': %s\n", rules->pattern[i],
 				strerror(-err));
@@ -394,6 +350,8 @@ int main(int argc, char **argv)
 	struct rules rules = {};
 	struct edits e = {};
 	struct open_policy_bpf *skel;
+	struct ak_ruleset_progs progs;
+	unsigned long long waiting;
 	int i, err = 0, status = 0, retval;
 
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
@@ -438,7 +396,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": setting up the table: %s\n", strerror(-err));
 		goto out;
 	}
-	err = add_rules(skel, &rules);
+	progs = AK_RULESET_PROGS(skel, rules);
+	err = add_rules(&progs, &rules);
 	if (err)
 		goto out;
 	err = open_policy_bpf__attach(skel);
@@ -446,7 +405,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": attaching to sys_enter: %s\n", strerror(-err));
 		goto out;
 	}
-	status = run_command(skel, argv + i + 1, &e);
+	status = run_command(&progs, argv + i + 1, &e);
 	open_policy_bpf__detach(skel);
 	if (status < 0) {
 		err = status;
@@ -455,9 +414,13 @@ int main(int argc, char **argv)
 	}
 	if (status)
 		fprintf(stderr, PROG ": %s exited with status %d\n", argv[i + 1], status);
-	reclaim_all(skel);
-	/* What was deleted and is not retired any more was freed. */
-	err = report(skel, &e, e.deleted - ak_rcu_pending(&skel->arena->policy.rcu));
+	/*
+	 * Free every deleted rule. After the detach no new reader comes, but
+	 * one already inside may still be: a reclaim waits until it leaves.
+	 * What was deleted and is not waiting any more was freed.
+	 */
+	waiting = ak_ruleset_reclaim_all(&progs, &skel->arena->rules, 1000);
+	err = report(skel, &e, e.deleted - waiting, waiting);
 	if (err)
 		fprintf(stderr, PROG ": reading the counts: %s\n", strerror(-err));
 out:
