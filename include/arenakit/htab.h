@@ -9,6 +9,17 @@
  * follow a key of run-time length on the stack) and are checked against the
  * table's: a mismatch is -EINVAL.
  *
+ * What a key may be, and what it costs. A key of up to 64 bytes is any
+ * type: the call copies it to its own stack, zero-padded to whole words.
+ * A longer one (a command and a path: up to 256 bytes) is taken where it
+ * is, so its type must be whole 8-byte words and 8-byte aligned
+ * (__attribute__((aligned(8))); the build says so otherwise), and it is
+ * best kept in a map value or a global, not on the stack, which a call
+ * chain shares at 512 bytes. A call hashes and compares the key's words
+ * only: one multiply and one compare a word, the table's functions made
+ * once per key width, so a short key's call is the same instructions
+ * whether long keys exist or not.
+ *
  *	struct ak_htab __arena_global flows;
  *	ak_htab_init(&flows, sizeof(struct flow_key), sizeof(__u64), 1024); (sleepable)
  *	val = ak_htab_lookup(&flows, &key, &err);	NULL: err is -ENOENT, ...
@@ -112,7 +123,7 @@
 #include <arenakit/alloc.h>
 #include <arenakit/htab_types.h>
 
-#define AK_HTAB_MAX_KEY 64
+#define AK_HTAB_MAX_KEY 256
 #define AK_HTAB_MAX_VALUE 256
 #define AK_HTAB_MIN_BUCKETS 16
 /*
@@ -151,7 +162,8 @@
 /**
  * ak_htab_init - make @h an empty table (sleepable programs, or user space)
  * @h: the table, in the arena (an __arena_global, or from ak_alloc)
- * @key_size: bytes per key, 1..AK_HTAB_MAX_KEY
+ * @key_size: bytes per key, 1..AK_HTAB_MAX_KEY (over 64: whole words, and
+ *	the key type 8-byte aligned)
  * @value_size: bytes per value, 1..AK_HTAB_MAX_VALUE (a set stores a
  *	value too: a byte will do)
  * @buckets: the initial bucket count (rounded up to a power of two, at

@@ -26,6 +26,13 @@
 #define __AK_HTAB_WORDS(size) (((size) + 7) / 8)
 
 /*
+ * Keys up to this many bytes are copied to the caller's stack, zero-padded
+ * to whole words, before a table function takes them; longer ones are
+ * taken where they are (__ak_htab_key_words).
+ */
+#define __AK_HTAB_COPY_KEY 64
+
+/*
  * The key widths, in words: the one list of them, each once. It makes the
  * out-of-line table functions, one version per width (__AK_HTAB_WIDTH
  * below, applied to it at the end of htab_impl_ops.h), and
@@ -35,7 +42,13 @@
  */
 #define __AK_HTAB_WIDTHS(X, ...)					\
 	X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__) X(4, __VA_ARGS__) \
-	X(5, __VA_ARGS__) X(6, __VA_ARGS__) X(7, __VA_ARGS__) X(8, __VA_ARGS__)
+	X(5, __VA_ARGS__) X(6, __VA_ARGS__) X(7, __VA_ARGS__) X(8, __VA_ARGS__) \
+	X(9, __VA_ARGS__) X(10, __VA_ARGS__) X(11, __VA_ARGS__) X(12, __VA_ARGS__) \
+	X(13, __VA_ARGS__) X(14, __VA_ARGS__) X(15, __VA_ARGS__) X(16, __VA_ARGS__) \
+	X(17, __VA_ARGS__) X(18, __VA_ARGS__) X(19, __VA_ARGS__) X(20, __VA_ARGS__) \
+	X(21, __VA_ARGS__) X(22, __VA_ARGS__) X(23, __VA_ARGS__) X(24, __VA_ARGS__) \
+	X(25, __VA_ARGS__) X(26, __VA_ARGS__) X(27, __VA_ARGS__) X(28, __VA_ARGS__) \
+	X(29, __VA_ARGS__) X(30, __VA_ARGS__) X(31, __VA_ARGS__) X(32, __VA_ARGS__)
 
 #define __AK_HTAB_WIDTH_CALL(n, fn, words, ...) (words) == n ? fn##n(__VA_ARGS__) :
 #define __AK_HTAB_WIDTH_IS(n, words) || (words) == n
@@ -51,7 +64,7 @@
 	 ({								\
 		_Static_assert(0 __AK_HTAB_WIDTHS(__AK_HTAB_WIDTH_IS, words), \
 			       "no table functions for keys of this width: see __AK_HTAB_WIDTHS"); \
-		0;							\
+		(__typeof__(fn##1(__VA_ARGS__)))0;	/* not evaluated */	\
 	 }))
 
 /*
@@ -149,28 +162,45 @@ __ak_htab_lookup_lock##n(__arg_arena struct ak_htab __arena *h,		\
 #define __AK_HTAB_SEED(t, j) (((const unsigned long long __arena *)(t))[-1 - (int)(j)])
 
 /*
+ * Words @from to @to (constants) of the hash of __ak_htab_pms below, added
+ * to @sum: no break or continue, the one form clang unrolls.
+ */
+#define __ak_htab_pms_words(sum, t, w, n, from, to)			\
+	do {								\
+		unsigned long long ___ak_px;				\
+		unsigned int ___ak_pi;					\
+									\
+		__AK_UNROLL						\
+		for (___ak_pi = (from); ___ak_pi < (to); ___ak_pi++) {	\
+			if (___ak_pi < (n)) {				\
+				___ak_px = (w)[___ak_pi];		\
+				(sum) += (__AK_HTAB_SEED(t, 2 * ___ak_pi) +	\
+					  (___ak_px >> 32)) *		\
+					 (__AK_HTAB_SEED(t, 2 * ___ak_pi + 1) + \
+					  (unsigned int)___ak_px);	\
+			}						\
+		}							\
+	} while (0)
+
+/*
  * The hash of the key @w (an array of @words words, on the stack or in the
- * arena) under the seeds of array @t. @words must be a compile-time constant
- * (the loop unrolls to exactly its words) or at most AK_HTAB_MAX_KEY / 8.
+ * arena) under the seeds of array @t. A compile-time constant @words
+ * unrolls to exactly its words; a run-time one (a node's key, rehashed as
+ * it moves) tests each of the short keys' words, and a long key's others
+ * behind one more test, so that short keys pay nothing for long ones.
  */
 #define __ak_htab_pms(t, w, words)					\
 	({								\
 		const struct __ak_htab_table __arena *___ak_ht = (t);	\
 		typeof(&(w)[0]) ___ak_hw = (w);				\
-		unsigned int ___ak_hn = (words), ___ak_hi;		\
-		unsigned long long ___ak_hx, ___ak_hs = 0;		\
+		unsigned int ___ak_hn = (words);			\
+		unsigned long long ___ak_hs = 0;			\
 									\
-		__AK_UNROLL						\
-		for (___ak_hi = 0; ___ak_hi < AK_HTAB_MAX_KEY / 8; ___ak_hi++) { \
-			/* No break or continue: clang unrolls only this form. */ \
-			if (___ak_hi < ___ak_hn) {			\
-				___ak_hx = ___ak_hw[___ak_hi];		\
-				___ak_hs += (__AK_HTAB_SEED(___ak_ht, 2 * ___ak_hi) + \
-					     (___ak_hx >> 32)) *	\
-					    (__AK_HTAB_SEED(___ak_ht, 2 * ___ak_hi + 1) + \
-					     (unsigned int)___ak_hx);	\
-			}						\
-		}							\
+		__ak_htab_pms_words(___ak_hs, ___ak_ht, ___ak_hw, ___ak_hn, 0, \
+				    __AK_HTAB_COPY_KEY / 8);		\
+		if (___ak_hn > __AK_HTAB_COPY_KEY / 8)			\
+			__ak_htab_pms_words(___ak_hs, ___ak_ht, ___ak_hw, ___ak_hn, \
+					    __AK_HTAB_COPY_KEY / 8, AK_HTAB_MAX_KEY / 8); \
 		___ak_hs;						\
 	})
 
@@ -237,6 +267,27 @@ __ak_htab_bucket_of(struct __ak_htab_table __arena *t, unsigned long long hash)
 			((volatile unsigned long long *)(k))[___ak_ki] = ___ak_kx; \
 		}							\
 	} while (0)
+
+/*
+ * The words a table function takes for the caller's *@key: a short key
+ * loaded into @buf (__AK_HTAB_WORDS(sizeof(*@key)) words, which the
+ * compiler drops when unused), a long one where it is. A long key is whole
+ * words and 8-byte aligned, so that its own bytes are the words: no stack
+ * copy of up to 256 bytes in a call chain that has 512.
+ */
+#define __ak_htab_key_words(buf, key)					\
+	({								\
+		const void *___ak_kw = (const void *)(buf);		\
+									\
+		_Static_assert(sizeof(*(key)) <= __AK_HTAB_COPY_KEY ||	\
+			       (sizeof(*(key)) % 8 == 0 && __alignof__(*(key)) >= 8), \
+			       "a key over 64 bytes must be whole words, 8-byte aligned"); \
+		if (sizeof(*(key)) <= __AK_HTAB_COPY_KEY)		\
+			__ak_htab_key_load(buf, key, sizeof(*(key)));	\
+		else							\
+			___ak_kw = (const void *)(key);			\
+		___ak_kw;						\
+	})
 
 /* Whether words @from to @words of @node's key are @w's. */
 static __ak_always_inline int __ak_htab_key_equal_from(const struct ak_htab_node __arena *node,

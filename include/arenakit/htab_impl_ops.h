@@ -236,14 +236,15 @@ cut:
 		struct ak_htab __arena *___ak_h = (h);			\
 		typeof(key) ___ak_key = (key);				\
 		unsigned long long ___ak_k[__AK_HTAB_WORDS(sizeof(*___ak_key))]; \
+		const void *___ak_kp;					\
 		void __arena *___ak_v = 0;				\
 		int *___ak_e = (err), ___ak_err = -EINVAL;		\
 									\
 		if (sizeof(*___ak_key) == ___ak_h->key_size) {		\
-			__ak_htab_key_load(___ak_k, ___ak_key, sizeof(*___ak_key)); \
+			___ak_kp = __ak_htab_key_words(___ak_k, ___ak_key); \
 			___ak_v = (void __arena *)__AK_HTAB_BY_WIDTH(__ak_htab_lookup, \
 				__AK_HTAB_WORDS(sizeof(*___ak_key)),	\
-				___ak_h, (const void *)___ak_k, &___ak_err); \
+				___ak_h, ___ak_kp, &___ak_err); \
 		}							\
 		if (!___ak_v && ___ak_e)				\
 			*___ak_e = ___ak_err;				\
@@ -397,20 +398,21 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
 		typeof(value) ___ak_val = (value);			\
 		unsigned long long ___ak_flags = (flags);		\
 		unsigned long long ___ak_k[__AK_HTAB_WORDS(sizeof(*___ak_key))]; \
+		const void *___ak_kp;					\
 		struct __ak_htab_update ___ak_u = { .err = -EINVAL };	\
 		void __arena *___ak_v = 0;				\
 									\
 		if (sizeof(*___ak_key) == ___ak_h->key_size &&		\
 		    sizeof(*___ak_val) == ___ak_h->value_size) {	\
-			__ak_htab_key_load(___ak_k, ___ak_key, sizeof(*___ak_key)); \
+			___ak_kp = __ak_htab_key_words(___ak_k, ___ak_key); \
 			___ak_v = (void __arena *)((caller) == __AK_HTAB_SLEEPABLE ? \
 				__AK_HTAB_BY_WIDTH(__ak_htab_begin_sleepable, \
 						   __AK_HTAB_WORDS(sizeof(*___ak_key)), \
-						   ___ak_h, (const void *)___ak_k, \
+						   ___ak_h, ___ak_kp, \
 						   ___ak_flags, &___ak_u) : \
 				__AK_HTAB_BY_WIDTH(__ak_htab_begin_nosleep, \
 						   __AK_HTAB_WORDS(sizeof(*___ak_key)), \
-						   ___ak_h, (const void *)___ak_k, \
+						   ___ak_h, ___ak_kp, \
 						   ___ak_flags, &___ak_u)); \
 			if (___ak_v) {					\
 				if (___ak_flags != __AK_HTAB_INIT || ___ak_u.fresh) \
@@ -534,17 +536,18 @@ __ak_global int __ak_htab_free_nosleep(__arg_arena void __arena *node)
 		struct ak_htab __arena *___ak_h = (h);			\
 		typeof(key) ___ak_key = (key);				\
 		unsigned long long ___ak_k[__AK_HTAB_WORDS(sizeof(*___ak_key))]; \
+		const void *___ak_kp;					\
 		int ___ak_err = -EINVAL;				\
 									\
 		if (sizeof(*___ak_key) == ___ak_h->key_size) {		\
-			__ak_htab_key_load(___ak_k, ___ak_key, sizeof(*___ak_key)); \
+			___ak_kp = __ak_htab_key_words(___ak_k, ___ak_key); \
 			___ak_err = (caller) == __AK_HTAB_SLEEPABLE ?	\
 				__AK_HTAB_BY_WIDTH(__ak_htab_delete_sleepable, \
 						   __AK_HTAB_WORDS(sizeof(*___ak_key)), \
-						   ___ak_h, (const void *)___ak_k) :	\
+						   ___ak_h, ___ak_kp) :	\
 				__AK_HTAB_BY_WIDTH(__ak_htab_delete_nosleep, \
 						   __AK_HTAB_WORDS(sizeof(*___ak_key)), \
-						   ___ak_h, (const void *)___ak_k);	\
+						   ___ak_h, ___ak_kp);	\
 		}							\
 		___ak_err;						\
 	})
@@ -556,15 +559,16 @@ __ak_global int __ak_htab_free_nosleep(__arg_arena void __arena *node)
 		typeof(key) ___ak_key = (key);				\
 		typeof(value) ___ak_val = (value);			\
 		unsigned long long ___ak_k[__AK_HTAB_WORDS(sizeof(*___ak_key))]; \
+		const void *___ak_kp;					\
 		unsigned long long ___ak_n = 0;				\
 		int ___ak_err = -EINVAL;				\
 									\
 		if (sizeof(*___ak_key) == ___ak_h->key_size &&		\
 		    sizeof(*___ak_val) == ___ak_h->value_size) {	\
-			__ak_htab_key_load(___ak_k, ___ak_key, sizeof(*___ak_key)); \
+			___ak_kp = __ak_htab_key_words(___ak_k, ___ak_key); \
 			___ak_err = __AK_HTAB_BY_WIDTH(__ak_htab_unlink_nosleep, \
 				__AK_HTAB_WORDS(sizeof(*___ak_key)),	\
-				___ak_h, (const void *)___ak_k, &___ak_n); \
+				___ak_h, ___ak_kp, &___ak_n); \
 			if (!___ak_err) {				\
 				__ak_htab_value_fetch(___ak_val,	\
 					__ak_htab_value(___ak_h, (struct ak_htab_node __arena *)___ak_n), \
@@ -622,15 +626,16 @@ static inline void __ak_htab_unlock(struct ak_htab __arena *h, struct __ak_htab_
 		typeof(key) ___ak_key = (key);				\
 		typeof(value) ___ak_val = (value);			\
 		unsigned long long ___ak_k[__AK_HTAB_WORDS(sizeof(*___ak_key))]; \
+		const void *___ak_kp;					\
 		struct __ak_htab_locked ___ak_l = { .err = -EINVAL };	\
 		void __arena *___ak_v;					\
 									\
 		if (sizeof(*___ak_key) == ___ak_h->key_size &&		\
 		    sizeof(*___ak_val) == ___ak_h->value_size) {	\
-			__ak_htab_key_load(___ak_k, ___ak_key, sizeof(*___ak_key)); \
+			___ak_kp = __ak_htab_key_words(___ak_k, ___ak_key); \
 			___ak_v = (void __arena *)__AK_HTAB_BY_WIDTH(__ak_htab_lookup_lock, \
 				__AK_HTAB_WORDS(sizeof(*___ak_key)),	\
-				___ak_h, (const void *)___ak_k, &___ak_l); \
+				___ak_h, ___ak_kp, &___ak_l); \
 			if (___ak_v) {					\
 				__ak_htab_value_fetch(___ak_val, ___ak_v, sizeof(*___ak_val)); \
 				__ak_htab_unlock(___ak_h, &___ak_l);	\

@@ -19,7 +19,7 @@ __ak_global int ak_ruleset_match(__arg_arena struct ak_ruleset __arena *set,
 {
 	struct ak_rule __arena *r;
 	unsigned long long gen;
-	unsigned int token, n = 0;
+	unsigned int token, n;
 	int match, err = 0;
 
 	m->matched = 0;
@@ -38,15 +38,20 @@ __ak_global int ak_ruleset_match(__arg_arena struct ak_ruleset __arena *set,
 		}
 		if (!match)
 			continue;
+		/*
+		 * The count is kept in *@m, not in a register: the verifier
+		 * tracks a register's every value and would walk the loop
+		 * once per count instead of converging (loop.h).
+		 */
+		n = m->matched;
 		if (n < AK_RULESET_MATCH_IDS)
 			m->id[n & (AK_RULESET_MATCH_IDS - 1)] = r->id;
-		n++;
+		m->matched = n + 1;
 	}
 	err = err ?: ak_list_walk_status(r, &set->rules, node);
 	m->edited = ak_read_once(set->rules.gen) != gen;
 	ak_rcu_read_end(&set->rcu, token);
-	m->matched = n;
-	return err ?: (int)n;
+	return err ?: (int)m->matched;
 }
 
 /*

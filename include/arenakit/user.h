@@ -195,9 +195,11 @@ static inline int ak_verifier_log_keep(struct bpf_program *prog, char *buf, size
 	if (!buf || size < 2 || !level ||
 	    (level & ~(AK_VERIFIER_LOG_STATS | AK_VERIFIER_LOG_FULL)))
 		return -EINVAL;
-	buf[0] = '\0';
 	err = bpf_program__set_log_buf(prog, buf, size);
-	return err ?: bpf_program__set_log_level(prog, level);
+	if (err)
+		return err;	/* loaded already: @buf is left as it is */
+	buf[0] = '\0';
+	return bpf_program__set_log_level(prog, level);
 }
 
 /* The number after @label in @log, into *@value; 0, or -ENODATA if absent. */
@@ -259,7 +261,8 @@ static inline int ak_verifier_stats(const struct bpf_program *prog,
 
 /**
  * ak_verifier_log_tail - the last @lines lines of a verifier log (where a
- * refused program's reason is)
+ * refused program's reason is: its last line, or with the statistics kept
+ * (AK_VERIFIER_LOG_STATS) the line before their three)
  * @log: the log, or a part of one (libbpf's message between "-- BEGIN PROG
  *	LOAD LOG --" and "-- END PROG LOAD LOG --")
  * @len: its bytes

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Keys and values of the sizes htab.h promises (keys of 1..64 bytes, values
+ * Keys and values of the sizes htab.h promises (keys of 1..256 bytes, values
  * of 1..256), from the stack and from globals (.bss and .data): each test
  * stores a few entries, reads them back through ak_htab_lookup,
  * ak_htab_lookup_copy and ak_htab_lookup_and_delete, rewrites them in place,
@@ -13,7 +13,8 @@
  *
  * Each test comes from tests/guest/htab_sizes_case.h, included once per
  * pair of sizes; between them they cover the key sizes 1, 3, 4, 8, 12, 16,
- * 33, 64 and the value sizes 1, 7, 8, 9, 16, 24, 64, 75, 128, 255, 256.
+ * 33, 64 (copied to the stack) and 72, 256 (long keys, taken where they
+ * are) and the value sizes 1, 7, 8, 9, 16, 24, 64, 75, 128, 255, 256.
  */
 /*
  * The sizes at the edge of the stack: the CPU caches' paths of the
@@ -76,6 +77,18 @@ static __always_inline __u8 pattern(__u32 n, __u32 i, __u32 salt)
 #include "guest/htab_sizes_case.h"
 
 #define KEY_SIZE 64
+#define VALUE_SIZE 256
+#include "guest/htab_sizes_case.h"
+
+#define KEY_SIZE 72
+#define VALUE_SIZE 16
+#include "guest/htab_sizes_case.h"
+
+#define KEY_SIZE 256
+#define VALUE_SIZE 8
+#include "guest/htab_sizes_case.h"
+
+#define KEY_SIZE 256
 #define VALUE_SIZE 256
 #include "guest/htab_sizes_case.h"
 

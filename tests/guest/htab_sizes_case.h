@@ -33,9 +33,10 @@
 	} while (0)
 #endif
 
+/* A long key is whole words, 8-byte aligned (htab.h); a short one any bytes. */
 struct C(key) {
 	__u8 b[KEY_SIZE];
-};
+} __attribute__((aligned(KEY_SIZE > 64 ? 8 : 1)));
 
 struct C(value) {
 	__u8 b[VALUE_SIZE];
@@ -59,9 +60,10 @@ static struct C(value) C(global_copy);			/* .bss */
  * loops, on a kernel that counts may_goto's count: kernel/patches/0003).
  * A 64-byte key and a 256-byte value do not both fit (README, "Start
  * here"): there the key comes from a global, and the "stack" value is a
- * function's static, as the chain has no room left for it either.
+ * function's static, as the chain has no room left for it either. A
+ * 256-byte key comes from a global always, as htab.h advises.
  */
-#if KEY_SIZE + VALUE_SIZE <= STACK_ROOM
+#if KEY_SIZE + VALUE_SIZE <= STACK_ROOM && KEY_SIZE < 256
 #define STACK_KEY (&k)
 #define STACK_VALUE
 #else

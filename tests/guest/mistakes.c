@@ -67,7 +67,8 @@ Test(mistakes, a_kept_log_ends_with_the_reason, .timeout = GUEST_TEST_TIMEOUT)
 	arenakit_set_report_stream(NULL);
 	cr_expect_neq(arenakit_load_skeleton(skel->skeleton), 0, "the verifier refuses it");
 	arenakit_set_report_stream(stderr);
-	tail = ak_verifier_log_tail(log, strlen(log), 3);
+	/* The reason, then the statistics' three lines. */
+	tail = ak_verifier_log_tail(log, strlen(log), 4);
 	cr_expect(strstr(tail, "invalid mem access 'scalar'"), "the last lines:\n%s\nthe log:\n%s",
 		  tail, log);
 	cr_expect_eq(ak_verifier_log_tail(log, strlen(log), 1000), log, "a short log is whole");

@@ -74,6 +74,76 @@ Test(htab_host, init_refuses_bad_sizes)
 	cr_expect_eq(ak_htab_destroy(&table), 0);
 }
 
+/* A command and a path: the long key a tool counts opens by. */
+struct comm_path {
+	char comm[16];
+	char path[240];
+} __attribute__((aligned(8)));
+
+/*
+ * Keys over 64 bytes are taken where they are, every word of them hashed
+ * and compared: 256-byte keys that differ in one byte anywhere are as many
+ * entries, each found, rehashed through growth and walked whole; the
+ * 80-byte key of a (command, path) tool too.
+ */
+Test(htab_host, long_keys_are_whole_keys)
+{
+	struct comm_path k, got_key;
+	struct { char comm[16]; char path[64]; } __attribute__((aligned(8))) k80 = { "cat", "/etc" };
+	struct ak_htab_cursor c = {};
+	uint64_t v, got, *p;
+	unsigned int i, seen = 0, sum = 0;
+	int err = 0;
+
+	cr_assert_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 16), 0);
+	for (i = 0; i < sizeof(k); i++) {
+		memset(&k, 'a', sizeof(k));
+		((char *)&k)[i] = 'b';	/* one byte differs, word by word: every word counts */
+		v = i;
+		cr_assert_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), 0, "byte %u", i);
+	}
+	cr_expect_eq(ak_htab_count(&table), sizeof(k));
+	cr_expect_gt(table.cur->nbuckets, 16, "grown, each key rehashed on its way");
+	for (i = 0; i < sizeof(k); i++) {
+		memset(&k, 'a', sizeof(k));
+		((char *)&k)[i] = 'b';
+		p = ak_htab_lookup(&table, &k, &err);
+		cr_assert(p, "byte %u: %d", i, err);
+		cr_expect_eq(*p, i);
+	}
+	memset(&k, 'a', sizeof(k));
+	cr_expect_null(ak_htab_lookup(&table, &k, &err), "no byte differs: absent");
+	cr_expect_eq(err, -ENOENT);
+	while ((err = ak_htab_next_copy(&table, &c, &got_key, &got)) == 0) {
+		cr_expect_eq(((char *)&got_key)[got], 'b', "the key copied whole with its value");
+		seen++;
+		sum += got;
+	}
+	cr_expect_eq(err, -ENOENT);
+	cr_expect_eq(seen, sizeof(k));
+	cr_expect_eq(sum, sizeof(k) * (sizeof(k) - 1) / 2);
+	memset(&k, 'a', sizeof(k));
+	k.path[239] = 'b';
+	cr_expect_eq(ak_htab_lookup_and_delete(&table, &k, &got), 0);
+	cr_expect_eq(got, 16 + 239);
+	cr_expect_eq(ak_htab_delete(&table, &k), -ENOENT);
+	cr_expect_eq(ak_htab_lookup(&table, &k80, &err), NULL, "another key size");
+	cr_expect_eq(err, -EINVAL);
+	cr_expect_eq(ak_htab_destroy(&table), 0);
+
+	cr_assert_eq(ak_htab_init(&table, sizeof(k80), sizeof(v), 16), 0);
+	v = 1;
+	cr_expect_eq(ak_htab_update(&table, &k80, &v, AK_HTAB_NOEXIST), 0);
+	k80.path[63] = 'x';
+	cr_expect_null(ak_htab_lookup(&table, &k80, &err), "the last byte is the key's too");
+	k80.path[63] = 0;
+	p = ak_htab_lookup(&table, &k80, &err);
+	cr_assert(p);
+	cr_expect_eq(*p, 1);
+	cr_expect_eq(ak_htab_destroy(&table), 0);
+	cr_expect_eq(alloc_stats().objects, 0);
+}
+
 Test(htab_host, flags_and_errors_as_the_bpf_map)
 {
 	uint32_t k = 7, absent = 8;
