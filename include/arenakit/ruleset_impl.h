@@ -8,7 +8,9 @@
  * NULL link answers "no rule" (the link only ever goes from NULL to the
  * head, then to the rules, each a single word a reader sees whole).
  */
-#ifndef __ARENAKIT_RULESET_IMPL_H
+#ifndef __ARENAKIT_RULESET_H
+#error "<arenakit/ruleset_impl.h> is internal: include <arenakit/ruleset.h>"
+#elif !defined(__ARENAKIT_RULESET_IMPL_H)
 #define __ARENAKIT_RULESET_IMPL_H
 
 #define __AK_RULE_WORDS (AK_RULE_PATTERN_MAX / 8)

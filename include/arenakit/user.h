@@ -151,7 +151,8 @@ static inline int ak_run_until_done(const struct bpf_program *prog, void *ctx, s
  * @insns_processed: instructions it processed (bpf_prog_info's verified_insns;
  *	the load fails past 1,000,000)
  * @verify_usec: the time it took, in microseconds
- * @total_states: states it stored, and @peak_states: most at once
+ * @total_states: states it stored
+ * @peak_states: the most it held at once
  * @stack_depth: the stack of the program and its subprograms, their
  *	depths summed (a bound on any call chain's, which must stay within
  *	512 bytes)
