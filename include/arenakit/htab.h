@@ -154,6 +154,11 @@
  */
 #define AK_HTAB_MAX_NODES (1ULL << 27)
 
+/* ak_htab_set_limit's flag: at the limit, evict instead of refusing. */
+#define AK_HTAB_LRU 1U
+/* Marked entries an eviction clears before it takes any (__ak_htab_evict). */
+#define AK_HTAB_EVICT_SCAN 16
+
 /* Update flags, as BPF_ANY, BPF_NOEXIST and BPF_EXIST. */
 #define AK_HTAB_ANY 0
 #define AK_HTAB_NOEXIST 1
@@ -174,6 +179,48 @@
  */
 static inline int ak_htab_init(struct ak_htab __arena *h, unsigned int key_size,
 			       unsigned int value_size, unsigned long long buckets);
+
+/**
+ * ak_htab_set_limit - hold @h to @max_entries entries, as BPF maps'
+ * max_entries (any program, or user space; before the table is used)
+ * @h: the table, initialised and empty
+ * @max_entries: the most entries; 0: no limit (the default)
+ * @flags: 0: an insert past the limit fails with -E2BIG, as in a
+ *	BPF_MAP_TYPE_HASH, and h->refused counts it; AK_HTAB_LRU: it evicts
+ *	an entry not used lately instead, as a BPF_MAP_TYPE_LRU_HASH, and
+ *	h->evicted counts it (-E2BIG only if no entry could be had)
+ *
+ * The limit is exact however many CPUs insert at once: an insert counts
+ * itself in before it checks. An LRU table's eviction is CLOCK, the
+ * second-chance approximation of LRU: each entry has a mark, set by a use
+ * (an update, ak_htab_lookup_or_init of a key present, ak_htab_touch; not
+ * a plain ak_htab_lookup, which stays a read) and cleared as the
+ * eviction's hand passes it; a new entry starts unmarked, as the kernel's
+ * LRU map lists it inactive. The hand takes the first unmarked entry
+ * (past AK_HTAB_EVICT_SCAN marked ones, the next one), passing by buckets
+ * others hold, and the new entry takes the evicted one's node (no
+ * allocation).
+ * An LRU table's nodes are a word longer (the mark), so set AK_HTAB_LRU
+ * on an empty table, before ak_htab_reserve; size its buckets for
+ * @max_entries at ak_htab_init, so that it never grows.
+ *
+ * Return: 0; -EINVAL if @h is not initialised, for unknown @flags, for
+ * AK_HTAB_LRU with no limit, or to take AK_HTAB_LRU back; -EBUSY for
+ * AK_HTAB_LRU on a table that is not empty.
+ */
+static inline int ak_htab_set_limit(struct ak_htab __arena *h, unsigned long long max_entries,
+				    unsigned int flags);
+
+/**
+ * ak_htab_touch - count a use of the entry whose value is at @value (an
+ * LRU table: its entries used lately are the last to be evicted)
+ * @h: the table
+ * @value: what ak_htab_lookup returned (NULL: nothing to do)
+ *
+ * No store if the mark is set already, nothing in a table without
+ * AK_HTAB_LRU. Any program.
+ */
+#define ak_htab_touch(h, value) __ak_htab_mark_used(h, (void __arena *)(value))
 
 /**
  * ak_htab_lookup - the value stored under *@key, or NULL (any program)
@@ -198,8 +245,8 @@ static inline int ak_htab_init(struct ak_htab __arena *h, unsigned int key_size,
  * cannot have its pages is tried again by a later update; the entry still
  * goes in if its node can be had).
  * Return: 0; -EEXIST (NOEXIST, present); -ENOENT (EXIST, absent); -EINVAL
- * (sizes, flags); -ENOMEM; -EBUSY (a bucket lock stayed busy);
- * -AK_EBUDGET.
+ * (sizes, flags); -E2BIG (a new entry past ak_htab_set_limit's limit);
+ * -ENOMEM; -EBUSY (a bucket lock stayed busy); -AK_EBUDGET.
  */
 #define ak_htab_update(h, key, value, flags)			\
 	__ak_htab_update(h, key, value, flags, __AK_HTAB_SLEEPABLE)
@@ -226,7 +273,8 @@ static inline int ak_htab_init(struct ak_htab __arena *h, unsigned int key_size,
  * @key: a pointer to the key (its type's size must be the table's key size)
  * @init: a pointer to the value a new entry starts with (the table's size)
  * @err: on NULL, set to -EINVAL (sizes), -ENOMEM (the pool is empty: see
- *	ak_htab_reserve), -EBUSY or -AK_EBUDGET (may be NULL)
+ *	ak_htab_reserve), -E2BIG (the table is at its limit and takes no new
+ *	entry), -EBUSY or -AK_EBUDGET (may be NULL)
  *
  * The counting call: look @key up, and if it is absent insert it with
  * *@init, in one step under its bucket's lock, so that of several CPUs

@@ -251,6 +251,127 @@ cut:
 		___ak_v;						\
 	})
 
+/*
+ * Take @node, found at *@link in the chain of the locked @bucket, out of
+ * the table. Returns the generation before this change.
+ */
+static __ak_always_inline unsigned long long __ak_htab_unlink_at(struct ak_htab __arena *h,
+								 unsigned long long __arena *bucket,
+								 unsigned long long __arena *link,
+								 struct ak_htab_node __arena *node)
+{
+	struct ak_htab_node __arena *next = node->next;
+
+	if (link == bucket)
+		ak_write_once(*bucket, (unsigned long long)next | __AK_HTAB_LOCKED);
+	else
+		ak_write_once(*link, (unsigned long long)next);
+	ak_atomic_add(&h->count, -1ULL);
+	return ak_fetch_add(&h->gen, 1);
+}
+
+/*
+ * A limited table's eviction (AK_HTAB_LRU): CLOCK, the second-chance
+ * approximation of LRU that page caches use. Each node of an LRU table
+ * has a word past its value (h->used_word) that a use sets
+ * (__ak_htab_mark_used) and an insert starts clear. From the hand (a
+ * bucket index; each eviction moves it on by AK_HTAB_EVICT_SCAN) the
+ * eviction walks the current array's buckets, clearing the marks it
+ * passes (a second chance), and takes the first node it finds unmarked;
+ * past AK_HTAB_EVICT_SCAN marked ones, the next node whatever its mark.
+ * A bucket locked by someone else, or by the caller (@own), is passed by,
+ * not waited for: no lock is waited for while the caller holds its own.
+ * Bounded: every bucket once at most, and may_goto.
+ *
+ * The node is unlinked as a delete does (count down, generation up), under
+ * its bucket's lock, and given to the caller to reuse for its insert: a
+ * lock-free reader standing on it sees the generation move, as after a
+ * delete and a free. The array is held while its buckets are looked at.
+ * Return: the node's address, or 0 if none could be had.
+ */
+__ak_global unsigned long long __ak_htab_evict(__arg_arena struct ak_htab __arena *h,
+					       __arg_arena unsigned long long __arena *own)
+{
+	struct __ak_htab_table __arena *t;
+	struct ak_htab_node __arena *node, *victim = 0;
+	unsigned long long __arena *bucket;
+	unsigned long long __arena *link;
+	unsigned long long b, i, word;
+	unsigned int used = h->used_word, passed = (unsigned int)ak_opaque_zero();
+
+	__ak_htab_hold(h);
+	t = ak_read_once(h->cur);
+	b = ak_fetch_add(&h->evict_hand, AK_HTAB_EVICT_SCAN);
+	for (i = ak_opaque_zero(); i < t->nbuckets && !victim; i++, b++) {
+		ak_cond_break_label(out);
+		bucket = &t->buckets[b & (t->nbuckets - 1)];
+		word = ak_read_once(*bucket);
+		if (bucket == own || !__ak_htab_node_of(word) ||
+		    (word & (__AK_HTAB_LOCKED | __AK_HTAB_MOVED)) ||
+		    ak_cmpxchg(bucket, word, word | __AK_HTAB_LOCKED) != word)
+			continue;
+		link = bucket;
+		for (node = __ak_htab_node_of(word); node;) {
+			ak_cond_break_label(unlock);
+			if (passed < AK_HTAB_EVICT_SCAN && node->data[used]) {
+				node->data[used] = 0;	/* a second chance */
+				passed++;
+				link = (unsigned long long __arena *)&node->next;
+				node = node->next;
+				continue;
+			}
+			__ak_htab_unlink_at(h, bucket, link, node);
+			ak_atomic_add(&h->evicted, 1);
+			victim = node;
+			break;
+		}
+unlock:
+		ak_bit_lock_release(bucket);
+	}
+out:
+	__ak_htab_unhold(h);
+	return (unsigned long long)victim;
+}
+
+/*
+ * Make room for a new entry in a limited table, with @own, the new entry's
+ * bucket, locked: count it in, or past the limit evict one (an LRU table:
+ * its node, out of the table, in *@spare for the new entry) or refuse.
+ * The count is taken before the check, so racing inserts cannot pass the
+ * limit together: h->count may show one more per inserting CPU for an
+ * instant, never more entries than the limit.
+ * Return: 0, or -E2BIG (counted in h->refused).
+ */
+static __ak_always_inline int __ak_htab_claim(struct ak_htab __arena *h,
+					      unsigned long long __arena *own,
+					      struct ak_htab_node __arena **spare)
+{
+	if (ak_fetch_add(&h->count, 1) < ak_read_once(h->max_entries))
+		return 0;
+	/* An evicted node was counted out: this entry's count takes its place. */
+	if (ak_read_once(h->used_word)) {
+		*spare = (struct ak_htab_node __arena *)__ak_htab_evict(h, own);
+		if (*spare)
+			return 0;
+	}
+	ak_atomic_add(&h->count, -1ULL);
+	ak_atomic_add(&h->refused, 1);
+	return -E2BIG;
+}
+
+/* Mark the entry whose value is at @value used (an LRU table; no store if it is). */
+static __ak_always_inline void __ak_htab_mark_used(struct ak_htab __arena *h, void __arena *value)
+{
+	unsigned int used = ak_read_once(h->used_word);
+	unsigned long long __arena *mark;
+
+	if (!used || !value)
+		return;
+	mark = (unsigned long long __arena *)value + (used - h->key_words);
+	if (!ak_read_once(*mark))
+		ak_write_once(*mark, 1);
+}
+
 /* An update's flags past the public ones: ak_htab_lookup_or_init's insert. */
 #define __AK_HTAB_INIT 3
 
@@ -258,7 +379,7 @@ cut:
 struct __ak_htab_update {
 	unsigned long long __arena *bucket;
 	struct ak_htab_node __arena *node;
-	int fresh;			/* a new node: linked by __ak_htab_update_end */
+	int fresh;			/* a new node: linked by __ak_htab_update_end; 2: counted */
 	int err;
 };
 
@@ -320,6 +441,11 @@ __ak_htab_update_begin(struct ak_htab __arena *h, const unsigned long long *w, u
 	unsigned int i, len;
 	int err;
 
+	/*
+	 * u->fresh is 2 from a limited table's count taken (__ak_htab_claim)
+	 * until the node is linked: kept there, not in a local, as this
+	 * function's frame is on the deepest call chain of the library.
+	 */
 	u->fresh = 0;
 	if (flags > __AK_HTAB_INIT || !ak_read_once(h->cur)) {
 		err = -EINVAL;
@@ -330,22 +456,40 @@ __ak_htab_update_begin(struct ak_htab __arena *h, const unsigned long long *w, u
 	err = __ak_htab_lock_find_for(h, w, words, flags, caller, &bucket, &node, &hash, &len);
 	if (err)
 		goto fail;
-	if (!node) {
-		spare = __ak_alloc_from_cache(h->node_size);
+	if (node) {
+		/* An update is a use (an LRU table). */
+		i = ak_read_once(h->used_word);
+		if (i)
+			node->data[i] = 1;
+	} else {
+		spare = 0;
+		if (ak_read_once(h->max_entries)) {
+			err = __ak_htab_claim(h, bucket, &spare);
+			if (err) {
+				ak_bit_lock_release(bucket);
+				goto fail;
+			}
+			u->fresh = 2;
+		}
+		if (!spare)
+			spare = __ak_alloc_from_cache(h->node_size);
 		if (!spare) {
 			ak_bit_lock_release(bucket);
 			spare = caller == __AK_HTAB_SLEEPABLE ?
 				ak_alloc(h->node_size, &err) :
 				ak_alloc_nosleep(h->node_size, &err);
 			if (!spare)
-				goto fail;
+				goto uncount;
 			err = __ak_htab_lock_find_for(h, w, words, flags, caller, &bucket,
 						      &node, &hash, &len);
 			if (err || node) {
 				/* Added by someone else meanwhile; this free never waits. */
 				ak_free_nosleep(spare);
 				if (err)
-					goto fail;
+					goto uncount;
+				if (u->fresh)
+					ak_atomic_add(&h->count, -1ULL);
+				u->fresh = 0;
 			}
 		}
 		if (!node) {
@@ -357,12 +501,20 @@ __ak_htab_update_begin(struct ak_htab __arena *h, const unsigned long long *w, u
 			for (i = 0; i < words; i++)
 				spare->data[i] = w[i];
 			node = spare;
-			u->fresh = 1;
+			u->fresh = u->fresh ?: 1;
+			/* Unmarked until used, as the kernel's LRU lists a new entry inactive. */
+			i = ak_read_once(h->used_word);
+			if (i)
+				node->data[i] = 0;
 		}
 	}
 	u->node = node;
 	u->bucket = bucket;
 	return __ak_htab_value_at(node, words);
+uncount:
+	if (u->fresh)
+		ak_atomic_add(&h->count, -1ULL);
+	u->fresh = 0;
 fail:
 	u->err = err;
 	return 0;
@@ -379,7 +531,8 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
 	if (u->fresh) {
 		u->node->next = __ak_htab_node_of(*u->bucket);
 		ak_xchg(u->bucket, (unsigned long long)u->node | __AK_HTAB_LOCKED);
-		ak_atomic_add(&h->count, 1);
+		if (u->fresh == 1)	/* 2: counted in by __ak_htab_claim */
+			ak_atomic_add(&h->count, 1);
 		ak_fetch_add(&h->gen, 1);
 	}
 	ak_bit_lock_release(u->bucket);
@@ -457,30 +610,13 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
 				___ak_ov = __ak_htab_update_value(___ak_oh, ___ak_okey, \
 					___ak_oinit, __AK_HTAB_INIT,	\
 					__AK_HTAB_NOSLEEP, &___ak_oerr); \
+			else						\
+				__ak_htab_mark_used(___ak_oh, ___ak_ov); \
 		}							\
 		if (!___ak_ov && ___ak_oe)				\
 			*___ak_oe = ___ak_oerr;				\
 		___ak_ov;						\
 	})
-
-/*
- * Take @node, found at *@link in the chain of the locked @bucket, out of
- * the table. Returns the generation before this change.
- */
-static __ak_always_inline unsigned long long __ak_htab_unlink_at(struct ak_htab __arena *h,
-								 unsigned long long __arena *bucket,
-								 unsigned long long __arena *link,
-								 struct ak_htab_node __arena *node)
-{
-	struct ak_htab_node __arena *next = node->next;
-
-	if (link == bucket)
-		ak_write_once(*bucket, (unsigned long long)next | __AK_HTAB_LOCKED);
-	else
-		ak_write_once(*link, (unsigned long long)next);
-	ak_atomic_add(&h->count, -1ULL);
-	return ak_fetch_add(&h->gen, 1);
-}
 
 /*
  * Unlink the node of @key under its bucket's lock; the caller owns it then
@@ -651,6 +787,23 @@ __AK_HTAB_WIDTHS(__AK_HTAB_WIDTH, )
 static inline unsigned long long ak_htab_count(const struct ak_htab __arena *h)
 {
 	return h->count;
+}
+
+static inline int ak_htab_set_limit(struct ak_htab __arena *h, unsigned long long max_entries,
+				    unsigned int flags)
+{
+	if (!ak_read_once(h->cur) || (flags & ~AK_HTAB_LRU) ||
+	    ((flags & AK_HTAB_LRU) && !max_entries) || (h->used_word && !(flags & AK_HTAB_LRU)))
+		return -EINVAL;
+	if ((flags & AK_HTAB_LRU) && !h->used_word) {
+		if (ak_read_once(h->count))
+			return -EBUSY;
+		/* The mark is the word after the value's. */
+		h->used_word = h->key_words + (h->value_size + 7) / 8;
+		h->node_size += 8;
+	}
+	ak_write_once(h->max_entries, max_entries);
+	return 0;
 }
 
 static inline int ak_htab_reserve(struct ak_htab __arena *h, unsigned long long n)

@@ -198,6 +198,15 @@ static inline int ak_htab_init(struct ak_htab __arena *h, unsigned int key_size,
 	h->reseeds = 0;
 	h->reseed_wanted = 0;
 	ak_arena_store_barrier();
+	h->max_entries = 0;
+	ak_arena_store_barrier();
+	h->refused = 0;
+	ak_arena_store_barrier();
+	h->evicted = 0;
+	ak_arena_store_barrier();
+	h->evict_hand = 0;
+	h->used_word = 0;
+	ak_arena_store_barrier();
 	h->old = 0;
 	ak_arena_store_barrier();
 	h->claimed = 0;

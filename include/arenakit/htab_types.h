@@ -63,6 +63,9 @@ struct __ak_htab_table {
  * @gen: the generation, bumped by every change and every bucket moved
  * @reseeds: the times the table has started a rehash under new seeds
  *	because a chain grew past AK_HTAB_CHAIN_MAX (htab.h)
+ * @max_entries: the most entries it holds (ak_htab_set_limit; 0: no limit)
+ * @refused: inserts refused at that limit (-E2BIG)
+ * @evicted: entries an LRU table evicted at that limit to make room
  *
  * Place it in the arena (an __arena_global, or from ak_alloc) and make it
  * with ak_htab_init; user space reads it through the mmap. The other
@@ -92,6 +95,14 @@ struct ak_htab {
 	struct __ak_htab_table __arena *retired;	/* old array, freed when unheld */
 	struct ak_lock grow_lock;		/* one grower at a time */
 	unsigned int reseed_wanted;		/* an insert found a chain too long */
+	/* public: */
+	unsigned long long max_entries;		/* ak_htab_set_limit; 0: none */
+	unsigned long long refused;		/* inserts refused at the limit */
+	unsigned long long evicted;		/* entries evicted at the limit (LRU) */
+	/* private: */
+	unsigned long long evict_hand;		/* LRU: the clock hand, a bucket index */
+	unsigned int used_word;			/* LRU: a node's data word marked on use; 0: none */
+	unsigned int unused;
 };
 
 /**

@@ -192,6 +192,55 @@ int count_keys(struct htab_count_args *args)
 	return step < args->steps ? -AK_EBUDGET : 0;
 }
 
+/* Tables at their limit, CPUs inserting at once (limit_insert). */
+struct ak_htab __arena_global limit_table, lru_table;
+
+SEC("syscall")
+int limit_init(void *ctx)
+{
+	/* Buckets for the limit: neither table grows. */
+	int err = ak_htab_init(&limit_table, sizeof(__u32), sizeof(__u64), LIMIT_ENTRIES * 4 / 3);
+
+	err = err ?: ak_htab_set_limit(&limit_table, LIMIT_ENTRIES, 0);
+	err = err ?: ak_htab_init(&lru_table, sizeof(__u32), sizeof(__u64), LIMIT_ENTRIES * 4 / 3);
+	return err ?: ak_htab_set_limit(&lru_table, LIMIT_ENTRIES, AK_HTAB_LRU);
+}
+
+/* -AK_EBUDGET to be run again (busy, or cut), 0 when all is done. */
+SEC("syscall")
+int limit_insert(struct htab_limit_args *args)
+{
+	struct ak_htab __arena *t = args->lru ? &lru_table : &limit_table;
+	__u32 k, stop = args->first + args->count;
+	__u64 v;
+	int err;
+
+	for (k = args->first + args->done + (__u32)ak_opaque_zero(); k < stop && can_loop; k++) {
+		v = k;
+		err = ak_htab_update(t, &k, &v, AK_HTAB_NOEXIST);
+		if (err == -EBUSY) {
+			args->busy++;
+			break;	/* this key again, next run */
+		}
+		if (!err)
+			args->inserted++;
+		else if (err == -E2BIG)
+			args->refused++;
+		else {
+			args->errors++;
+			args->last_error = err;
+		}
+	}
+	args->done = k - args->first;
+	return k < stop ? -AK_EBUDGET : 0;
+}
+
+SEC("syscall")
+int limit_check(void *ctx)
+{
+	return ak_htab_check_all(&limit_table, 0) ?: ak_htab_check_all(&lru_table, 0);
+}
+
 /*
  * Readers racing writers on rw_table (u32 keys, struct rw_value values),
  * driven by tests/guest/htab.c. User space sets rw_stop when the writers

@@ -229,6 +229,66 @@ Test(htab, cpus_count_into_the_same_keys_and_lose_nothing, .timeout = 300)
 	htab__destroy(skel);
 }
 
+/*
+ * Every CPU inserts keys of its own into tables at their limit, at once:
+ * the one that refuses holds exactly its limit, and every insert is
+ * accounted for, in, or refused and counted (an insert counts itself in
+ * before it checks: racing CPUs cannot pass the limit together); the LRU
+ * one takes every insert, evicting one entry for each past the limit, and
+ * holds exactly its limit too. Both tables stay sound, nothing leaks.
+ */
+Test(htab, cpus_insert_at_the_limit_refused_or_evicted_exactly, .timeout = 300)
+{
+	enum { PER_CPU = 1000 };
+	struct htab *skel = load(0);
+	int cpus = sysconf(_SC_NPROCESSORS_ONLN), i, lru, retval, errs[8];
+	struct htab_limit_args c[8];
+	unsigned long long inserted, refused, busy, total, objects = guest_live_objects(skel);
+	struct ak_htab *t;
+
+	cr_assert_geq(cpus, 2);
+	if (cpus > 8)
+		cpus = 8;
+	total = (unsigned long long)cpus * PER_CPU;
+	cr_assert_gt(total, LIMIT_ENTRIES, "past the limit");
+	cr_assert_eq(ak_run(skel->progs.limit_init, NULL, 0, &retval), 0);
+	cr_assert_eq(retval, 0);
+	for (lru = 0; lru < 2; lru++) {
+		t = lru ? &skel->arena->lru_table : &skel->arena->limit_table;
+		for (i = 0; i < cpus; i++)
+			c[i] = (struct htab_limit_args){ .first = i * PER_CPU, .count = PER_CPU,
+							 .lru = lru };
+		guest_run_on_cpus(skel->progs.limit_insert, cpus, c, sizeof(c[0]), errs);
+		inserted = refused = busy = 0;
+		for (i = 0; i < cpus; i++) {
+			cr_expect(!errs[i] && !c[i].errors, "CPU %d: %d, %u errors (last %d)", i,
+				  errs[i], c[i].errors, c[i].last_error);
+			inserted += c[i].inserted;
+			refused += c[i].refused;
+			busy += c[i].busy;
+		}
+		printf("htab: %d CPUs x %d inserts into a table of %d at most (%s): %llu in, "
+		       "%llu refused, %llu evicted, %llu held; %llu -EBUSY tried again\n", cpus,
+		       PER_CPU, LIMIT_ENTRIES, lru ? "LRU" : "refusing", inserted, refused,
+		       t->evicted, ak_htab_count(t), busy);
+		cr_expect_eq(ak_htab_count(t), LIMIT_ENTRIES, "exactly at the limit");
+		cr_expect_eq(inserted + refused, total, "every insert accounted for");
+		cr_expect_eq(t->refused, refused, "the table's count of refusals");
+		if (lru) {
+			cr_expect_eq(refused, 0, "an LRU table takes every insert");
+			cr_expect_eq(t->evicted, total - LIMIT_ENTRIES);
+		} else {
+			cr_expect_eq(inserted, LIMIT_ENTRIES);
+			cr_expect_eq(t->evicted, 0);
+		}
+	}
+	cr_assert_eq(ak_run(skel->progs.limit_check, NULL, 0, &retval), 0);
+	cr_expect_eq(retval, 0, "a table is not sound: %d", retval);
+	/* The entries and the two bucket arrays; an eviction's node was reused. */
+	cr_expect_eq(guest_live_objects(skel), objects + 2ULL * LIMIT_ENTRIES + 2);
+	htab__destroy(skel);
+}
+
 /* A networking program counts packets by length, with nodes from the pool. */
 Test(htab, tc_program_with_repeat, .timeout = 120)
 {

@@ -27,6 +27,23 @@ struct htab_count_args {
 	int last_error;
 };
 
+/*
+ * CPUs inserting distinct keys into a table at its limit (limit_insert):
+ * LIMIT_ENTRIES entries at most, refusing (table 0) or evicting (table 1,
+ * AK_HTAB_LRU) past it.
+ */
+#define LIMIT_ENTRIES 1000
+struct htab_limit_args {
+	unsigned int first, count;	/* the keys to insert */
+	unsigned int lru;		/* which table */
+	unsigned int inserted;		/* inserts that went in */
+	unsigned int refused;		/* -E2BIG answers */
+	unsigned int busy;		/* -EBUSY answers, each tried again */
+	unsigned int errors;		/* other failures */
+	int last_error;
+	unsigned int done;		/* keys done: the next run resumes here */
+};
+
 /* The context of one cpu_churn run (BPF_PROG_TEST_RUN ctx_in/ctx_out). */
 struct htab_churn_args {
 	unsigned int first, count;

@@ -144,6 +144,87 @@ Test(htab_host, long_keys_are_whole_keys)
 	cr_expect_eq(alloc_stats().objects, 0);
 }
 
+/* A table at its limit refuses a new key, counted; the keys it has still change. */
+Test(htab_host, a_limit_refuses_new_keys_and_counts_them)
+{
+	uint32_t k;
+	uint64_t v = 1, *p;
+	int err = 0;
+
+	cr_assert_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 16), 0);
+	cr_expect_eq(ak_htab_set_limit(&table, 0, AK_HTAB_LRU), -EINVAL, "LRU with no limit");
+	cr_expect_eq(ak_htab_set_limit(&table, 10, 2), -EINVAL, "an unknown flag");
+	cr_assert_eq(ak_htab_set_limit(&table, 40, 0), 0);
+	for (k = 0; k < 40; k++)
+		cr_assert_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), 0, "key %u", k);
+	k = 40;
+	cr_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_ANY), -E2BIG);
+	cr_expect_null(ak_htab_lookup_or_init(&table, &k, &v, &err));
+	cr_expect_eq(err, -E2BIG);
+	cr_expect_eq(table.refused, 2);
+	cr_expect_eq(ak_htab_count(&table), 40);
+	k = 7;
+	v = 70;
+	cr_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_ANY), 0, "a key it has: an update");
+	p = ak_htab_lookup_or_init(&table, &k, &v, &err);
+	cr_assert(p);
+	cr_expect_eq(*p, 70);
+	cr_expect_eq(ak_htab_delete(&table, &k), 0);
+	k = 40;
+	cr_expect_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), 0, "room again");
+	cr_expect_eq(ak_htab_count(&table), 40);
+	cr_expect_eq(table.refused, 2);
+	cr_expect_eq(ak_htab_set_limit(&table, 40, AK_HTAB_LRU), -EBUSY, "LRU on a full table");
+	cr_expect_eq(ak_htab_check_all(&table, NULL), 0);
+	cr_expect_eq(ak_htab_destroy(&table), 0);
+	cr_expect_eq(alloc_stats().objects, 0);
+}
+
+/*
+ * An LRU table at its limit evicts instead: it holds exactly its limit,
+ * every insert past it evicts one entry (counted), the entries used since
+ * the hand last passed survive it, and nothing is allocated for an insert
+ * that evicts (the evicted node is reused).
+ */
+Test(htab_host, an_lru_table_evicts_what_was_not_used)
+{
+	const uint32_t limit = 64, hot = 8, rounds = 1000;
+	uint64_t v = 0, *p, objects;
+	uint32_t k, i, lost_hot = 0;
+	int err = 0;
+
+	cr_assert_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 128), 0);
+	cr_assert_eq(ak_htab_set_limit(&table, limit, AK_HTAB_LRU), 0);
+	cr_expect_eq(ak_htab_set_limit(&table, limit, 0), -EINVAL, "LRU is not taken back");
+	for (k = 0; k < limit; k++)
+		cr_assert_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), 0);
+	objects = alloc_stats().objects;
+	for (i = 0; i < rounds; i++) {
+		/* The hot keys are used between any two inserts. */
+		for (k = 0; k < hot; k++) {
+			p = ak_htab_lookup(&table, &k, &err);
+			if (!p) {
+				lost_hot++;
+				continue;
+			}
+			ak_htab_touch(&table, p);
+		}
+		k = limit + i;
+		p = ak_htab_lookup_or_init(&table, &k, &v, &err);
+		cr_assert(p, "insert %u at the limit: %d", k, err);
+		cr_assert_eq(ak_htab_count(&table), limit);
+	}
+	cr_expect_eq(table.evicted, rounds);
+	cr_expect_eq(table.refused, 0);
+	cr_expect_eq(lost_hot, 0, "a hot key was evicted %u times", lost_hot);
+	cr_expect_eq(alloc_stats().objects, objects, "an eviction's node is the insert's");
+	k = limit + rounds - 1;
+	cr_expect(ak_htab_lookup(&table, &k, &err), "the newest entry is there");
+	cr_expect_eq(ak_htab_check_all(&table, NULL), 0);
+	cr_expect_eq(ak_htab_destroy(&table), 0);
+	cr_expect_eq(alloc_stats().objects, 0);
+}
+
 Test(htab_host, flags_and_errors_as_the_bpf_map)
 {
 	uint32_t k = 7, absent = 8;
