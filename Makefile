@@ -106,7 +106,7 @@ COMPILED_BPF_OBJS := $(filter-out $(LINKED_BPF_OBJ),$(BPF_OBJS)) $(LINKED_PARTS)
 SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
 # The same objects built by $(CLANG_NEW).
 new = $(patsubst $(BUILD)/%,$(NEW_BUILD)/%,$(1))
-EXAMPLES := exec_glob open_policy
+EXAMPLES := exec_glob open_policy top_opens
 NEW_EXAMPLE_BPF_OBJS := $(patsubst %,$(NEW_BUILD)/example/%.bpf.o,$(EXAMPLES))
 NEW_BPF_OBJS := $(call new,$(BPF_OBJS)) $(NEW_EXAMPLE_BPF_OBJS)
 
@@ -226,7 +226,7 @@ help:
 	@echo '                  your own Makefile: make -C bpf/examples/exec_glob $$(make -s flags)'
 	@echo '                  after make install'
 	@echo 'make kernel-dir the kernel cache entry KERNEL= and KASAN= name (builds nothing)'
-	@echo 'make example    the worked examples (bpf/examples: exec_glob, open_policy) built from'
+	@echo 'make example    the worked examples (bpf/examples: exec_glob, open_policy, top_opens) built from'
 	@echo '                  a scratch install in build/example/ (make does it too)'
 	@echo 'make same-code BASE=REV  is every BPF object the same code as at REV, function by'
 	@echo '                  function? (tests/same_code.sh; for changes that only move code)'
