@@ -482,3 +482,96 @@ Test(explore_htab, a_copying_walk_is_complete_or_stale_while_a_key_goes)
 
 	explore_test(&s);
 }
+
+/* ---- ak_htab_set_limit: a table at its limit, two inserts racing ---- */
+
+static int limit_err[2];
+
+static void setup_limit(int flags)
+{
+	if (ak_htab_init(&table, 8, 8, 16) || ak_htab_set_limit(&table, 2, flags) ||
+	    ak_htab_reserve(&table, 4))
+		explore_fail("setup: init, limit and reserve");
+	insert(1);
+	if (flags)
+		insert(2);	/* full: each insert must evict */
+}
+
+static void setup_limit_refusing(void)
+{
+	setup_limit(0);
+}
+
+static void setup_limit_lru(void)
+{
+	setup_limit(AK_HTAB_LRU);
+}
+
+/* T0 inserts key 3, T1 key 4 (non-sleeping, as a tracing program would). */
+static void limit_threads(int id)
+{
+	unsigned long long key = 3 + id, value = key * 10;
+
+	limit_err[id] = ak_htab_update_nosleep(&table, &key, &value, AK_HTAB_NOEXIST);
+}
+
+/*
+ * One entry left under the limit, two inserts for it: exactly one goes in,
+ * the other is refused and counted, whichever way they interleave (each
+ * counts itself in before it checks).
+ */
+static void check_limit_refusing(void)
+{
+	int in = !limit_err[0] + !limit_err[1];
+
+	if (in != 1 || (limit_err[0] && limit_err[0] != -E2BIG) ||
+	    (limit_err[1] && limit_err[1] != -E2BIG))
+		explore_fail("inserts answered %d and %d: want one 0 and one -E2BIG",
+			     limit_err[0], limit_err[1]);
+	if (table.refused != 1)
+		explore_fail("refused %llu, want 1", table.refused);
+	expect_sound_then_destroy(2);
+}
+
+Test(explore_htab, a_limit_admits_one_of_two_racing_inserts)
+{
+	static const struct explore_scenario s = {
+		.name = "two inserts into a table one entry under its limit",
+		.threads = 2,
+		.setup = setup_limit_refusing,
+		.thread = limit_threads,
+		.check = check_limit_refusing,
+	};
+
+	explore_test(&s);
+}
+
+/*
+ * A full LRU table, two inserts: each evicts one entry (an old one, or the
+ * other's new one) and goes in; the table holds its limit, sound, the
+ * evictions counted, and nothing is lost (each evicted node became an
+ * entry again).
+ */
+static void check_limit_lru(void)
+{
+	if (limit_err[0] || limit_err[1])
+		explore_fail("inserts answered %d and %d: want both 0", limit_err[0],
+			     limit_err[1]);
+	if (table.evicted != 2 || table.refused)
+		explore_fail("evicted %llu, refused %llu: want 2 and 0", table.evicted,
+			     table.refused);
+	expect_sound_then_destroy(2);
+}
+
+Test(explore_htab, a_full_lru_table_evicts_one_for_each_racing_insert)
+{
+	static const struct explore_scenario s = {
+		.name = "two inserts into a full LRU table",
+		.threads = 2,
+		.setup = setup_limit_lru,
+		.thread = limit_threads,
+		.check = check_limit_lru,
+	};
+
+	explore_test(&s);
+}
