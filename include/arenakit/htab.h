@@ -124,6 +124,7 @@
 #include <arenakit/htab_types.h>
 
 #define AK_HTAB_MAX_KEY 256
+_Static_assert(AK_HTAB_MAX_KEY == 8 * __AK_HTAB_MAX_KEY_WORDS, "the live cursor holds a key");
 #define AK_HTAB_MAX_VALUE 256
 #define AK_HTAB_MIN_BUCKETS 16
 /*

@@ -121,4 +121,25 @@ struct ak_htab_cursor {
 	unsigned long long skip;
 };
 
+/* The most words of a key (AK_HTAB_MAX_KEY / 8, htab.h). */
+#define __AK_HTAB_MAX_KEY_WORDS 32
+
+/**
+ * struct ak_htab_live_cursor - where a walk that never goes stale is
+ * (ak_htab_next_copy_live, htab_user.h)
+ * @htab: the table walked (NULL: the walk has not begun)
+ * @reseeds: the table's reseeds when the walk began
+ * @hash: the last entry's hash, and @key its key: the walk goes on after them
+ * @started: an entry was returned (@hash and @key are one)
+ *
+ * Zero it before the first call.
+ */
+struct ak_htab_live_cursor {
+	struct ak_htab __arena *htab;
+	unsigned long long reseeds;
+	unsigned long long hash;
+	unsigned long long key[__AK_HTAB_MAX_KEY_WORDS];
+	int started;
+};
+
 #endif /* __ARENAKIT_HTAB_TYPES_H */

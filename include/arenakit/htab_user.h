@@ -7,6 +7,10 @@
  *	while ((err = ak_htab_next_copy(&skel->arena->flows, &c, &key, &stats)) == 0)
  *		...;	(-ENOENT: the end; -AK_ESTALE: begin again; -EBUSY: later)
  *
+ * That walk is an exact snapshot or none; ak_htab_next_copy_live is the
+ * walk that never goes stale (each entry present throughout once, one
+ * added or deleted meanwhile at most once), as bpf_map_get_next_key's.
+ *
  * It needs the table's layout (htab_types.h) and its bucket locks
  * (lock.h), not the BPF code of htab.h: no allocator, no growth. A loader
  * that also looks keys up includes <arenakit/htab.h> too
@@ -117,6 +121,132 @@ stale:
 			___ak_nerr = __ak_htab_next_copy(___ak_nh, ___ak_nc, ___ak_nkey, \
 				sizeof(*___ak_nkey), ___ak_nval, sizeof(*___ak_nval)); \
 		___ak_nerr;						\
+	})
+
+/* Is @n's place in the live walk's order, (hash, key words), after @c's? */
+static inline int __ak_htab_live_after(const struct ak_htab_node *n, unsigned long long hash,
+				       const unsigned long long *key, unsigned int words)
+{
+	unsigned int i;
+
+	if (n->hash != hash)
+		return n->hash > hash;
+	for (i = 0; i < words; i++)
+		if (n->data[i] != key[i])
+			return n->data[i] > key[i];
+	return 0;
+}
+
+/* ak_htab_next_copy_live's body: @ks and @vs are the table's sizes, checked. */
+static inline int __ak_htab_next_copy_live(struct ak_htab *h, struct ak_htab_live_cursor *c,
+					   void *key, unsigned long long ks, void *value,
+					   unsigned long long vs)
+{
+	unsigned int words = h->key_words;
+	struct __ak_htab_table *t;
+	struct ak_htab_node *node, *next;
+	unsigned long long *bucket, b, word;
+	int err = 0;
+
+	if (!c->htab) {
+		*c = (struct ak_htab_live_cursor){ .htab = h, .reseeds = ak_read_once(h->reseeds) };
+	} else if (c->htab != h || c->reseeds != ak_read_once(h->reseeds)) {
+		/* Another table, or a reseed: every entry's place in the order moved. */
+		*c = (struct ak_htab_live_cursor){};
+		return -AK_ESTALE;
+	}
+	/* Held before h->old is read: the array read below is not freed under us. */
+	__ak_htab_hold(h);
+	t = ak_read_once(h->cur);
+	if (ak_read_once(h->old)) {
+		err = -EBUSY;	/* entries are moving: BPF's next update or maintain moves them on */
+		goto out;
+	}
+	for (b = c->started ? c->hash >> t->shift : 0; b < t->nbuckets; b++) {
+		bucket = &t->buckets[b];
+		if (!ak_read_once(*bucket))
+			continue;	/* one that fills meanwhile holds entries added during the walk */
+		err = ak_bit_lock_acquire(bucket);
+		if (err)
+			goto out;	/* the cursor as it was: call again */
+		word = *bucket;
+		if (word & __AK_HTAB_MOVED) {
+			/* A growth began since h->old was read: its entries are moving. */
+			ak_bit_lock_release(bucket);
+			err = -EBUSY;
+			goto out;
+		}
+		/* The chain's first entry after the cursor, in (hash, key) order. */
+		next = 0;
+		for (node = __ak_htab_node_of(word); node; node = node->next)
+			if ((!c->started || __ak_htab_live_after(node, c->hash, c->key, words)) &&
+			    (!next || __ak_htab_live_after(next, node->hash, node->data, words)))
+				next = node;
+		if (next) {
+			__builtin_memcpy(key, next->data, ks);
+			__builtin_memcpy(value, __ak_htab_value(h, next), vs);
+			c->hash = next->hash;
+			__builtin_memcpy(c->key, next->data, words * 8);
+			c->started = 1;
+		}
+		ak_bit_lock_release(bucket);
+		if (next)
+			goto out;
+	}
+	__ak_htab_unhold(h);
+	*c = (struct ak_htab_live_cursor){};
+	return -ENOENT;
+out:
+	__ak_htab_unhold(h);
+	return err;
+}
+
+/**
+ * ak_htab_next_copy_live - the next entry of a walk that never goes stale,
+ * copied (user space, through the arena's mmap, while BPF programs write
+ * the table)
+ * @h: the table
+ * @c: the walk's struct ak_htab_live_cursor, zeroed before the first call
+ * @key: where the entry's key is copied (its type's size: the table's)
+ * @value: where its value is copied (its type's size: the table's)
+ *
+ * As bpf_map_get_next_key's users expect of a map that changes under them:
+ * every entry present for the whole walk is copied exactly once, and one
+ * added or deleted during it at most once, however many inserts and
+ * deletes run meanwhile; the walk never begins again. ak_htab_next_copy,
+ * by contrast, is complete or says it is stale: an exact snapshot, or
+ * none. The walk goes in the order of (hash, key): a bucket's index is its
+ * hashes' top bits, so the order is the same in every bucket array a
+ * growth makes, and the cursor keeps the last entry's hash and key (hence
+ * its 256 bytes), not a position. Each call copies one entry under its
+ * bucket's lock, the first of its bucket after the cursor (a chain's
+ * length of compares), or passes empty buckets on to the next; nothing is
+ * held between calls.
+ *
+ * A reseed (htab.h) rehashes every entry, and the order with it: a walk
+ * across one answers -AK_ESTALE. While a growth or reseed moves entries it
+ * answers -EBUSY, and resumes where it was once they are moved (a BPF
+ * program's next update, or ak_htab_maintain, moves them on).
+ *
+ * Return: 0 (an entry copied); -ENOENT at the end (the cursor is reset);
+ * -EBUSY (a lock stayed busy, or entries are moving: call again);
+ * -AK_ESTALE (the table reseeded: the cursor is reset); -EINVAL (sizes, or
+ * a table not initialised).
+ */
+#define ak_htab_next_copy_live(h, c, key, value)			\
+	({								\
+		struct ak_htab *___ak_lh = (h);				\
+		struct ak_htab_live_cursor *___ak_lc = (c);		\
+		typeof(key) ___ak_lkey = (key);				\
+		typeof(value) ___ak_lval = (value);			\
+		int ___ak_lerr = -EINVAL;				\
+									\
+		if (sizeof(*___ak_lkey) == ___ak_lh->key_size &&	\
+		    sizeof(*___ak_lval) == ___ak_lh->value_size &&	\
+		    ak_read_once(___ak_lh->cur))			\
+			___ak_lerr = __ak_htab_next_copy_live(___ak_lh, ___ak_lc, ___ak_lkey, \
+				sizeof(*___ak_lkey), ___ak_lval, sizeof(*___ak_lval)); \
+		___ak_lerr;						\
 	})
 
 #endif /* !__BPF__ */

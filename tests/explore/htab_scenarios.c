@@ -483,6 +483,60 @@ Test(explore_htab, a_copying_walk_is_complete_or_stale_while_a_key_goes)
 	explore_test(&s);
 }
 
+/* ---- ak_htab_next_copy_live: the walk that never goes stale ---- */
+
+static void walk_live(void)
+{
+	struct ak_htab_live_cursor c = {};
+	unsigned long long key = 0, value = 0;	/* set when err is 0; gcc cannot tell */
+	int err, steps;
+
+	for (steps = 0; steps < 64; steps++) {
+		err = ak_htab_next_copy_live(&table, &c, &key, &value);
+		if (err == -EBUSY)
+			continue;	/* a lock held a moment: call again */
+		if (err) {
+			walk_end = err;
+			return;
+		}
+		if (key >= 64 || value != key * 10) {
+			explore_fail("the live walk returned key %llu, value %llu", key, value);
+			return;
+		}
+		seen[key]++;
+	}
+	explore_fail("the live walk went on past 64 steps");
+}
+
+static void next_copy_live_vs_delete_threads(int id)
+{
+	if (id == 0)
+		walk_live();
+	else
+		next_vs_delete_threads(id);
+}
+
+/* It always ends, with every key present throughout once, the others at most once. */
+static void check_next_copy_live(void)
+{
+	if (walk_end != -ENOENT)
+		explore_fail("the live walk ended with %d, not at the end", walk_end);
+	check_next_vs_delete();
+}
+
+Test(explore_htab, a_live_walk_ends_with_each_key_once_while_a_key_goes)
+{
+	static const struct explore_scenario s = {
+		.name = "ak_htab_next_copy_live against a delete and an insert in its chain",
+		.threads = 2,
+		.setup = setup_walk,
+		.thread = next_copy_live_vs_delete_threads,
+		.check = check_next_copy_live,
+	};
+
+	explore_test(&s);
+}
+
 /* ---- ak_htab_set_limit: a table at its limit, two inserts racing ---- */
 
 static int limit_err[2];

@@ -4,6 +4,7 @@
  * hash can be switched to a constant, so that every key shares one chain.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <criterion/criterion.h>
@@ -221,6 +222,60 @@ Test(htab_host, an_lru_table_evicts_what_was_not_used)
 	k = limit + rounds - 1;
 	cr_expect(ak_htab_lookup(&table, &k, &err), "the newest entry is there");
 	cr_expect_eq(ak_htab_check_all(&table, NULL), 0);
+	cr_expect_eq(ak_htab_destroy(&table), 0);
+	cr_expect_eq(alloc_stats().objects, 0);
+}
+
+/*
+ * The walk that never goes stale, between whose steps keys come and go
+ * and the table grows four times over: it ends, with each key present
+ * throughout returned once and each other at most once, never a key the
+ * table did not hold.
+ */
+Test(htab_host, a_live_walk_ends_with_each_key_once_as_the_table_changes)
+{
+	enum { STABLE = 500, CHURN = 3000 };
+	static unsigned char seen[STABLE + CHURN];
+	struct ak_htab_live_cursor c = {};
+	uint32_t k, next_new = STABLE, got_key;
+	uint64_t v, got;
+	unsigned int steps = 0, busy = 0, i;
+	int err;
+
+	cr_assert_eq(ak_htab_init(&table, sizeof(k), sizeof(v), 16), 0);
+	for (k = 0; k < STABLE; k++) {
+		v = k;
+		cr_assert_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), 0);
+	}
+	while ((err = ak_htab_next_copy_live(&table, &c, &got_key, &got)) != -ENOENT) {
+		if (err == -EBUSY) {
+			busy++;
+			cr_assert_eq(ak_htab_maintain(&table), 0, "a growth moved on");
+			continue;
+		}
+		cr_assert_eq(err, 0, "step %u: %d", steps, err);
+		cr_assert_lt(got_key, STABLE + CHURN);
+		cr_assert_eq(got, got_key, "key %u with another's value", got_key);
+		seen[got_key]++;
+		/* Between steps: six new keys, and the one before the last new one goes. */
+		for (i = 0; i < 6 && next_new < STABLE + CHURN; i++, next_new++) {
+			k = next_new;
+			v = k;
+			cr_assert_eq(ak_htab_update(&table, &k, &v, AK_HTAB_NOEXIST), 0);
+		}
+		k = next_new - 2;
+		if (k >= STABLE)
+			ak_htab_delete(&table, &k);
+		steps++;
+	}
+	for (k = 0; k < STABLE; k++)
+		cr_expect_eq(seen[k], 1, "stable key %u returned %u times", k, seen[k]);
+	for (; k < STABLE + CHURN; k++)
+		cr_expect_leq(seen[k], 1, "key %u returned %u times", k, seen[k]);
+	printf("htab_host: a live walk of %u steps while %u keys came and the table grew to %llu "
+	       "buckets (%u -EBUSY while entries moved)\n", steps, next_new - STABLE,
+	       table.cur->nbuckets, busy);
+	cr_expect_gt(table.cur->nbuckets, 1024, "it grew under the walk");
 	cr_expect_eq(ak_htab_destroy(&table), 0);
 	cr_expect_eq(alloc_stats().objects, 0);
 }

@@ -64,17 +64,19 @@ struct entry {
 
 /*
  * The @want entries counted most, in @top, most first: one walk of the
- * table through the mmap, each entry copied under its bucket's lock. A
- * walk the table's inserts made stale begins again; so does one a busy
- * lock stopped, a while later. Returns how many, or a negative errno.
+ * table through the mmap, each entry copied under its bucket's lock, by
+ * the walk that never goes stale (every pair counted throughout seen
+ * once, however many the tracing program adds meanwhile). A busy lock is
+ * waited out a while; a reseed (the table's defence against colliding
+ * keys) begins the walk again. Returns how many, or a negative errno.
  */
 static int read_top(struct ak_htab *counts, struct entry *top, int want)
 {
-	struct ak_htab_cursor c = {};
+	struct ak_htab_live_cursor c = {};
 	struct entry e;
 	int n = 0, i, err, tries = 0;
 
-	while ((err = ak_htab_next_copy(counts, &c, &e.key, &e.n)) != -ENOENT) {
+	while ((err = ak_htab_next_copy_live(counts, &c, &e.key, &e.n)) != -ENOENT) {
 		if ((err == -AK_ESTALE || err == -EBUSY) && ++tries < 1000) {
 			if (err == -AK_ESTALE)
 				n = 0;	/* the cursor is reset: all again */
