@@ -129,7 +129,8 @@ struct ak_htab_cursor {
  * (ak_htab_next_copy_live, htab_user.h)
  * @htab: the table walked (NULL: the walk has not begun)
  * @reseeds: the table's reseeds when the walk began
- * @hash: the last entry's hash, and @key its key: the walk goes on after them
+ * @hash: the last entry's hash: the walk goes on after it and @key
+ * @key: the last entry's key
  * @started: an entry was returned (@hash and @key are one)
  *
  * Zero it before the first call.
