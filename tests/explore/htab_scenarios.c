@@ -438,15 +438,21 @@ Test(explore_htab, lookup_or_init_inserts_a_racing_key_once)
 
 /* ---- ak_htab_next_copy: the loader's walk, against a delete and an insert ---- */
 
-/* The walk as user space makes it: each entry copied under its bucket's lock. */
-static void walk_copying(void)
+/*
+ * The walk as user space makes it, each entry copied under its bucket's
+ * lock: ak_htab_next_copy, or with @live ak_htab_next_copy_live.
+ */
+static void walk_copying_with(int live)
 {
+	const char *what = live ? "live" : "copying";
 	struct ak_htab_cursor c = {};
+	struct ak_htab_live_cursor lc = {};
 	unsigned long long key = 0, value = 0;	/* set when err is 0; gcc cannot tell */
 	int err, steps;
 
 	for (steps = 0; steps < 64; steps++) {
-		err = ak_htab_next_copy(&table, &c, &key, &value);
+		err = live ? ak_htab_next_copy_live(&table, &lc, &key, &value) :
+			     ak_htab_next_copy(&table, &c, &key, &value);
 		if (err == -EBUSY)
 			continue;	/* a lock held a moment: call again */
 		if (err) {
@@ -454,18 +460,18 @@ static void walk_copying(void)
 			return;
 		}
 		if (key >= 64 || value != key * 10) {
-			explore_fail("the copying walk returned key %llu, value %llu", key, value);
+			explore_fail("the %s walk returned key %llu, value %llu", what, key, value);
 			return;
 		}
 		seen[key]++;
 	}
-	explore_fail("the copying walk went on past 64 steps");
+	explore_fail("the %s walk went on past 64 steps", what);
 }
 
 static void next_copy_vs_delete_threads(int id)
 {
 	if (id == 0)
-		walk_copying();
+		walk_copying_with(0);
 	else
 		next_vs_delete_threads(id);
 }
@@ -485,33 +491,10 @@ Test(explore_htab, a_copying_walk_is_complete_or_stale_while_a_key_goes)
 
 /* ---- ak_htab_next_copy_live: the walk that never goes stale ---- */
 
-static void walk_live(void)
-{
-	struct ak_htab_live_cursor c = {};
-	unsigned long long key = 0, value = 0;	/* set when err is 0; gcc cannot tell */
-	int err, steps;
-
-	for (steps = 0; steps < 64; steps++) {
-		err = ak_htab_next_copy_live(&table, &c, &key, &value);
-		if (err == -EBUSY)
-			continue;	/* a lock held a moment: call again */
-		if (err) {
-			walk_end = err;
-			return;
-		}
-		if (key >= 64 || value != key * 10) {
-			explore_fail("the live walk returned key %llu, value %llu", key, value);
-			return;
-		}
-		seen[key]++;
-	}
-	explore_fail("the live walk went on past 64 steps");
-}
-
 static void next_copy_live_vs_delete_threads(int id)
 {
 	if (id == 0)
-		walk_live();
+		walk_copying_with(1);
 	else
 		next_vs_delete_threads(id);
 }
