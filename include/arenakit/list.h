@@ -38,8 +38,9 @@
  * This header declares and documents the calls; their bodies are in
  * list_impl.h, in the same order, and the whole walks' in list_impl_all.h.
  * A loader finds the structures' layout in <arenakit/list_types.h>, and
- * in <arenakit/list_user.h> ak_list_next_copy, its walk through the
- * arena's mmap while BPF programs write the list.
+ * in <arenakit/list_user.h> its walks through the arena's mmap while BPF
+ * programs write the list: ak_list_next_copy (complete or stale) and
+ * ak_list_next_copy_live (never stale).
  */
 #ifndef __ARENAKIT_LIST_H
 #define __ARENAKIT_LIST_H

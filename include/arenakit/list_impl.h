@@ -33,7 +33,8 @@ static unsigned long long __ak_list_inits __attribute__((unused));
  * The generation starts from a random value in its upper 32 bits: a list
  * whose memory went back to the kernel and came back zeroed would start
  * again from 0, where a cursor saved before the init could validate; with
- * the random start it does with a chance of 2^-32.
+ * the random start it does with a chance of 2^-32. To a live walk
+ * (list_user.h) an init is an unlink, as it is of every node.
  */
 static inline void ak_list_init(struct ak_list __arena *list)
 {
@@ -113,7 +114,7 @@ static inline int __ak_list_unlink(struct ak_list __arena *list,
 	ak_write_once(prev->next, next);
 	next->prev = prev;
 	list->len--;
-	list->gen++;
+	list->gen += __AK_LIST_GEN_UNLINK;
 	return 0;
 }
 

@@ -16,10 +16,17 @@ struct ak_list_node {
 	struct ak_list_node __arena *prev;
 };
 
+/*
+ * An insert adds 1 to a list's generation, an unlink (a delete, a move's
+ * first half) this: a walk that only needs its position to stay on the
+ * list (ak_list_next_copy_live) tells the two apart by the upper half.
+ */
+#define __AK_LIST_GEN_UNLINK (1ULL << 32)
+
 struct ak_list {
 	struct ak_list_node head;
 	unsigned long long len;		/* nodes on the list */
-	unsigned long long gen;		/* bumped by every change */
+	unsigned long long gen;		/* changed by every change (above) */
 };
 
 /* Where a cut walk stopped; zero it before the first walk. */

@@ -4,7 +4,7 @@
  * their sequential model: a list of entries from the allocator (so a freed
  * one is poisoned past its first word, where the node lies), written under
  * an ak_lock with the _rcu edits, read in read sections, under the lock
- * with a cursor, and by the loader's ak_list_next_copy; retired entries go
+ * with a cursor, and by the loader's two copying walks; retired entries go
  * back through ak_rcu_reclaim. Keys 1..4 start on the list in order; a
  * thread t adds key 10 + t (head) or 20 + t (tail), and deletes key 2 or 3.
  */
@@ -180,17 +180,24 @@ static void op_read_section(struct gen_call *c)
 	ak_rcu_read_end(&rcu, token);
 }
 
-static void op_next_copy(struct gen_call *c)
+/*
+ * The loader's copying walks: ak_list_next_copy (complete or stale) or
+ * ak_list_next_copy_live (never stale: its errors are only a lock that
+ * stayed busy).
+ */
+static void copying_walk(struct gen_call *c, int live)
 {
+	struct ak_list_live_cursor live_cursor = {};
 	struct ak_list_cursor cursor = {};
 	struct entry e;
 	int calls, err;
 
 	for (calls = 0; calls < 32; calls++) {
-		err = ak_list_next_copy(&list, &lock, &cursor, &e, node);
+		err = live ? ak_list_next_copy_live(&list, &lock, &live_cursor, &e, node) :
+			     ak_list_next_copy(&list, &lock, &cursor, &e, node);
 		if (err == -EBUSY) {
 			c->ret = err;	/* a holder that cannot run: the walk says so */
-			return;
+			break;
 		}
 		if (err) {
 			c->ret = err == -ENOENT ? 0 : err;
@@ -200,7 +207,19 @@ static void op_next_copy(struct gen_call *c)
 			record(c, 0);
 		record(c, e.key);
 	}
-	explore_fail("T%d: the copying walk went on past 32 calls", c->thread);
+	ak_list_live_cursor_release(&live_cursor);
+	if (calls == 32)
+		explore_fail("T%d: a copying walk went on past 32 calls", c->thread);
+}
+
+static void op_next_copy(struct gen_call *c)
+{
+	copying_walk(c, 0);
+}
+
+static void op_next_copy_live(struct gen_call *c)
+{
+	copying_walk(c, 1);
 }
 
 /* The length under the lock, and ak_list_check: one atomic look. */
@@ -217,7 +236,8 @@ static void op_len(struct gen_call *c)
 	ak_lock_release(&lock);
 }
 
-enum { ADD_HEAD, ADD_TAIL, DEL2, DEL3, RECLAIM, READ_SECTION, NEXT_COPY, LEN, NOPS };
+enum { ADD_HEAD, ADD_TAIL, DEL2, DEL3, RECLAIM, READ_SECTION, NEXT_COPY, NEXT_COPY_LIVE, LEN,
+       NOPS };
 
 static const struct gen_op ops[NOPS] = {
 	[ADD_HEAD] = { "add_head_rcu", GEN_CHANGES, op_add_head },
@@ -227,6 +247,7 @@ static const struct gen_op ops[NOPS] = {
 	[RECLAIM] = { "reclaim", 0, op_reclaim },
 	[READ_SECTION] = { "read section walk", GEN_SPANS, op_read_section },
 	[NEXT_COPY] = { "next_copy walk", GEN_SPANS, op_next_copy },
+	[NEXT_COPY_LIVE] = { "next_copy_live walk", GEN_SPANS, op_next_copy_live },
 	[LEN] = { "len and check", 0, op_len },
 };
 
@@ -333,13 +354,14 @@ static int model_step(const struct gen_call *c, int phase, int others_change)
 			gen_refuse("reclaim: an undocumented error");
 	case READ_SECTION:
 	case NEXT_COPY:
+	case NEXT_COPY_LIVE:
 		if (phase == 0) {
 			m.at_begin[c->thread] = present();
 			return 1;
 		}
 		if (c->ret == -AK_ESTALE && c->op - ops == NEXT_COPY)
 			return others_change ? 1 : gen_refuse("a copying walk stale with no writer");
-		if (c->ret == -EBUSY && c->op - ops == NEXT_COPY)
+		if (c->ret == -EBUSY && c->op - ops != READ_SECTION)
 			return 1;
 		if (c->ret)
 			return gen_refuse("a walk ended with an undocumented error");
@@ -409,6 +431,8 @@ static const struct gen_model model = {
 static const int triples[][3] = {
 	{ READ_SECTION, DEL2, RECLAIM },
 	{ NEXT_COPY, DEL3, ADD_TAIL },
+	{ NEXT_COPY_LIVE, DEL3, ADD_TAIL },
+	{ NEXT_COPY_LIVE, DEL2, RECLAIM },
 	{ READ_SECTION, READ_SECTION, RECLAIM },
 	{ -1 },
 };

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * list.h's user-space walk under the schedule explorer: ak_list_next_copy,
- * as a loader walks a list through the mmap, against a BPF writer holding
+ * list.h's user-space walks under the schedule explorer: ak_list_next_copy
+ * and ak_list_next_copy_live, as a loader walks a list through the mmap,
+ * against a BPF writer holding
  * the list's ak_lock. The walk switches threads only where it takes and
  * releases the lock (its reads under the lock are plain), so a writer's
  * change falls between two of its calls, or before or after it.
@@ -43,28 +44,40 @@ static void setup_walk(void)
 	walk_end = 0;
 }
 
-/* The loader's walk: an entry a call, -EBUSY called again. */
-static void walk_copying(void)
+/* An entry the walk copied: one the writers made, whole. */
+static int keep_copy(const struct entry *e)
 {
+	if (e->key > ENTRIES || e->value != e->key * 10 + 1 || ncopied == MAX_COPIES) {
+		explore_fail("copy %d: key %llu, value %llu", ncopied, e->key, e->value);
+		return -1;
+	}
+	copied[ncopied++] = e->key;
+	return 0;
+}
+
+/* The loader's walks: an entry a call, -EBUSY called again. */
+static void walk_copying_with(int live)
+{
+	struct ak_list_live_cursor live_cursor = {};
 	struct ak_list_cursor c = {};
 	struct entry e;
 	int calls, err;
 
 	for (calls = 0; calls < 32; calls++) {
-		err = ak_list_next_copy(&list, &lock, &c, &e, node);
+		err = live ? ak_list_next_copy_live(&list, &lock, &live_cursor, &e, node) :
+			     ak_list_next_copy(&list, &lock, &c, &e, node);
 		if (err == -EBUSY)
 			continue;	/* the writer held the lock a moment: call again */
 		if (err) {
 			walk_end = err;
 			return;
 		}
-		if (e.key > ENTRIES || e.value != e.key * 10 + 1 || ncopied == MAX_COPIES) {
-			explore_fail("copy %d: key %llu, value %llu", ncopied, e.key, e.value);
-			return;
-		}
-		copied[ncopied++] = e.key;
+		if (keep_copy(&e))
+			break;
 	}
-	explore_fail("the copying walk went on past 32 calls");
+	ak_list_live_cursor_release(&live_cursor);
+	if (calls == 32)
+		explore_fail("the copying walk went on past 32 calls");
 }
 
 /*
@@ -96,21 +109,30 @@ static void delete_and_add(void)
 static void walk_vs_writer_threads(int id)
 {
 	if (id == 0)
-		walk_copying();
+		walk_copying_with(0);
+	else
+		delete_and_add();
+}
+
+static void live_walk_vs_writer_threads(int id)
+{
+	if (id == 0)
+		walk_copying_with(1);
 	else
 		delete_and_add();
 }
 
 /*
- * Stale, or complete: every entry on the list throughout (keys 0, 2 and 3)
- * copied once and in that order, and no key twice.
+ * Stale (ak_list_next_copy only), or complete: every entry on the list
+ * throughout (keys 0, 2 and 3) copied once and in that order, and no key
+ * twice.
  */
-static void check_walk(void)
+static void check_walk_ending(int live)
 {
 	static const unsigned long long throughout[] = { 0, 2, 3 };
 	int times[ENTRIES + 1] = {}, i, next = 0;
 
-	if (walk_end == -AK_ESTALE)
+	if (walk_end == -AK_ESTALE && !live)
 		return;
 	if (walk_end != -ENOENT) {
 		explore_fail("the walk ended with %d", walk_end);
@@ -129,6 +151,17 @@ static void check_walk(void)
 			     throughout[next]);
 }
 
+static void check_walk(void)
+{
+	check_walk_ending(0);
+}
+
+/* The live walk is never stale: it is complete. */
+static void check_live_walk(void)
+{
+	check_walk_ending(1);
+}
+
 Test(explore_list, a_copying_walk_is_complete_or_stale_while_a_node_goes)
 {
 	static const struct explore_scenario s = {
@@ -137,6 +170,19 @@ Test(explore_list, a_copying_walk_is_complete_or_stale_while_a_node_goes)
 		.setup = setup_walk,
 		.thread = walk_vs_writer_threads,
 		.check = check_walk,
+	};
+
+	explore_test(&s);
+}
+
+Test(explore_list, a_live_walk_is_complete_while_a_node_goes_and_its_memory_comes_back)
+{
+	static const struct explore_scenario s = {
+		.name = "ak_list_next_copy_live against a delete and an add under the lock",
+		.threads = 2,
+		.setup = setup_walk,
+		.thread = live_walk_vs_writer_threads,
+		.check = check_live_walk,
 	};
 
 	explore_test(&s);

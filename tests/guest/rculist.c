@@ -242,55 +242,87 @@ Test(rculist, ten_thousand_rules_read_on_every_cpu_lose_no_event_to_a_lock, .tim
 
 struct walker {
 	struct rculist *skel;
-	int cpu, err, stop;
-	unsigned int complete, stale, busy, wrong;
+	int cpu, err, stop, live;
+	unsigned int complete, stale, busy, wrong, overlapped;
 };
 
+/* A walk's next entry: with the live walk, or the complete-or-stale one. */
+static int walk_next(struct walker *w, struct ak_list_cursor *c,
+		     struct ak_list_live_cursor *live, struct rule *r)
+{
+	struct policy *p = &w->skel->arena->policy;
+
+	if (w->live)
+		return ak_list_next_copy_live(&p->rules, &p->lock, live, r, node);
+	return ak_list_next_copy(&p->rules, &p->lock, c, r, node);
+}
+
 /*
- * ak_list_next_copy through the mmap, again and again: a complete walk
+ * The loader's walks through the mmap, again and again: a complete walk
  * must hold the stable rules (ids 0 to STABLE_RULES - 1, added first, at
- * the tail) once each and in order, and at most one churn rule of each
- * writer, whole.
+ * the tail) once each and in order, and churn rules whole, each (by its
+ * pattern: ids repeat) at most once (a writer's are added and deleted one at a time, so at most one of
+ * each writer is there throughout). ak_list_next_copy may say a walk is
+ * stale; ak_list_next_copy_live never may.
  */
 #define STABLE_RULES 100
+#define CHURN_SEEN_MAX 4096
 static void *walk_rules(void *arg)
 {
+	static char churn_seen[CHURN_SEEN_MAX][RCU_PATTERN_MAX];
 	struct walker *w = arg;
-	struct policy *p = &w->skel->arena->policy;
+	struct ak_list_live_cursor live;
 	struct ak_list_cursor c;
+	unsigned long long next_id, gen;
+	unsigned int churn, i;
 	struct rule r;
-	unsigned long long next_id;
-	unsigned int churn;
 	int err;
 
 	w->err = arenakit_pin_to_cpu(w->cpu);
 	while (!w->err && !__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
 		memset(&c, 0, sizeof(c));
+		memset(&live, 0, sizeof(live));
 		next_id = 0;
 		churn = 0;
-		while ((err = ak_list_next_copy(&p->rules, &p->lock, &c, &r, node)) == 0 ||
-		       err == -EBUSY) {
+		gen = __atomic_load_n(&w->skel->arena->policy.rules.gen, __ATOMIC_RELAXED);
+		while ((err = walk_next(w, &c, &live, &r)) == 0 || err == -EBUSY) {
 			if (err) {
 				w->busy++;
 				continue;
 			}
-			if (r.id == next_id && !strcmp(r.pattern, "/tmp/akrcu-stable/*"))
+			if (r.id == next_id && !strcmp(r.pattern, "/tmp/akrcu-stable/*")) {
 				next_id++;
-			else if (r.id >= STABLE_RULES && !strncmp(r.pattern, "/tmp/akrcu-churn-", 17))
-				churn++;
-			else {
+				continue;
+			}
+			if (r.id < STABLE_RULES || strncmp(r.pattern, "/tmp/akrcu-churn-", 17)) {
 				fprintf(stderr, "entry %llu '%.*s' after %llu\n", r.id,
 					RCU_PATTERN_MAX, r.pattern, next_id);
 				w->wrong++;
+				continue;
 			}
+			/* A churn rule's pattern is its own: the writer's CPU and count. */
+			for (i = 0; i < churn && i < CHURN_SEEN_MAX; i++)
+				if (!strncmp(churn_seen[i], r.pattern, RCU_PATTERN_MAX)) {
+					fprintf(stderr, "churn rule '%.*s' copied twice\n",
+						RCU_PATTERN_MAX, r.pattern);
+					w->wrong++;
+				}
+			if (churn < CHURN_SEEN_MAX)
+				memcpy(churn_seen[churn], r.pattern, RCU_PATTERN_MAX);
+			churn++;
 		}
-		if (err == -AK_ESTALE) {
+		if (err == -AK_ESTALE && !w->live) {
 			w->stale++;
 		} else if (err != -ENOENT) {
 			w->err = err;
+			ak_list_live_cursor_release(&live);
 		} else {
 			w->complete++;
-			if (next_id != STABLE_RULES || churn > 2) {
+			/* A complete walk the writers changed the list under. */
+			if (gen != __atomic_load_n(&w->skel->arena->policy.rules.gen,
+						   __ATOMIC_RELAXED))
+				w->overlapped++;
+			if (next_id != STABLE_RULES || (!w->live && churn > 2)) {
 				fprintf(stderr, "a complete walk: %llu stable rules in order, %u churn "
 					"rules\n", next_id, churn);
 				w->wrong++;
@@ -302,14 +334,16 @@ static void *walk_rules(void *arg)
 
 /*
  * The loader's walk of the list through the mmap while BPF writers on
- * two other CPUs add and delete rules under the lock: each walk is whole,
- * or says it is stale, never short, doubled or torn.
+ * two other CPUs add and delete rules under the lock (and reclaim them,
+ * so the memory of a deleted rule comes back as a new one): each walk is
+ * whole, or (ak_list_next_copy only) says it is stale, never short,
+ * doubled or torn.
  */
-Test(rculist, a_user_walk_is_complete_or_stale_under_writers, .timeout = 300)
+static void walk_under_writers(int live)
 {
 	struct rculist *skel = rculist__open_and_load();
 	struct writer wr[2] = { { .cpu = 2 }, { .cpu = 3 } };
-	struct walker w = { .cpu = 1 };
+	struct walker w = { .cpu = 1, .live = live };
 	pthread_t wtid[2], tid;
 	int i, retval;
 
@@ -324,9 +358,10 @@ Test(rculist, a_user_walk_is_complete_or_stale_under_writers, .timeout = 300)
 		wr[i].skel = skel;
 		cr_assert_eq(pthread_create(&wtid[i], NULL, churn_rules, &wr[i]), 0);
 	}
-	/* Until enough walks of each kind, or 20 s. */
+	/* Until enough walks of each kind (live: that overlapped the writers), or 20 s. */
 	for (i = 0; i < 2000 && (__atomic_load_n(&w.complete, __ATOMIC_RELAXED) < 50 ||
-				 __atomic_load_n(&w.stale, __ATOMIC_RELAXED) < 50); i++)
+				 __atomic_load_n(live ? &w.overlapped : &w.stale,
+						 __ATOMIC_RELAXED) < 50); i++)
 		usleep(10000);
 	for (i = 0; i < 2; i++)
 		__atomic_store_n(&wr[i].stop, 1, __ATOMIC_RELEASE);
@@ -335,13 +370,27 @@ Test(rculist, a_user_walk_is_complete_or_stale_under_writers, .timeout = 300)
 	__atomic_store_n(&w.stop, 1, __ATOMIC_RELEASE);
 	pthread_join(tid, NULL);
 
-	printf("rculist: user walks of %d rules under 2 writers (%u and %u rules added and "
-	       "deleted): %u complete, %u stale, %u -EBUSY tried again, %u wrong\n",
-	       STABLE_RULES, wr[0].pairs, wr[1].pairs, w.complete, w.stale, w.busy, w.wrong);
+	printf("rculist: %s user walks of %d rules under 2 writers (%u and %u rules added and "
+	       "deleted): %u complete (%u with the list changing), %u stale, %u -EBUSY tried "
+	       "again, %u wrong\n", live ? "live" : "copying", STABLE_RULES, wr[0].pairs,
+	       wr[1].pairs, w.complete, w.overlapped, w.stale, w.busy, w.wrong);
 	cr_expect_eq(w.err, 0, "walker: %d", w.err);
 	cr_expect_eq(wr[0].err + wr[1].err, 0, "writers: %d, %d", wr[0].err, wr[1].err);
 	cr_expect_eq(w.wrong, 0, "%u walks or entries wrong", w.wrong);
 	cr_expect_gt(w.complete, 0, "no walk completed");
-	cr_expect_gt(w.stale, 0, "no walk was stale: the writers did not overlap it");
+	if (live)
+		cr_expect_gt(w.overlapped, 0, "no walk overlapped the writers");
+	else
+		cr_expect_gt(w.stale, 0, "no walk was stale: the writers did not overlap it");
 	rculist__destroy(skel);
+}
+
+Test(rculist, a_user_walk_is_complete_or_stale_under_writers, .timeout = 300)
+{
+	walk_under_writers(0);
+}
+
+Test(rculist, a_live_user_walk_is_always_complete_under_writers, .timeout = 300)
+{
+	walk_under_writers(1);
 }
