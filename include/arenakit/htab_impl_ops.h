@@ -457,10 +457,7 @@ __ak_htab_update_begin(struct ak_htab __arena *h, const unsigned long long *w, u
 	if (err)
 		goto fail;
 	if (node) {
-		/* An update is a use (an LRU table). */
-		i = ak_read_once(h->used_word);
-		if (i)
-			node->data[i] = 1;
+		__ak_htab_mark_used(h, __ak_htab_value_at(node, words));	/* an update is a use */
 	} else {
 		spare = 0;
 		if (ak_read_once(h->max_entries)) {
@@ -501,11 +498,17 @@ __ak_htab_update_begin(struct ak_htab __arena *h, const unsigned long long *w, u
 			for (i = 0; i < words; i++)
 				spare->data[i] = w[i];
 			node = spare;
+			/*
+			 * Unmarked until used, as the kernel's LRU lists a new
+			 * entry inactive. Only a limited table (fresh 2) can be
+			 * an LRU one: a table without a limit reads no more.
+			 */
+			if (u->fresh == 2) {
+				i = ak_read_once(h->used_word);
+				if (i)
+					node->data[i] = 0;
+			}
 			u->fresh = u->fresh ?: 1;
-			/* Unmarked until used, as the kernel's LRU lists a new entry inactive. */
-			i = ak_read_once(h->used_word);
-			if (i)
-				node->data[i] = 0;
 		}
 	}
 	u->node = node;

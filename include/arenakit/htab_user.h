@@ -107,10 +107,13 @@ stale:
  * reset: begin again); -EBUSY (a lock stayed busy, or a growth is in
  * progress: call again); -EINVAL (sizes, or a table not initialised).
  */
-#define ak_htab_next_copy(h, c, key, value)				\
+#define ak_htab_next_copy(h, c, key, value) __ak_htab_copy_call(__ak_htab_next_copy, h, c, key, value)
+
+/* A copying walk's call: @body, given sizes checked against the table's. */
+#define __ak_htab_copy_call(body, h, c, key, value)			\
 	({								\
 		struct ak_htab *___ak_nh = (h);				\
-		struct ak_htab_cursor *___ak_nc = (c);			\
+		typeof(c) ___ak_nc = (c);				\
 		typeof(key) ___ak_nkey = (key);				\
 		typeof(value) ___ak_nval = (value);			\
 		int ___ak_nerr = -EINVAL;				\
@@ -118,8 +121,8 @@ stale:
 		if (sizeof(*___ak_nkey) == ___ak_nh->key_size &&	\
 		    sizeof(*___ak_nval) == ___ak_nh->value_size &&	\
 		    ak_read_once(___ak_nh->cur))			\
-			___ak_nerr = __ak_htab_next_copy(___ak_nh, ___ak_nc, ___ak_nkey, \
-				sizeof(*___ak_nkey), ___ak_nval, sizeof(*___ak_nval)); \
+			___ak_nerr = body(___ak_nh, ___ak_nc, ___ak_nkey, sizeof(*___ak_nkey), \
+					  ___ak_nval, sizeof(*___ak_nval)); \
 		___ak_nerr;						\
 	})
 
@@ -234,20 +237,7 @@ out:
  * a table not initialised).
  */
 #define ak_htab_next_copy_live(h, c, key, value)			\
-	({								\
-		struct ak_htab *___ak_lh = (h);				\
-		struct ak_htab_live_cursor *___ak_lc = (c);		\
-		typeof(key) ___ak_lkey = (key);				\
-		typeof(value) ___ak_lval = (value);			\
-		int ___ak_lerr = -EINVAL;				\
-									\
-		if (sizeof(*___ak_lkey) == ___ak_lh->key_size &&	\
-		    sizeof(*___ak_lval) == ___ak_lh->value_size &&	\
-		    ak_read_once(___ak_lh->cur))			\
-			___ak_lerr = __ak_htab_next_copy_live(___ak_lh, ___ak_lc, ___ak_lkey, \
-				sizeof(*___ak_lkey), ___ak_lval, sizeof(*___ak_lval)); \
-		___ak_lerr;						\
-	})
+	__ak_htab_copy_call(__ak_htab_next_copy_live, h, c, key, value)
 
 #endif /* !__BPF__ */
 #endif /* __ARENAKIT_HTAB_USER_H */
