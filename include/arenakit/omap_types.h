@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * arenakit/omap_types.h - the ordered map as it lies in the arena: its
+ * structures, no code. What a loader or a skeleton needs to place a map
+ * among its arena globals or to read one through the mmap. The calls are
+ * <arenakit/omap.h>.
+ *
+ * A map (struct ak_omap) is a B+tree: its nodes (struct ak_omap_node)
+ * hold up to AK_OMAP_FANOUT keys in order; an inner node's child i holds
+ * the keys from its key i - 1 (inclusive) to its key i (exclusive), a
+ * leaf holds the values beside the keys, and the leaves are linked left
+ * to right.
+ */
+#ifndef __ARENAKIT_OMAP_TYPES_H
+#define __ARENAKIT_OMAP_TYPES_H
+
+#include <arenakit/arena.h>
+#include <arenakit/lock.h>
+
+/* Keys a node holds at most; a split leaves at least half in each node. */
+#define AK_OMAP_FANOUT 32
+/* Levels at most: 16^7 keys fill 8 levels at the least dense. */
+#define AK_OMAP_MAX_DEPTH 8
+/* A key is 1 to 4 words, compared as unsigned words, the first most significant. */
+#define AK_OMAP_MAX_KEY 32
+#define AK_OMAP_MAX_VALUE 128
+
+/**
+ * struct ak_omap_node - a node of the tree
+ * @nkeys: keys in use, 0 to AK_OMAP_FANOUT
+ * @leaf: 1 in a leaf
+ * @next: a leaf's right neighbour (NULL for the last)
+ * @w: AK_OMAP_FANOUT keys of the map's key words; then an inner node's
+ *	AK_OMAP_FANOUT + 1 children, or a leaf's AK_OMAP_FANOUT values of
+ *	the map's value words
+ */
+struct ak_omap_node {
+	unsigned int nkeys;
+	unsigned int leaf;
+	struct ak_omap_node __arena *next;
+	unsigned long long w[];
+};
+
+/**
+ * struct ak_omap - an ordered map in the arena; zero before ak_omap_init
+ * @lock: held by every call that reads or changes the tree
+ * @root: the root node: a leaf while the map fits one
+ * @depth: levels of the tree, 1 for a lone leaf (0: not initialised)
+ * @key_words: words per key
+ * @value_words: words per value
+ * @value_size: bytes per value
+ * @count: keys in the map
+ * @gen: moved by every change: an exact walk's cursor checks it
+ * @seq: the priority queue's tie-breaker: pushes in order
+ * @nspare: nodes in @spare
+ * @spare: nodes the next splits take, filled before the lock is taken
+ *	(allocation may sleep; a holder of the lock must not)
+ */
+struct ak_omap {
+	struct ak_lock lock;
+	struct ak_omap_node __arena *root;
+	unsigned int depth;
+	unsigned int key_words;
+	unsigned int value_words;
+	unsigned int value_size;
+	unsigned long long count;
+	unsigned long long gen;
+	unsigned long long seq;
+	unsigned long long nspare;
+	struct ak_omap_node __arena *spare[AK_OMAP_MAX_DEPTH + 1];
+};
+
+/**
+ * struct ak_omap_cursor - where a range walk is (ak_omap_next)
+ * @map: the map walked (NULL: the walk has not begun)
+ * @gen: the map's @gen at the last call (an exact walk)
+ * @exact: 1: -AK_ESTALE once the map changed; 0: go on after the last key
+ * @started: a key was returned: @key is the last one
+ * @key: the last key returned, or the walk's lower bound before the first
+ * @end: the walk stops before this key, if @bounded
+ * @bounded: @end is set
+ *
+ * Set it with ak_omap_cursor_init before the first call.
+ */
+struct ak_omap_cursor {
+	struct ak_omap __arena *map;
+	unsigned long long gen;
+	int exact;
+	int started;
+	unsigned long long key[AK_OMAP_MAX_KEY / 8];
+	unsigned long long end[AK_OMAP_MAX_KEY / 8];
+	int bounded;
+};
+
+#endif /* __ARENAKIT_OMAP_TYPES_H */

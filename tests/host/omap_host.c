@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * omap.h built for user space, over heap pages (alloc_pages.c), against a
+ * model: a sorted array. Every call's answer (its error, the key and value
+ * it copies) must be the model's, and the tree must pass ak_omap_check
+ * after every change; keys come from a small range, so inserts meet
+ * present keys, deletes absent ones, and nodes split and merge often.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <criterion/criterion.h>
+
+#include "host/alloc_pages.h"
+#include <arenakit/omap.h>
+
+struct key2 {
+	uint64_t hi, lo;
+};
+
+struct value {
+	uint64_t a, b;
+	uint32_t c;	/* 20 bytes: a value need not be whole words */
+};
+
+enum { MODEL_MAX = 1 << 16 };
+
+static struct ak_omap map;
+static struct key2 model_keys[MODEL_MAX];
+static struct value model_values[MODEL_MAX];
+static int model_n;
+
+static void teardown(void)
+{
+	expect_pages_accounted();
+}
+
+TestSuite(omap_host, .fini = teardown);
+
+static int key_cmp(const struct key2 *a, const struct key2 *b)
+{
+	if (a->hi != b->hi)
+		return a->hi < b->hi ? -1 : 1;
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* The model's first index at or after @k (after, if @strict). */
+static int model_bound(const struct key2 *k, int strict)
+{
+	int lo = 0, hi = model_n, mid, c;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		c = key_cmp(&model_keys[mid], k);
+		if (c < 0 || (strict && c == 0))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int model_has(const struct key2 *k, int *at)
+{
+	*at = model_bound(k, 0);
+	return *at < model_n && !key_cmp(&model_keys[*at], k);
+}
+
+static void model_remove(int at)
+{
+	memmove(&model_keys[at], &model_keys[at + 1], (model_n - at - 1) * sizeof(model_keys[0]));
+	memmove(&model_values[at], &model_values[at + 1],
+		(model_n - at - 1) * sizeof(model_values[0]));
+	model_n--;
+}
+
+static struct value value_of(const struct key2 *k, unsigned int version)
+{
+	return (struct value){ .a = k->hi * 3 + 1, .b = k->lo ^ version, .c = version };
+}
+
+/* Values compared by field: a struct value's last 4 bytes are padding, never copied. */
+static int value_eq(const struct value *a, const struct value *b)
+{
+	return a->a == b->a && a->b == b->b && a->c == b->c;
+}
+
+static void expect_found(int err, int at, const struct key2 *got_key, const struct value *got,
+			 const char *what)
+{
+	if (at >= model_n) {
+		cr_assert_eq(err, -ENOENT, "%s: %d, the model has no key there", what, err);
+		return;
+	}
+	cr_assert_eq(err, 0, "%s: %d, the model has (%lu, %lu)", what, err,
+		     (unsigned long)model_keys[at].hi, (unsigned long)model_keys[at].lo);
+	cr_assert_eq(key_cmp(got_key, &model_keys[at]), 0, "%s: another key", what);
+	cr_assert(value_eq(got, &model_values[at]), "%s: another value", what);
+}
+
+/* One random call, checked against the model; returns 1 if it changed the map. */
+static int random_call(unsigned int *seed, unsigned long long universe)
+{
+	struct key2 k = { rand_r(seed) % 4, rand_r(seed) % universe }, got_key;
+	struct value v = value_of(&k, rand_r(seed)), got;
+	int what = rand_r(seed) % 10, at, err, had;
+	unsigned int flags;
+
+	had = model_has(&k, &at);
+	switch (what) {
+	case 0: case 1: case 2: case 3:
+		flags = rand_r(seed) % 3;
+		err = ak_omap_insert(&map, &k, &v, flags);
+		if ((had && flags == AK_OMAP_NOEXIST) || (!had && flags == AK_OMAP_EXIST)) {
+			cr_assert_eq(err, had ? -EEXIST : -ENOENT, "insert, flags %u: %d", flags, err);
+			return 0;
+		}
+		cr_assert_eq(err, 0, "insert, flags %u: %d", flags, err);
+		if (!had) {
+			cr_assert_lt(model_n, MODEL_MAX);
+			memmove(&model_keys[at + 1], &model_keys[at],
+				(model_n - at) * sizeof(model_keys[0]));
+			memmove(&model_values[at + 1], &model_values[at],
+				(model_n - at) * sizeof(model_values[0]));
+			model_keys[at] = k;
+			model_n++;
+		}
+		model_values[at] = v;
+		return 1;
+	case 4: case 5:
+		memset(&got, 0, sizeof(got));
+		err = ak_omap_delete(&map, &k, &got);
+		if (!had) {
+			cr_assert_eq(err, -ENOENT, "delete of an absent key: %d", err);
+			return 0;
+		}
+		expect_found(err, at, &k, &got, "delete");
+		model_remove(at);
+		return 1;
+	case 6:
+		err = ak_omap_lookup(&map, &k, &got);
+		expect_found(err, had ? at : model_n, &k, &got, "lookup");
+		return 0;
+	case 7:
+		flags = rand_r(seed) & 1;
+		err = ak_omap_bound(&map, &k, flags, &got_key, &got);
+		expect_found(err, model_bound(&k, flags), &got_key, &got, "bound");
+		return 0;
+	case 8:
+		if (rand_r(seed) & 1) {
+			err = ak_omap_first(&map, &got_key, &got);
+			expect_found(err, model_n ? 0 : model_n, &got_key, &got, "first");
+		} else {
+			err = ak_omap_last(&map, &got_key, &got);
+			expect_found(err, model_n ? model_n - 1 : model_n, &got_key, &got, "last");
+		}
+		return 0;
+	default:
+		err = ak_omap_pop_first(&map, &got_key, &got);
+		expect_found(err, model_n ? 0 : model_n, &got_key, &got, "pop_first");
+		if (!err)
+			model_remove(0);
+		return !err;
+	}
+}
+
+Test(omap_host, every_answer_is_a_sorted_arrays)
+{
+	unsigned long long calls = 0, changes = 0;
+	unsigned int run, seed, i, max_depth = 0;
+
+	for (run = 1; run <= 40; run++) {
+		seed = run;
+		cr_assert_eq(ak_omap_init(&map, sizeof(struct key2), sizeof(struct value)), 0);
+		model_n = 0;
+		for (i = 0; i < 20000; i++) {
+			/* Grow for a while, then a range small enough that the map shrinks. */
+			changes += random_call(&seed, i < 12000 ? 5000 : 200);
+			calls++;
+			if (map.depth > max_depth)
+				max_depth = map.depth;
+			if (i % 97 == 0)
+				cr_assert_eq(ak_omap_check(&map), 0, "check after call %u", i);
+			cr_assert_eq(ak_omap_count(&map), (unsigned long long)model_n);
+		}
+		cr_assert_eq(ak_omap_check(&map), 0);
+		cr_assert_eq(ak_omap_destroy(&map), 0);
+		cr_assert_eq(map.depth, 0);
+		cr_assert_eq(alloc_stats().objects, 0, "every node freed");
+	}
+	printf("omap_host: %llu calls (%llu changes) agree with the model; %u levels at most\n",
+	       calls, changes, max_depth);
+}
+
+/*
+ * A queue's pattern: keys in ascending order until the root's second
+ * child is full, then popped from the front to the last one (and its
+ * mirror: descending until the first child is full, then taken from the
+ * back). The emptying subtree's only neighbour is full, so a node left
+ * with no key must take one from it through the root: every way a node
+ * is refilled or merged is taken on the way.
+ */
+static unsigned long long fill_until_a_root_child_is_full(int descending)
+{
+	struct key2 k = {};
+	struct value v;
+	unsigned long long n = 0;
+
+	cr_assert_eq(ak_omap_init(&map, sizeof(struct key2), sizeof(struct value)), 0);
+	for (;;) {
+		k.lo = descending ? 1000000 - n : n;
+		v = value_of(&k, 7);
+		cr_assert_eq(ak_omap_insert(&map, &k, &v, AK_OMAP_NOEXIST), 0);
+		n++;
+		if (map.depth == 3 && map.root->nkeys == 1 &&
+		    __ak_omap_child(&map, map.root, descending ? 0 : 1)->nkeys == AK_OMAP_FANOUT)
+			return n;
+		cr_assert_lt(n, 1000000, "the root's child never filled");
+	}
+}
+
+static void expect_value_of(const struct key2 *k, const struct value *got)
+{
+	struct value v = value_of(k, 7);
+
+	cr_assert(value_eq(got, &v));
+}
+
+Test(omap_host, an_ascending_fill_drains_in_order_by_pop_first)
+{
+	unsigned long long n = fill_until_a_root_child_is_full(0), i;
+	struct key2 got_key;
+	struct value got;
+
+	cr_assert_eq(ak_omap_check(&map), 0);
+	for (i = 0; i < n; i++) {
+		cr_assert_eq(ak_omap_pop_first(&map, &got_key, &got), 0, "pop %llu", i);
+		cr_assert_eq(got_key.lo, i, "pop %llu: key %lu", i, (unsigned long)got_key.lo);
+		expect_value_of(&got_key, &got);
+		cr_assert_eq(ak_omap_check(&map), 0, "check after pop %llu of %llu", i, n);
+	}
+	cr_assert_eq(ak_omap_pop_first(&map, &got_key, &got), -ENOENT);
+	cr_assert_eq(map.depth, 1, "an empty map is one leaf");
+	cr_assert_eq(ak_omap_destroy(&map), 0);
+	printf("omap_host: %llu keys in ascending order drained by pop_first\n", n);
+}
+
+Test(omap_host, a_descending_fill_drains_from_the_back)
+{
+	unsigned long long n = fill_until_a_root_child_is_full(1), i;
+	struct key2 got_key;
+	struct value got;
+
+	for (i = 0; i < n; i++) {
+		cr_assert_eq(ak_omap_last(&map, &got_key, &got), 0);
+		cr_assert_eq(got_key.lo, 1000000 - i);
+		cr_assert_eq(ak_omap_delete(&map, &got_key, &got), 0);
+		expect_value_of(&got_key, &got);
+		cr_assert_eq(ak_omap_check(&map), 0, "check after delete %llu of %llu", i, n);
+	}
+	cr_assert_eq(ak_omap_last(&map, &got_key, &got), -ENOENT);
+	cr_assert_eq(ak_omap_destroy(&map), 0);
+}
