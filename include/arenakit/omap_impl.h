@@ -57,43 +57,82 @@ static inline __ak_omap_node_t __ak_omap_child(const struct ak_omap __arena *m, 
 	return (__ak_omap_node_t)(unsigned long)__ak_omap_links(m, n)[i];
 }
 
-/* Move @n words from @src to @dst, which may overlap. */
-static inline void __ak_omap_move(unsigned long long __arena *dst,
-				  unsigned long long __arena *src, unsigned long long n)
+/*
+ * The copy loops below read and write the arena through volatile
+ * pointers: clang would turn a plain copy loop into a memmove, which it
+ * cannot lower for the arena's address space (htab_impl_key.h says more).
+ * Each is bounded by a node's size and the loop budget; a map a cut copy
+ * left half moved is marked broken (m->broken) by its caller.
+ */
+
+/* Move @n words from @src to @dst, which may overlap: 0, or 1 if cut. */
+static inline int __ak_omap_move(unsigned long long __arena *dst,
+				 unsigned long long __arena *src, unsigned long long n)
 {
+	volatile unsigned long long __arena *d = dst;
+	volatile unsigned long long __arena *s = src;
 	unsigned long long i;
 
 	if (n > AK_OMAP_FANOUT * (unsigned long long)(__AK_OMAP_VW_MAX + 1))
-		return;		/* never: every caller's count is a node's */
-	if (dst < src) {
-		for (i = 0; i < n; i++)
-			dst[i] = src[i];
-	} else if (dst > src) {
-		for (i = n; i > 0; i--)
-			dst[i - 1] = src[i - 1];
+		return 1;	/* never: every caller's count is a node's */
+	if (d < s) {
+		for (i = 0; i < n; i++) {
+			ak_cond_break_label(cut);
+			d[i] = s[i];
+		}
+	} else if (d > s) {
+		for (i = n; i > 0; i--) {
+			ak_cond_break_label(cut);
+			d[i - 1] = s[i - 1];
+		}
 	}
+	return 0;
+cut:
+	return 1;
 }
 
 /* Copy @bytes from a program's memory into the arena. */
 static inline void __ak_omap_put(void __arena *dst, const void *src, unsigned int bytes)
 {
-	unsigned char __arena *d = dst;
+	volatile unsigned char __arena *d = dst;
 	const unsigned char *s = src;
 	unsigned int i;
 
-	for (i = 0; i < bytes && i < AK_OMAP_MAX_VALUE; i++)
+	for (i = 0; i < bytes && i < AK_OMAP_MAX_VALUE && ak_can_loop; i++)
 		d[i] = s[i];
 }
 
 /* Copy @bytes from the arena into a program's memory. */
 static inline void __ak_omap_get(void *dst, const void __arena *src, unsigned int bytes)
 {
+	const volatile unsigned char __arena *s = src;
 	unsigned char *d = dst;
-	const unsigned char __arena *s = src;
 	unsigned int i;
 
-	for (i = 0; i < bytes && i < AK_OMAP_MAX_VALUE; i++)
+	for (i = 0; i < bytes && i < AK_OMAP_MAX_VALUE && ak_can_loop; i++)
 		d[i] = s[i];
+}
+
+/* A key from a program's memory into key @i of @n. */
+static inline void __ak_omap_key_put(const struct ak_omap __arena *m, __ak_omap_node_t n,
+				     unsigned int i, const unsigned long long *k)
+{
+	volatile unsigned long long __arena *d = __ak_omap_key(m, n, i);
+	unsigned int w;
+
+	for (w = 0; w < m->key_words && w < __AK_OMAP_KW_MAX; w++)
+		d[w] = k[w];
+}
+
+/* Key @i of @n into a program's memory. */
+static inline void __ak_omap_key_get(unsigned long long *k, const struct ak_omap __arena *m,
+				     __ak_omap_node_t n, unsigned int i)
+{
+	const volatile unsigned long long __arena *s = __ak_omap_key(m, n, i);
+	unsigned int w;
+
+	for (w = 0; w < m->key_words && w < __AK_OMAP_KW_MAX; w++)
+		k[w] = s[w];
 }
 
 static inline int __ak_omap_cmp(const unsigned long long __arena *a, const unsigned long long *b,
@@ -127,6 +166,19 @@ static inline unsigned int __ak_omap_search(const struct ak_omap __arena *m, __a
 	return lo;
 }
 
+/*
+ * A level as an index into a path: masked, so the verifier sees it in
+ * bounds whatever it knows of the level (callers keep it below
+ * AK_OMAP_MAX_DEPTH, a power of two).
+ */
+#define __AK_OMAP_LEVEL(d)						\
+	({								\
+		unsigned int ___ak_level = (unsigned int)(d);		\
+									\
+		ak_barrier_var(___ak_level);	/* or clang drops the mask the loop implies */ \
+		___ak_level & (AK_OMAP_MAX_DEPTH - 1);			\
+	})
+
 /* A descent's nodes from the root, and the child taken at each inner one. */
 struct __ak_omap_path {
 	__ak_omap_node_t node[AK_OMAP_MAX_DEPTH];
@@ -151,12 +203,12 @@ static inline __ak_omap_node_t __ak_omap_descend(const struct ak_omap __arena *m
 			at = n->nkeys;
 		else
 			at = __ak_omap_search(m, n, k, 1);	/* keys at or below @k go left */
-		p->node[d] = n;
-		p->at[d] = at;
+		p->node[__AK_OMAP_LEVEL(d)] = n;
+		p->at[__AK_OMAP_LEVEL(d)] = at;
 		n = __ak_omap_child(m, n, at);
 	}
-	p->node[d] = n;
-	p->at[d] = 0;
+	p->node[__AK_OMAP_LEVEL(d)] = n;
+	p->at[__AK_OMAP_LEVEL(d)] = 0;
 	return n;
 }
 
@@ -210,11 +262,10 @@ static inline void __ak_omap_close(const struct ak_omap __arena *m, __ak_omap_no
 static inline void __ak_omap_split(const struct ak_omap __arena *m, __ak_omap_node_t n,
 				   __ak_omap_node_t right, unsigned long long *up)
 {
-	unsigned int kw = m->key_words, vw = m->value_words, mid = AK_OMAP_FANOUT / 2, i;
+	unsigned int kw = m->key_words, vw = m->value_words, mid = AK_OMAP_FANOUT / 2;
 	unsigned int from = n->leaf ? mid : mid + 1;
 
-	for (i = 0; i < kw && i < __AK_OMAP_KW_MAX; i++)
-		up[i] = __ak_omap_key(m, n, mid)[i];
+	__ak_omap_key_get(up, m, n, mid);
 	right->leaf = n->leaf;
 	right->nkeys = AK_OMAP_FANOUT - from;
 	__ak_omap_move(__ak_omap_key(m, right, 0), __ak_omap_key(m, n, from),
@@ -241,7 +292,7 @@ static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsig
 					  const void *value, unsigned int flags)
 {
 	unsigned long long sep[__AK_OMAP_KW_MAX], up[__AK_OMAP_KW_MAX];
-	unsigned int kw = m->key_words, need = 0, pos, i;
+	unsigned int kw = m->key_words, need = 0, pos;
 	struct __ak_omap_path p;
 	__ak_omap_node_t n, right, carry = 0, root;
 	int d;
@@ -257,7 +308,8 @@ static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsig
 	}
 	if (flags == AK_OMAP_EXIST)
 		return -ENOENT;
-	for (d = (int)m->depth - 1; d >= 0 && p.node[d]->nkeys == AK_OMAP_FANOUT; d--)
+	for (d = (int)m->depth - 1; d >= 0 && d < AK_OMAP_MAX_DEPTH &&
+	     p.node[__AK_OMAP_LEVEL(d)]->nkeys == AK_OMAP_FANOUT; d--)
 		need++;
 	if (d < 0) {
 		if (m->depth == AK_OMAP_MAX_DEPTH)
@@ -278,17 +330,15 @@ static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsig
 		}
 	}
 	__ak_omap_open(m, n, pos);
-	for (i = 0; i < kw && i < __AK_OMAP_KW_MAX; i++)
-		__ak_omap_key(m, n, pos)[i] = k[i];
+	__ak_omap_key_put(m, n, pos, k);
 	__ak_omap_put(__ak_omap_val(m, n, pos), value, m->value_size);
 	if (carry)	/* the right half's first key, after the insert */
-		for (i = 0; i < kw && i < __AK_OMAP_KW_MAX; i++)
-			sep[i] = __ak_omap_key(m, carry, 0)[i];
+		__ak_omap_key_get(sep, m, carry, 0);
 
 	/* Each split's right half goes into the parent, which may split in turn. */
-	for (d = (int)m->depth - 2; carry && d >= 0; d--) {
-		n = p.node[d];
-		pos = p.at[d];
+	for (d = (int)m->depth - 2; carry && d >= 0 && d < AK_OMAP_MAX_DEPTH; d--) {
+		n = p.node[__AK_OMAP_LEVEL(d)];
+		pos = p.at[__AK_OMAP_LEVEL(d)];
 		right = 0;
 		if (n->nkeys == AK_OMAP_FANOUT) {
 			right = __ak_omap_take_spare(m);
@@ -299,20 +349,18 @@ static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsig
 			}
 		}
 		__ak_omap_open(m, n, pos);
-		for (i = 0; i < kw && i < __AK_OMAP_KW_MAX; i++)
-			__ak_omap_key(m, n, pos)[i] = sep[i];
+		__ak_omap_key_put(m, n, pos, sep);
 		__ak_omap_links(m, n)[pos + 1] = (unsigned long)carry;
 		carry = right;
-		for (i = 0; right && i < kw && i < __AK_OMAP_KW_MAX; i++)
-			sep[i] = up[i];
+		if (right)
+			__builtin_memcpy(sep, up, sizeof(sep));
 	}
 	if (carry) {
 		root = __ak_omap_take_spare(m);
 		root->leaf = 0;
 		root->nkeys = 1;
 		root->next = 0;
-		for (i = 0; i < kw && i < __AK_OMAP_KW_MAX; i++)
-			__ak_omap_key(m, root, 0)[i] = sep[i];
+		__ak_omap_key_put(m, root, 0, sep);
 		__ak_omap_links(m, root)[0] = (unsigned long)m->root;
 		__ak_omap_links(m, root)[1] = (unsigned long)carry;
 		m->root = root;
@@ -386,12 +434,12 @@ static inline void __ak_omap_rebalance(struct ak_omap __arena *m, struct __ak_om
 	__ak_omap_node_t n, parent, sib;
 	unsigned int at, room, extra;
 
-	for (; d > 0; d--) {
-		n = p->node[d];
+	for (; d > 0 && d < AK_OMAP_MAX_DEPTH; d--) {
+		n = p->node[__AK_OMAP_LEVEL(d)];
 		if (n->nkeys >= __AK_OMAP_LOW)
 			break;
-		parent = p->node[d - 1];
-		at = p->at[d - 1];
+		parent = p->node[__AK_OMAP_LEVEL(d - 1)];
+		at = p->at[__AK_OMAP_LEVEL(d - 1)];
 		extra = n->leaf ? 0 : 1;	/* an inner merge brings the parent's key down */
 		room = n->nkeys ? AK_OMAP_FANOUT * 3 / 4 : AK_OMAP_FANOUT;
 		if (at < parent->nkeys &&
@@ -407,7 +455,7 @@ static inline void __ak_omap_rebalance(struct ak_omap __arena *m, struct __ak_om
 			break;
 		}
 	}
-	while (m->depth > 1 && !m->root->nkeys) {
+	for (d = 0; d < AK_OMAP_MAX_DEPTH && m->depth > 1 && !m->root->nkeys; d++) {
 		n = m->root;
 		m->root = __ak_omap_child(m, n, 0);
 		m->depth--;
@@ -679,16 +727,19 @@ static inline int ak_omap_next(struct ak_omap __arena *m, struct ak_omap_cursor 
 	}
 	err = __ak_omap_find_locked(m, c->key, c->started, c->bounded ? c->end : 0, found, value);
 	if (!err) {
-		for (i = 0; i < kw && i < __AK_OMAP_KW_MAX; i++)
-			c->key[i] = found[i];
+		__builtin_memcpy(c->key, found, sizeof(found));
 		c->map = m;
 		c->gen = m->gen;
 		c->started = 1;
 	}
 out:
 	ak_lock_release(&m->lock);
-	for (i = 0; !err && key_out && i < kw && i < __AK_OMAP_KW_MAX; i++)
-		((unsigned long long *)key_out)[i] = found[i];
+	/* The key's words, as many as the map has (a constant-size copy, then the rest). */
+	if (!err && key_out) {
+		__builtin_memcpy(key_out, found, 8);
+		for (i = 1; i < kw && i < __AK_OMAP_KW_MAX; i++)
+			__builtin_memcpy((char *)key_out + 8 * i, &found[i], 8);
+	}
 	if (err && err != -EBUSY && err != -AK_EBUDGET)
 		c->map = 0;	/* spent: only ak_omap_cursor_init makes it walk again */
 	return err;
