@@ -182,6 +182,74 @@ struct ak_alloc_request {
 #define __AK_UNROLL
 #endif
 
+/*
+ * Copy a value of constant @size from the caller's @src (stack or global,
+ * any alignment) into arena @dst (whole words: the last one's bytes past
+ * @size are stored as zero), a word at a time through one 8-byte local.
+ *
+ * Every arena access of the value copies (this and __ak_arena_fetch)
+ * is volatile (the hash table's and the ordered map's values). clang turns a plain copy loop into a memcpy, which clang-19
+ * lowers without the arena address cast, and the verifier refuses the
+ * program ("R0 invalid mem access 'scalar'"; values over 8 bytes).
+ * Volatile forbids only merging or dropping that one access; a compiler
+ * barrier per word would also make clang reload from memory everything
+ * else it holds. So the copy stays a load and a store per word (from an
+ * aligned source; bytes are gathered from an unaligned one), unrolled, and
+ * no copy of the value is made on the caller's stack.
+ */
+#define __ak_arena_store(dst, src, size)				\
+	do {								\
+		volatile unsigned long long __arena *___ak_d =		\
+			(volatile unsigned long long __arena *)(dst);	\
+		const void *___ak_s = (src);				\
+		unsigned long long ___ak_x;				\
+		unsigned int ___ak_i;					\
+									\
+		__AK_UNROLL						\
+		for (___ak_i = 0; ___ak_i * 8 + 8 <= (size); ___ak_i++) {	\
+			__builtin_memcpy(&___ak_x, (const char *)___ak_s + ___ak_i * 8, 8); \
+			___ak_d[___ak_i] = ___ak_x;			\
+		}							\
+		if ((size) % 8) {					\
+			___ak_x = 0;					\
+			__builtin_memcpy(&___ak_x, (const char *)___ak_s + (size) / 8 * 8, \
+					 (size) % 8);			\
+			___ak_d[(size) / 8] = ___ak_x;			\
+		}							\
+	} while (0)
+
+/*
+ * Copy a value of constant @size from arena @src (whole words) to the
+ * caller's @dst, a word at a time: volatile loads, as __ak_arena_store
+ * explains. User space has no address cast to lose, and one memcpy there
+ * lets gcc see that all of @dst was written (it warns of "maybe
+ * uninitialized" bytes after a loop of them).
+ */
+#ifndef __BPF__
+#define __ak_arena_fetch(dst, src, size)				\
+	__builtin_memcpy((dst), (const void *)(src), (size))
+#else
+#define __ak_arena_fetch(dst, src, size)				\
+	do {								\
+		const volatile unsigned long long __arena *___ak_s =	\
+			(const volatile unsigned long long __arena *)(src); \
+		void *___ak_d = (dst);					\
+		unsigned long long ___ak_x;				\
+		unsigned int ___ak_i;					\
+									\
+		__AK_UNROLL						\
+		for (___ak_i = 0; ___ak_i * 8 + 8 <= (size); ___ak_i++) {	\
+			___ak_x = ___ak_s[___ak_i];			\
+			__builtin_memcpy((char *)___ak_d + ___ak_i * 8, &___ak_x, 8); \
+		}							\
+		if ((size) % 8) {					\
+			___ak_x = ___ak_s[(size) / 8];			\
+			__builtin_memcpy((char *)___ak_d + (size) / 8 * 8, &___ak_x, \
+					 (size) % 8);			\
+		}							\
+	} while (0)
+#endif
+
 #define ak_container_of(ptr, type, member)				\
 	((type __arena *)((char __arena *)(ptr) - __builtin_offsetof(type, member)))
 

@@ -572,7 +572,7 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
 						   ___ak_flags, &___ak_u)); \
 			if (___ak_v) {					\
 				if (___ak_flags != __AK_HTAB_INIT || ___ak_u.fresh) \
-					__ak_htab_value_store(___ak_v, ___ak_val, \
+					__ak_arena_store(___ak_v, ___ak_val, \
 							      sizeof(*___ak_val)); \
 				__ak_htab_update_end(___ak_h, &___ak_u); \
 			}						\
@@ -709,7 +709,7 @@ __ak_global int __ak_htab_free_nosleep(__arg_arena void __arena *node)
 				__AK_HTAB_WORDS(sizeof(*___ak_key)),	\
 				___ak_h, ___ak_kp, &___ak_n); \
 			if (!___ak_err) {				\
-				__ak_htab_value_fetch(___ak_val,	\
+				__ak_arena_fetch(___ak_val,	\
 					__ak_htab_value(___ak_h, (struct ak_htab_node __arena *)___ak_n), \
 					sizeof(*___ak_val));		\
 				___ak_err = __ak_htab_free_nosleep((void __arena *)___ak_n); \
@@ -776,7 +776,7 @@ static inline void __ak_htab_unlock(struct ak_htab __arena *h, struct __ak_htab_
 				__AK_HTAB_WORDS(sizeof(*___ak_key)),	\
 				___ak_h, ___ak_kp, &___ak_l); \
 			if (___ak_v) {					\
-				__ak_htab_value_fetch(___ak_val, ___ak_v, sizeof(*___ak_val)); \
+				__ak_arena_fetch(___ak_val, ___ak_v, sizeof(*___ak_val)); \
 				__ak_htab_unlock(___ak_h, &___ak_l);	\
 				___ak_l.err = 0;			\
 			}						\

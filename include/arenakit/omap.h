@@ -11,21 +11,26 @@
  * half, so a million keys fit 5 levels and AK_OMAP_MAX_DEPTH (8) levels
  * hold 16^7 leaves at their least dense. An rbtree of a million keys is 20
  * to 40 levels, one fetch each; a skip list alike. Every loop is bounded
- * by a constant (levels, a node's keys), so no operation is cut short.
+ * by a constant (levels, a node's keys).
  *
  * Keys are compared as unsigned words, the first most significant: an
  * unsigned integer is one word; a signed one is stored with its sign bit
  * flipped (ak_omap_key_s64); a byte string as big-endian words.
  *
+ * A key's entry (its key, then its value) is an object of its own, which
+ * a leaf links to: a value stays at its address while nodes split and
+ * merge, so lookups return its address, as the hash table's do.
+ *
  * Concurrency: one ak_lock per map, held by every call for one descent and
  * its change (O(levels x log2(fanout)) compares, plus a node's shift), so
- * a wait is bounded as lock.h says. Splits take nodes from a spare stock
- * filled before the lock is taken: a holder never allocates.
+ * a wait is bounded as lock.h says. An update allocates its entry and the
+ * nodes a split may need before it takes the lock: a holder never
+ * allocates.
  *
- * Program types: every call takes the lock; an insert that finds too few
- * spare nodes refills them with ak_alloc (sleepable programs) or
- * ak_alloc_nosleep (the _nosleep form, from ak_alloc_reserve's pool; a node
- * above AK_ALLOC_MAX_SMALL cannot come from it).
+ * Program types: lookups, bounds, walks, deletes and pops work anywhere;
+ * ak_omap_update allocates with ak_alloc (sleepable programs),
+ * ak_omap_update_nosleep from ak_alloc_reserve's pool. The calls are
+ * global functions, one version per key width: each has its own budget.
  *
  * The structures are in <arenakit/omap_types.h>; the bodies in
  * omap_impl.h.
@@ -37,7 +42,7 @@
 #include <arenakit/lock.h>
 #include <arenakit/omap_types.h>
 
-/* Insert flags, as BPF_ANY, BPF_NOEXIST and BPF_EXIST. */
+/* Update flags, as BPF_ANY, BPF_NOEXIST and BPF_EXIST. */
 #define AK_OMAP_ANY 0
 #define AK_OMAP_NOEXIST 1
 #define AK_OMAP_EXIST 2
@@ -48,146 +53,160 @@
  * @key_size: bytes per key: 8, 16, 24 or 32
  * @value_size: bytes per value, 1 to AK_OMAP_MAX_VALUE
  *
- * Return: 0; -EINVAL for a size out of range; an allocation's error.
+ * Return: 0; -EINVAL for a size out of range or a map in use; an
+ * allocation's error.
  */
 static inline int ak_omap_init(struct ak_omap __arena *m, unsigned int key_size,
 			       unsigned int value_size);
 
 /**
- * ak_omap_destroy - free every node of @m; @m is zero after (sleepable)
+ * ak_omap_destroy - free every node and entry of @m; @m is zero after
  * @m: the map
  *
- * Return: 0; -EBUSY if the lock stayed busy.
+ * Return: 0; -EBUSY if the lock stayed busy; -AK_EBUDGET if the budget
+ * ran out first (call again: it goes on).
  */
 static inline int ak_omap_destroy(struct ak_omap __arena *m);
 
 /**
- * ak_omap_insert - store @value under @key, as @flags say (sleepable)
+ * ak_omap_update - store *@value under *@key, as @flags say (sleepable)
  * @m: the map
- * @key: the key's words
- * @value: value_size bytes
- * @flags: AK_OMAP_ANY, AK_OMAP_NOEXIST (-EEXIST if present) or
- *	AK_OMAP_EXIST (-ENOENT if absent)
+ * @key: a pointer to the key (its type's size is the map's key size)
+ * @value: a pointer to the value (its type's size is the map's)
+ * @flags: AK_OMAP_ANY, AK_OMAP_NOEXIST or AK_OMAP_EXIST
  *
- * Return: 0; -EEXIST, -ENOENT as @flags say; -EINVAL for bad flags or an
- * uninitialised map; -E2BIG past AK_OMAP_MAX_DEPTH levels; -EBUSY if the
- * lock stayed busy; an allocation's error.
+ * A new key's entry, and the nodes a split may need, are allocated before
+ * the lock is taken; the value is written under it.
+ *
+ * Return: 0; -EEXIST (NOEXIST, present); -ENOENT (EXIST, absent);
+ * -EINVAL (sizes, flags, a map not initialised); -E2BIG past
+ * AK_OMAP_MAX_DEPTH levels; -EBUSY; an allocation's error.
  */
-static inline int ak_omap_insert(struct ak_omap __arena *m, const void *key, const void *value,
-				 unsigned int flags);
+#define ak_omap_update(m, key, value, flags) __ak_omap_update(m, key, value, flags, sleepable)
 
 /**
- * ak_omap_insert_nosleep - ak_omap_insert for any program type
+ * ak_omap_update_nosleep - ak_omap_update for any program type
  * @m: the map
- * @key: the key's words
- * @value: value_size bytes
- * @flags: as ak_omap_insert
+ * @key: a pointer to the key
+ * @value: a pointer to the value
+ * @flags: as ak_omap_update
  *
- * Splits take nodes from ak_alloc_nosleep's pool (ak_alloc_reserve).
+ * Entries and nodes come from ak_alloc_nosleep's pool (ak_alloc_reserve).
  *
- * Return: as ak_omap_insert; -ENOMEM when the pool is empty.
+ * Return: as ak_omap_update; -ENOMEM when the pool is empty.
  */
-static inline int ak_omap_insert_nosleep(struct ak_omap __arena *m, const void *key,
-					 const void *value, unsigned int flags);
+#define ak_omap_update_nosleep(m, key, value, flags)			\
+	__ak_omap_update(m, key, value, flags, nosleep)
 
 /**
- * ak_omap_lookup - copy the value under @key
+ * ak_omap_lookup - the value stored under *@key, or NULL (any program)
  * @m: the map
- * @key: the key's words
- * @value: where the value is copied, or NULL (is it there?)
+ * @key: a pointer to the key
+ * @err: on NULL, set to -ENOENT, -EINVAL (wrong key size), -EBUSY or
+ *	-AK_EBUDGET (may be NULL)
  *
- * Return: 0; -ENOENT if absent; -EINVAL uninitialised; -EBUSY.
+ * The value stays at that address until its key is deleted: a program may
+ * update it in place (atomically, if other CPUs do too).
+ *
+ * Return: the address of the value in the arena, or NULL.
  */
-static inline int ak_omap_lookup(struct ak_omap __arena *m, const void *key, void *value);
+#define ak_omap_lookup(m, key, err) __ak_omap_find(m, key, __AK_OMAP_EQ, NULL, err)
 
 /**
- * ak_omap_delete - take @key out of @m, copying its value first
+ * ak_omap_bound - the first key at or after *@key (or after it), and its value
  * @m: the map
- * @key: the key's words
- * @value: where the value is copied, or NULL
- *
- * Nodes left too small are merged with a neighbour; a node freed goes to
- * the spare stock or back to the allocator (ak_free_nosleep: any program).
- *
- * Return: 0; -ENOENT if absent; -EINVAL uninitialised; -EBUSY.
- */
-static inline int ak_omap_delete(struct ak_omap __arena *m, const void *key, void *value);
-
-/**
- * ak_omap_bound - the first key at or after @key (or strictly after)
- * @m: the map
- * @key: the bound's words
+ * @key: a pointer to the bound
  * @strict: 0: at or after (a lower bound); 1: after (an upper bound)
- * @key_out: where that key is copied, or NULL
- * @value: where its value is copied, or NULL
+ * @key_out: where that key is copied (a pointer to the key type), or NULL
+ * @err: on NULL, set to -ENOENT (nothing there), or as ak_omap_lookup
  *
- * Return: 0; -ENOENT if no key lies there; -EINVAL; -EBUSY.
+ * Return: the address of the value, or NULL.
  */
-static inline int ak_omap_bound(struct ak_omap __arena *m, const void *key, int strict,
-				void *key_out, void *value);
+#define ak_omap_bound(m, key, strict, key_out, err)			\
+	__ak_omap_find(m, key, (strict) ? __AK_OMAP_GT : __AK_OMAP_GE, key_out, err)
 
 /**
- * ak_omap_first - the smallest key and its value
+ * ak_omap_first - the smallest key, and its value
  * @m: the map
- * @key_out: where the key is copied, or NULL
- * @value: where the value is copied, or NULL
+ * @key_out: where the key is copied (a pointer to the key type)
+ * @err: on NULL, set to -ENOENT (empty), or as ak_omap_lookup
  *
- * Return: 0; -ENOENT if @m is empty; -EINVAL; -EBUSY.
+ * Return: the address of the value, or NULL.
  */
-static inline int ak_omap_first(struct ak_omap __arena *m, void *key_out, void *value);
+#define ak_omap_first(m, key_out, err) __ak_omap_find(m, key_out, __AK_OMAP_FIRST, key_out, err)
 
 /**
- * ak_omap_last - the largest key and its value
+ * ak_omap_last - the largest key, and its value
  * @m: the map
- * @key_out: where the key is copied, or NULL
- * @value: where the value is copied, or NULL
+ * @key_out: where the key is copied (a pointer to the key type)
+ * @err: on NULL, set to -ENOENT (empty), or as ak_omap_lookup
  *
- * Return: 0; -ENOENT if @m is empty; -EINVAL; -EBUSY.
+ * Return: the address of the value, or NULL.
  */
-static inline int ak_omap_last(struct ak_omap __arena *m, void *key_out, void *value);
+#define ak_omap_last(m, key_out, err) __ak_omap_find(m, key_out, __AK_OMAP_LAST, key_out, err)
+
+/**
+ * ak_omap_delete - take *@key out of @m (any program)
+ * @m: the map
+ * @key: a pointer to the key
+ *
+ * Nodes left small are merged with a neighbour; the entry and any node
+ * freed go back with ak_free_nosleep.
+ *
+ * Return: 0; -ENOENT if absent; -EINVAL; -EBUSY; -AK_EBUDGET.
+ */
+#define ak_omap_delete(m, key) __ak_omap_take(m, key, 0, NULL, (void *)0)
+
+/**
+ * ak_omap_lookup_and_delete - copy *@key's value to @value, and take it out
+ * @m: the map
+ * @key: a pointer to the key
+ * @value: a pointer to where the value is copied (the value's type)
+ *
+ * Return: as ak_omap_delete.
+ */
+#define ak_omap_lookup_and_delete(m, key, value) __ak_omap_take(m, key, 0, NULL, value)
 
 /**
  * ak_omap_pop_first - take the smallest key out, copying it and its value
  * @m: the map
- * @key_out: where the key is copied, or NULL
- * @value: where the value is copied, or NULL
+ * @key_out: where the key is copied (a pointer to the key type)
+ * @value: where the value is copied (a pointer to the value type)
  *
- * One descent, under the lock: two CPUs popping never take the same key.
+ * One descent under the lock: two CPUs popping never take the same key.
  *
- * Return: 0; -ENOENT if @m is empty; -EINVAL; -EBUSY.
+ * Return: 0; -ENOENT if @m is empty; -EINVAL; -EBUSY; -AK_EBUDGET.
  */
-static inline int ak_omap_pop_first(struct ak_omap __arena *m, void *key_out, void *value);
+#define ak_omap_pop_first(m, key_out, value) __ak_omap_take(m, key_out, 1, key_out, value)
 
 /**
- * ak_omap_cursor_init - set @c to walk the keys from @from to before @end
+ * ak_omap_cursor_init - set @c to walk the keys from *@from to before *@end
  * @c: the cursor
- * @from: the first key the walk may return, or NULL (the smallest)
- * @end: the walk stops before this key, or NULL (no end)
+ * @from: a pointer to the first key the walk may return, or NULL (the smallest)
+ * @end: a pointer to the key the walk stops before, or NULL (no end)
  * @exact: 1: the walk says -AK_ESTALE once the map changed between two of
  *	its calls (a snapshot, or none); 0: it goes on after its last key,
  *	and every key present throughout is returned once, in order
- * @key_words: the map's words per key
  */
-static inline void ak_omap_cursor_init(struct ak_omap_cursor *c, const void *from,
-				       const void *end, int exact, unsigned int key_words);
+#define ak_omap_cursor_init(c, from, end, exact)			\
+	__ak_omap_cursor_init(c, from, sizeof(*(from)), end, sizeof(*(end)), exact)
 
 /**
- * ak_omap_next - the walk's next key and value, in order
+ * ak_omap_next - the walk's next key, and its value
  * @m: the map
- * @c: the cursor, from ak_omap_cursor_init
- * @key_out: where the key is copied, or NULL
- * @value: where the value is copied, or NULL
+ * @c: the cursor (struct ak_omap_cursor *), from ak_omap_cursor_init
+ * @key_out: where the key is copied (a pointer to the key type)
+ * @err: on NULL, set to -ENOENT at the end (the cursor is spent: init it
+ *	again), -AK_ESTALE if an exact walk's map changed or @c is another
+ *	map's, -EBUSY or -AK_EBUDGET (the cursor unchanged: call again)
  *
  * Each call is one descent under the lock, from the cursor's last key:
  * nothing is held between calls, and a walk cut by its caller goes on
  * from the cursor in another run.
  *
- * Return: 0; -ENOENT at the end (the cursor is spent: init it again);
- * -AK_ESTALE if an exact walk's map changed, or @c is another map's;
- * -EINVAL; -EBUSY (the cursor unchanged: call again).
+ * Return: the address of the value, or NULL.
  */
-static inline int ak_omap_next(struct ak_omap __arena *m, struct ak_omap_cursor *c,
-			       void *key_out, void *value);
+#define ak_omap_next(m, c, key_out, err) __ak_omap_next(m, c, key_out, err)
 
 /**
  * ak_omap_count - the keys in @m
@@ -198,10 +217,12 @@ static inline int ak_omap_next(struct ak_omap __arena *m, struct ak_omap_cursor 
 static inline unsigned long long ak_omap_count(const struct ak_omap __arena *m);
 
 /**
- * ak_omap_check - verify @m's order, links, counts and depth (tests)
+ * ak_omap_check - verify @m's order, links, entries, counts and depth
  * @m: the map
  *
- * Return: 0; -EINVAL at the first fault; -EBUSY.
+ * For tests and loaders (it walks every node).
+ *
+ * Return: 0; -EINVAL at the first fault; -EBUSY; -AK_EBUDGET if cut.
  */
 static inline int ak_omap_check(struct ak_omap __arena *m);
 

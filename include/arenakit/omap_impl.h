@@ -15,21 +15,17 @@
 #define __ARENAKIT_OMAP_IMPL_H
 
 #define __AK_OMAP_KW_MAX (AK_OMAP_MAX_KEY / 8)
-#define __AK_OMAP_VW_MAX ((AK_OMAP_MAX_VALUE + 7) / 8)
-/* __ak_omap_insert_locked's "fill the spare stock and come back". */
-#define __AK_OMAP_REFILL 1
+/* __ak_omap_insert_locked's "fill the spare stock and come back" (1 is "present"). */
+#define __AK_OMAP_REFILL 2
 /* A node this small is merged with a neighbour when both fit in 3/4 of one. */
 #define __AK_OMAP_LOW (AK_OMAP_FANOUT / 4)
 
 typedef struct ak_omap_node __arena *__ak_omap_node_t;
 
-static inline unsigned long long __ak_omap_node_size(unsigned int kw, unsigned int vw)
+static inline unsigned long long __ak_omap_node_size(unsigned int kw)
 {
-	unsigned long long tail = AK_OMAP_FANOUT * (unsigned long long)vw;
-
-	if (tail < AK_OMAP_FANOUT + 1)
-		tail = AK_OMAP_FANOUT + 1;	/* an inner node's children */
-	return sizeof(struct ak_omap_node) + 8 * (AK_OMAP_FANOUT * (unsigned long long)kw + tail);
+	return sizeof(struct ak_omap_node) + 8 * (AK_OMAP_FANOUT * (unsigned long long)kw +
+						  AK_OMAP_FANOUT + 1);
 }
 
 static inline unsigned long long __arena *__ak_omap_key(const struct ak_omap __arena *m,
@@ -38,17 +34,18 @@ static inline unsigned long long __arena *__ak_omap_key(const struct ak_omap __a
 	return &n->w[i * m->key_words];
 }
 
-static inline unsigned long long __arena *__ak_omap_val(const struct ak_omap __arena *m,
-						       __ak_omap_node_t n, unsigned int i)
-{
-	return &n->w[AK_OMAP_FANOUT * m->key_words + i * m->value_words];
-}
-
-/* An inner node's child links, after its keys. */
+/* A node's links after its keys: an inner node's children, a leaf's entries. */
 static inline unsigned long long __arena *__ak_omap_links(const struct ak_omap __arena *m,
 							 __ak_omap_node_t n)
 {
 	return &n->w[AK_OMAP_FANOUT * m->key_words];
+}
+
+/* A leaf's entry of key @i: the key's words, then the value. */
+static inline unsigned long long __arena *__ak_omap_entry(const struct ak_omap __arena *m,
+							 __ak_omap_node_t n, unsigned int i)
+{
+	return (unsigned long long __arena *)(unsigned long)__ak_omap_links(m, n)[i];
 }
 
 static inline __ak_omap_node_t __ak_omap_child(const struct ak_omap __arena *m, __ak_omap_node_t n,
@@ -61,19 +58,23 @@ static inline __ak_omap_node_t __ak_omap_child(const struct ak_omap __arena *m, 
  * The copy loops below read and write the arena through volatile
  * pointers: clang would turn a plain copy loop into a memmove, which it
  * cannot lower for the arena's address space (htab_impl_key.h says more).
- * Each is bounded by a node's size and the loop budget; a map a cut copy
- * left half moved is marked broken (m->broken) by its caller.
+ * A move is bounded by a node's size and the loop budget, which one call
+ * of the map (a global function: its own budget) never comes near.
  */
 
-/* Move @n words from @src to @dst, which may overlap: 0, or 1 if cut. */
-static inline int __ak_omap_move(unsigned long long __arena *dst,
-				 unsigned long long __arena *src, unsigned long long n)
+/*
+ * Move @n words from @src to @dst, which may overlap: 0, or 1 if cut. Out
+ * of line (a global function in BPF), as is the search below: the verifier
+ * checks each once, not at every place a tree operation calls it.
+ */
+__ak_global int __ak_omap_move(__arg_arena unsigned long long __arena *dst,
+			       __arg_arena unsigned long long __arena *src, unsigned long long n)
 {
 	volatile unsigned long long __arena *d = dst;
 	volatile unsigned long long __arena *s = src;
 	unsigned long long i;
 
-	if (n > AK_OMAP_FANOUT * (unsigned long long)(__AK_OMAP_VW_MAX + 1))
+	if (n > AK_OMAP_FANOUT * (__AK_OMAP_KW_MAX + 1) + 1)
 		return 1;	/* never: every caller's count is a node's */
 	if (d < s) {
 		for (i = 0; i < n; i++) {
@@ -89,28 +90,6 @@ static inline int __ak_omap_move(unsigned long long __arena *dst,
 	return 0;
 cut:
 	return 1;
-}
-
-/* Copy @bytes from a program's memory into the arena. */
-static inline void __ak_omap_put(void __arena *dst, const void *src, unsigned int bytes)
-{
-	volatile unsigned char __arena *d = dst;
-	const unsigned char *s = src;
-	unsigned int i;
-
-	for (i = 0; i < bytes && i < AK_OMAP_MAX_VALUE && ak_can_loop; i++)
-		d[i] = s[i];
-}
-
-/* Copy @bytes from the arena into a program's memory. */
-static inline void __ak_omap_get(void *dst, const void __arena *src, unsigned int bytes)
-{
-	const volatile unsigned char __arena *s = src;
-	unsigned char *d = dst;
-	unsigned int i;
-
-	for (i = 0; i < bytes && i < AK_OMAP_MAX_VALUE && ak_can_loop; i++)
-		d[i] = s[i];
 }
 
 /* A key from a program's memory into key @i of @n. */
@@ -146,9 +125,15 @@ static inline int __ak_omap_cmp(const unsigned long long __arena *a, const unsig
 	return 0;
 }
 
+/* A key as the tree's calls hold it: AK_OMAP_MAX_KEY bytes, the map's words first. */
+struct __ak_omap_kbuf {
+	unsigned long long w[__AK_OMAP_KW_MAX];
+};
+
 /* The first key of @n at or after @k (after, if @strict): a binary search. */
-static inline unsigned int __ak_omap_search(const struct ak_omap __arena *m, __ak_omap_node_t n,
-					    const unsigned long long *k, int strict)
+__ak_global int __ak_omap_search(__arg_arena const struct ak_omap __arena *m,
+				 __arg_arena struct ak_omap_node __arena *n,
+				 __ak_nonnull const struct __ak_omap_kbuf *k, int strict)
 {
 	unsigned int lo = 0, hi = n->nkeys, mid, step;
 	int c;
@@ -157,7 +142,7 @@ static inline unsigned int __ak_omap_search(const struct ak_omap __arena *m, __a
 		hi = AK_OMAP_FANOUT;
 	for (step = 0; step < 7 && lo < hi; step++) {	/* log2(AK_OMAP_FANOUT) + 1 */
 		mid = (lo + hi) / 2;
-		c = __ak_omap_cmp(__ak_omap_key(m, n, mid), k, m->key_words);
+		c = __ak_omap_cmp(__ak_omap_key(m, n, mid), k->w, m->key_words);
 		if (c < 0 || (strict && c == 0))
 			lo = mid + 1;
 		else
@@ -202,7 +187,7 @@ static inline __ak_omap_node_t __ak_omap_descend(const struct ak_omap __arena *m
 		else if (k == __AK_OMAP_RIGHTMOST)
 			at = n->nkeys;
 		else
-			at = __ak_omap_search(m, n, k, 1);	/* keys at or below @k go left */
+			at = __ak_omap_search(m, n, (const void *)k, 1);	/* keys at or below @k go left */
 		p->node[__AK_OMAP_LEVEL(d)] = n;
 		p->at[__AK_OMAP_LEVEL(d)] = at;
 		n = __ak_omap_child(m, n, at);
@@ -226,31 +211,29 @@ static inline void __ak_omap_give_back(struct ak_omap __arena *m, __ak_omap_node
 		ak_free_nosleep(n);
 }
 
-/* Open a gap at key @i of @n (and value @i, or child @i + 1), @n not full. */
+/*
+ * Open a gap at key @i of @n, @n not full: the keys from @i on move up
+ * one, and the links beside them (a leaf's entry @i on, an inner node's
+ * children from @i + 1 on).
+ */
 static inline void __ak_omap_open(const struct ak_omap __arena *m, __ak_omap_node_t n,
 				  unsigned int i)
 {
-	unsigned int kw = m->key_words, vw = m->value_words, rest = n->nkeys - i;
+	unsigned int rest = n->nkeys - i, link = n->leaf ? i : i + 1;
 
-	__ak_omap_move(__ak_omap_key(m, n, i + 1), __ak_omap_key(m, n, i), rest * kw);
-	if (n->leaf)
-		__ak_omap_move(__ak_omap_val(m, n, i + 1), __ak_omap_val(m, n, i), rest * vw);
-	else
-		__ak_omap_move(__ak_omap_links(m, n) + i + 2, __ak_omap_links(m, n) + i + 1, rest);
+	__ak_omap_move(__ak_omap_key(m, n, i + 1), __ak_omap_key(m, n, i), rest * m->key_words);
+	__ak_omap_move(__ak_omap_links(m, n) + link + 1, __ak_omap_links(m, n) + link, rest);
 	n->nkeys++;
 }
 
-/* Close key @i of @n (and value @i, or child @i + 1). */
+/* Close key @i of @n, and its link (a leaf's entry @i, an inner node's child @i + 1). */
 static inline void __ak_omap_close(const struct ak_omap __arena *m, __ak_omap_node_t n,
 				   unsigned int i)
 {
-	unsigned int kw = m->key_words, vw = m->value_words, rest = n->nkeys - i - 1;
+	unsigned int rest = n->nkeys - i - 1, link = n->leaf ? i : i + 1;
 
-	__ak_omap_move(__ak_omap_key(m, n, i), __ak_omap_key(m, n, i + 1), rest * kw);
-	if (n->leaf)
-		__ak_omap_move(__ak_omap_val(m, n, i), __ak_omap_val(m, n, i + 1), rest * vw);
-	else
-		__ak_omap_move(__ak_omap_links(m, n) + i + 1, __ak_omap_links(m, n) + i + 2, rest);
+	__ak_omap_move(__ak_omap_key(m, n, i), __ak_omap_key(m, n, i + 1), rest * m->key_words);
+	__ak_omap_move(__ak_omap_links(m, n) + link, __ak_omap_links(m, n) + link + 1, rest);
 	n->nkeys--;
 }
 
@@ -262,112 +245,141 @@ static inline void __ak_omap_close(const struct ak_omap __arena *m, __ak_omap_no
 static inline void __ak_omap_split(const struct ak_omap __arena *m, __ak_omap_node_t n,
 				   __ak_omap_node_t right, unsigned long long *up)
 {
-	unsigned int kw = m->key_words, vw = m->value_words, mid = AK_OMAP_FANOUT / 2;
-	unsigned int from = n->leaf ? mid : mid + 1;
+	unsigned int mid = AK_OMAP_FANOUT / 2, from = n->leaf ? mid : mid + 1;
 
 	__ak_omap_key_get(up, m, n, mid);
 	right->leaf = n->leaf;
 	right->nkeys = AK_OMAP_FANOUT - from;
 	__ak_omap_move(__ak_omap_key(m, right, 0), __ak_omap_key(m, n, from),
-		       (AK_OMAP_FANOUT - from) * kw);
+		       (AK_OMAP_FANOUT - from) * m->key_words);
+	/* A leaf's entries beside its keys; an inner node's children, one more. */
+	__ak_omap_move(__ak_omap_links(m, right), __ak_omap_links(m, n) + from,
+		       AK_OMAP_FANOUT - from + !n->leaf);
 	if (n->leaf) {
-		__ak_omap_move(__ak_omap_val(m, right, 0), __ak_omap_val(m, n, from),
-			       (AK_OMAP_FANOUT - from) * vw);
 		right->next = n->next;
 		n->next = right;
 	} else {
-		__ak_omap_move(__ak_omap_links(m, right), __ak_omap_links(m, n) + from,
-			       AK_OMAP_FANOUT + 1 - from);
 		right->next = 0;
 	}
 	n->nkeys = mid;
 }
 
+/* One level of an insert (__ak_omap_place): what goes in, and what comes out of a split. */
+struct __ak_omap_place {
+	struct __ak_omap_kbuf key;	/* the key put in, then the separator a split gives up */
+	unsigned long long link;	/* its entry (a leaf) or right child (an inner node) */
+	unsigned long long spare;	/* the node a split takes, if @n is full */
+	unsigned int pos;		/* where in @n */
+};
+
 /*
- * The insert under the lock. Nodes a split needs come from the spare
- * stock, counted first: __AK_OMAP_REFILL if it holds too few, with
- * nothing changed.
+ * Put @a->key at @a->pos of @n with its link (a leaf's entry @pos, an
+ * inner node's child @pos + 1), splitting @n into @a->spare first if it
+ * is full: the right half then, its separator in @a->key, else 0. Out of
+ * line: the verifier checks one level's work once, not once a level.
+ */
+__ak_global unsigned long long __ak_omap_place(__arg_arena struct ak_omap __arena *m,
+					      __arg_arena struct ak_omap_node __arena *n,
+					      __ak_nonnull struct __ak_omap_place *a)
+{
+	__ak_omap_node_t right = 0, at = n;
+	unsigned int mid = AK_OMAP_FANOUT / 2, pos = a->pos;
+	struct __ak_omap_kbuf up = {};
+
+	if (pos > AK_OMAP_FANOUT)
+		return 0;	/* never: a search's answer */
+	if (n->nkeys >= AK_OMAP_FANOUT) {
+		right = (__ak_omap_node_t)(unsigned long)a->spare;
+		__ak_omap_split(m, n, right, up.w);
+		/* A leaf keeps keys below @mid; an inner node gives key @mid up. */
+		if (pos > mid) {
+			at = right;
+			pos -= n->leaf ? mid : mid + 1;
+		}
+	}
+	__ak_omap_open(m, at, pos);
+	__ak_omap_key_put(m, at, pos, a->key.w);
+	__ak_omap_links(m, at)[at->leaf ? pos : pos + 1] = a->link;
+	if (right && right->leaf)	/* a leaf's separator: its right half's first key */
+		__ak_omap_key_get(up.w, m, right, 0);
+	if (right)
+		a->key = up;
+	return (unsigned long long)right;
+}
+
+/*
+ * The insert of @entry (its key written) under the lock, or the entry of
+ * the key if present: its address in *@found, and 1 then. Nodes a split
+ * needs come from the spare stock, counted first: __AK_OMAP_REFILL if it
+ * holds too few (or @entry is NULL for a new key), with nothing changed.
  */
 static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsigned long long *k,
-					  const void *value, unsigned int flags)
+					  unsigned long long __arena *entry, unsigned int flags,
+					  unsigned long long __arena **found)
 {
-	unsigned long long sep[__AK_OMAP_KW_MAX], up[__AK_OMAP_KW_MAX];
-	unsigned int kw = m->key_words, need = 0, pos;
+	struct __ak_omap_place a = { .link = (unsigned long)entry };
+	unsigned int need = 0, depth = m->depth, i;
+	unsigned long long right = 0;
 	struct __ak_omap_path p;
-	__ak_omap_node_t n, right, carry = 0, root;
+	__ak_omap_node_t n, root;
 	int d;
 
 	n = __ak_omap_descend(m, k, &p);
-	pos = __ak_omap_search(m, n, k, 0);
-	if (pos < n->nkeys && !__ak_omap_cmp(__ak_omap_key(m, n, pos), k, kw)) {
+	a.pos = __ak_omap_search(m, n, (const void *)k, 0);
+	if (a.pos < n->nkeys && !__ak_omap_cmp(__ak_omap_key(m, n, a.pos), k, m->key_words)) {
 		if (flags == AK_OMAP_NOEXIST)
 			return -EEXIST;
-		__ak_omap_put(__ak_omap_val(m, n, pos), value, m->value_size);
-		m->gen++;
-		return 0;
+		*found = __ak_omap_entry(m, n, a.pos);
+		return 1;
 	}
 	if (flags == AK_OMAP_EXIST)
 		return -ENOENT;
-	for (d = (int)m->depth - 1; d >= 0 && d < AK_OMAP_MAX_DEPTH &&
-	     p.node[__AK_OMAP_LEVEL(d)]->nkeys == AK_OMAP_FANOUT; d--)
+	/*
+	 * The level loops count up to AK_OMAP_MAX_DEPTH (constant bounds the
+	 * verifier follows) and find the level from the depth.
+	 */
+	for (i = 0; i < AK_OMAP_MAX_DEPTH; i++) {
+		d = (int)depth - 1 - (int)i;
+		if (d < 0 || p.node[__AK_OMAP_LEVEL(d)]->nkeys != AK_OMAP_FANOUT)
+			break;
 		need++;
-	if (d < 0) {
-		if (m->depth == AK_OMAP_MAX_DEPTH)
+	}
+	if (need == depth) {
+		if (depth >= AK_OMAP_MAX_DEPTH)
 			return -E2BIG;
 		need++;		/* a new root */
 	}
-	if (m->nspare < need)
+	if (m->nspare < need || !entry)
 		return __AK_OMAP_REFILL;
 
-	/* The leaf: split first if full, then the key goes into its half. */
-	if (n->nkeys == AK_OMAP_FANOUT) {
-		right = __ak_omap_take_spare(m);
-		__ak_omap_split(m, n, right, sep);
-		carry = right;
-		if (pos > AK_OMAP_FANOUT / 2) {
-			n = right;
-			pos -= AK_OMAP_FANOUT / 2;
-		}
-	}
-	__ak_omap_open(m, n, pos);
-	__ak_omap_key_put(m, n, pos, k);
-	__ak_omap_put(__ak_omap_val(m, n, pos), value, m->value_size);
-	if (carry)	/* the right half's first key, after the insert */
-		__ak_omap_key_get(sep, m, carry, 0);
-
-	/* Each split's right half goes into the parent, which may split in turn. */
-	for (d = (int)m->depth - 2; carry && d >= 0 && d < AK_OMAP_MAX_DEPTH; d--) {
+	/* From the leaf up: each split's right half goes into the parent. */
+	__builtin_memcpy(a.key.w, k, sizeof(a.key.w));
+	for (i = 0; i < AK_OMAP_MAX_DEPTH; i++) {
+		d = (int)depth - 1 - (int)i;
+		if (d < 0)
+			break;
 		n = p.node[__AK_OMAP_LEVEL(d)];
-		pos = p.at[__AK_OMAP_LEVEL(d)];
-		right = 0;
-		if (n->nkeys == AK_OMAP_FANOUT) {
-			right = __ak_omap_take_spare(m);
-			__ak_omap_split(m, n, right, up);
-			if (pos > AK_OMAP_FANOUT / 2) {
-				n = right;
-				pos -= AK_OMAP_FANOUT / 2 + 1;
-			}
-		}
-		__ak_omap_open(m, n, pos);
-		__ak_omap_key_put(m, n, pos, sep);
-		__ak_omap_links(m, n)[pos + 1] = (unsigned long)carry;
-		carry = right;
-		if (right)
-			__builtin_memcpy(sep, up, sizeof(sep));
+		if (d + 1 < (int)depth)
+			a.pos = p.at[__AK_OMAP_LEVEL(d)];
+		a.spare = n->nkeys >= AK_OMAP_FANOUT ? (unsigned long long)__ak_omap_take_spare(m) : 0;
+		right = __ak_omap_place(m, n, &a);
+		if (!right)
+			break;
+		a.link = right;
 	}
-	if (carry) {
+	if (right) {
 		root = __ak_omap_take_spare(m);
 		root->leaf = 0;
 		root->nkeys = 1;
 		root->next = 0;
-		__ak_omap_key_put(m, root, 0, sep);
+		__ak_omap_key_put(m, root, 0, a.key.w);
 		__ak_omap_links(m, root)[0] = (unsigned long)m->root;
-		__ak_omap_links(m, root)[1] = (unsigned long)carry;
+		__ak_omap_links(m, root)[1] = right;
 		m->root = root;
-		m->depth++;
+		m->depth = depth + 1;
 	}
 	m->count++;
-	m->gen++;
+	*found = entry;
 	return 0;
 }
 
@@ -379,11 +391,11 @@ static inline void __ak_omap_merge(struct ak_omap __arena *m, __ak_omap_node_t p
 				   unsigned int s)
 {
 	__ak_omap_node_t left = __ak_omap_child(m, parent, s), right = __ak_omap_child(m, parent, s + 1);
-	unsigned int kw = m->key_words, vw = m->value_words, ln = left->nkeys, rn = right->nkeys;
+	unsigned int kw = m->key_words, ln = left->nkeys, rn = right->nkeys;
 
 	if (left->leaf) {
 		__ak_omap_move(__ak_omap_key(m, left, ln), __ak_omap_key(m, right, 0), rn * kw);
-		__ak_omap_move(__ak_omap_val(m, left, ln), __ak_omap_val(m, right, 0), rn * vw);
+		__ak_omap_move(__ak_omap_links(m, left) + ln, __ak_omap_links(m, right), rn);
 		left->next = right->next;
 		left->nkeys = ln + rn;
 	} else {
@@ -425,35 +437,56 @@ static inline void __ak_omap_borrow(struct ak_omap __arena *m, __ak_omap_node_t 
 }
 
 /*
- * After a key left the node at depth @d of @p: merge a node left small
- * with a neighbour where both fit 3/4 of a node (any that fit, if it is
- * empty), level by level up, and drop a root left with one child.
+ * Child @at of @parent, left small by a delete: merge it with a neighbour
+ * where both fit 3/4 of a node (any that fit, if it is empty), or let an
+ * empty inner one take a key from a full neighbour. 1 if merged (the
+ * parent lost a key: look at it next), else 0. Out of line, as
+ * __ak_omap_place.
+ */
+__ak_global int __ak_omap_fix(__arg_arena struct ak_omap __arena *m,
+			      __arg_arena struct ak_omap_node __arena *parent, unsigned int at)
+{
+	__ak_omap_node_t n, sib;
+	unsigned int room, extra;
+
+	if (at > parent->nkeys || at > AK_OMAP_FANOUT)
+		return 0;	/* never: a descent's answer */
+	n = __ak_omap_child(m, parent, at);
+	extra = n->leaf ? 0 : 1;	/* an inner merge brings the parent's key down */
+	room = n->nkeys ? AK_OMAP_FANOUT * 3 / 4 : AK_OMAP_FANOUT;
+	if (at < parent->nkeys &&
+	    n->nkeys + __ak_omap_child(m, parent, at + 1)->nkeys + extra <= room) {
+		__ak_omap_merge(m, parent, at);
+		return 1;
+	}
+	sib = at > 0 ? __ak_omap_child(m, parent, at - 1) : 0;
+	if (sib && sib->nkeys + n->nkeys + extra <= room) {
+		__ak_omap_merge(m, parent, at - 1);
+		return 1;
+	}
+	if (!n->nkeys && !n->leaf && parent->nkeys)
+		__ak_omap_borrow(m, parent, at);	/* both neighbours full */
+	return 0;
+}
+
+/*
+ * After a key left the node at depth @d of @p: fix the nodes left small,
+ * level by level up, and drop a root left with one child.
  */
 static inline void __ak_omap_rebalance(struct ak_omap __arena *m, struct __ak_omap_path *p, int d)
 {
-	__ak_omap_node_t n, parent, sib;
-	unsigned int at, room, extra;
+	__ak_omap_node_t n;
+	unsigned int i;
+	int from = d;
 
-	for (; d > 0 && d < AK_OMAP_MAX_DEPTH; d--) {
+	for (i = 0; i < AK_OMAP_MAX_DEPTH; i++) {
+		d = from - (int)i;
+		if (d <= 0)
+			break;
 		n = p->node[__AK_OMAP_LEVEL(d)];
-		if (n->nkeys >= __AK_OMAP_LOW)
+		if (n->nkeys >= __AK_OMAP_LOW ||
+		    !__ak_omap_fix(m, p->node[__AK_OMAP_LEVEL(d - 1)], p->at[__AK_OMAP_LEVEL(d - 1)]))
 			break;
-		parent = p->node[__AK_OMAP_LEVEL(d - 1)];
-		at = p->at[__AK_OMAP_LEVEL(d - 1)];
-		extra = n->leaf ? 0 : 1;	/* an inner merge brings the parent's key down */
-		room = n->nkeys ? AK_OMAP_FANOUT * 3 / 4 : AK_OMAP_FANOUT;
-		if (at < parent->nkeys &&
-		    n->nkeys + __ak_omap_child(m, parent, at + 1)->nkeys + extra <= room) {
-			__ak_omap_merge(m, parent, at);
-		} else if (at > 0 && (sib = __ak_omap_child(m, parent, at - 1)) &&
-			   sib->nkeys + n->nkeys + extra <= room) {
-			__ak_omap_merge(m, parent, at - 1);
-		} else if (!n->nkeys && !n->leaf && parent->nkeys) {
-			__ak_omap_borrow(m, parent, at);	/* both neighbours full */
-			break;
-		} else {
-			break;
-		}
 	}
 	for (d = 0; d < AK_OMAP_MAX_DEPTH && m->depth > 1 && !m->root->nkeys; d++) {
 		n = m->root;
@@ -463,64 +496,79 @@ static inline void __ak_omap_rebalance(struct ak_omap __arena *m, struct __ak_om
 	}
 }
 
-/* The delete under the lock; @k NULL: the first key, copied to @key_out. */
-static inline int __ak_omap_delete_locked(struct ak_omap __arena *m, const unsigned long long *k,
-					  void *key_out, void *value)
+/*
+ * Take the entry of @k (@k NULL: of the first key) out of the tree under
+ * the lock: its address, or 0 with *@err -ENOENT. The caller frees it.
+ */
+static inline unsigned long long __arena *__ak_omap_unlink_locked(struct ak_omap __arena *m,
+								 const unsigned long long *k,
+								 int *err)
 {
+	unsigned long long __arena *entry;
 	struct __ak_omap_path p;
 	__ak_omap_node_t n;
 	unsigned int pos = 0;
 
 	n = __ak_omap_descend(m, k ?: __AK_OMAP_LEFTMOST, &p);
 	if (k)
-		pos = __ak_omap_search(m, n, k, 0);
-	if (pos >= n->nkeys || (k && __ak_omap_cmp(__ak_omap_key(m, n, pos), k, m->key_words)))
-		return -ENOENT;
-	if (key_out)
-		__ak_omap_get(key_out, __ak_omap_key(m, n, pos), m->key_words * 8);
-	if (value)
-		__ak_omap_get(value, __ak_omap_val(m, n, pos), m->value_size);
+		pos = __ak_omap_search(m, n, (const void *)k, 0);
+	if (pos >= n->nkeys || (k && __ak_omap_cmp(__ak_omap_key(m, n, pos), k, m->key_words))) {
+		*err = -ENOENT;
+		return 0;
+	}
+	entry = __ak_omap_entry(m, n, pos);
 	__ak_omap_close(m, n, pos);
 	__ak_omap_rebalance(m, &p, (int)m->depth - 1);
 	m->count--;
 	m->gen++;
-	return 0;
+	return entry;
 }
 
-/*
- * The first key at or after @k (after, if @strict), @k NULL: the first,
- * __AK_OMAP_RIGHTMOST: the last. Copied out, unless it is at or past
- * @end (if not NULL); 0 or -ENOENT.
- */
-static inline int __ak_omap_find_locked(struct ak_omap __arena *m, const unsigned long long *k,
-					int strict, const unsigned long long *end, void *key_out,
-					void *value)
+/* What __ak_omap_find_locked looks for. */
+enum {
+	__AK_OMAP_EQ,		/* @k itself */
+	__AK_OMAP_GE,		/* the first key at or after @k */
+	__AK_OMAP_GT,		/* the first key after @k */
+	__AK_OMAP_FIRST,
+	__AK_OMAP_LAST,
+	__AK_OMAP_HOLD = 8,	/* or'ed: return with the lock held (found only) */
+};
+
+/* The entry @mode asks for, its key copied to @key_out; 0 with *@err -ENOENT if none. */
+static inline unsigned long long __arena *__ak_omap_find_locked(struct ak_omap __arena *m,
+							       const unsigned long long *k,
+							       int mode, unsigned long long *key_out,
+							       int *err)
 {
+	const unsigned long long *where = k;
 	struct __ak_omap_path p;
 	__ak_omap_node_t n;
 	unsigned int pos = 0;
 
-	n = __ak_omap_descend(m, k ?: __AK_OMAP_LEFTMOST, &p);
-	if (k == __AK_OMAP_RIGHTMOST)
+	if (mode == __AK_OMAP_FIRST)
+		where = __AK_OMAP_LEFTMOST;
+	else if (mode == __AK_OMAP_LAST)
+		where = __AK_OMAP_RIGHTMOST;
+	n = __ak_omap_descend(m, where, &p);
+	if (mode == __AK_OMAP_LAST)
 		pos = n->nkeys ? n->nkeys - 1 : 0;
-	else if (k)
-		pos = __ak_omap_search(m, n, k, strict);
-	if (pos >= n->nkeys) {
+	else if (mode != __AK_OMAP_FIRST)
+		pos = __ak_omap_search(m, n, (const void *)k, mode == __AK_OMAP_GT);
+	if (pos >= n->nkeys && (mode == __AK_OMAP_GE || mode == __AK_OMAP_GT)) {
 		/* Past this leaf's keys: the next leaf's first (no leaf but the root is empty). */
-		n = k == __AK_OMAP_RIGHTMOST ? 0 : n->next;
+		n = n->next;
 		pos = 0;
-		if (!n || !n->nkeys)
-			return -ENOENT;
 	}
-	if (end && __ak_omap_cmp(__ak_omap_key(m, n, pos), end, m->key_words) >= 0)
-		return -ENOENT;
-	if (key_out)
-		__ak_omap_get(key_out, __ak_omap_key(m, n, pos), m->key_words * 8);
-	if (value)
-		__ak_omap_get(value, __ak_omap_val(m, n, pos), m->value_size);
-	return 0;
+	if (!n || pos >= n->nkeys ||
+	    (mode == __AK_OMAP_EQ && __ak_omap_cmp(__ak_omap_key(m, n, pos), k, m->key_words))) {
+		*err = -ENOENT;
+		return 0;
+	}
+	__ak_omap_key_get(key_out, m, n, pos);
+	return __ak_omap_entry(m, n, pos);
 }
 
+/* Take @m's lock: 0, -EBUSY or -AK_EBUDGET, or -EINVAL (not initialised) with nothing held. */
 static inline int __ak_omap_lock(struct ak_omap __arena *m)
 {
 	int err = ak_lock_acquire(&m->lock);
@@ -537,7 +585,7 @@ static inline int __ak_omap_lock(struct ak_omap __arena *m)
 /* Fill the spare stock to a split per level and a new root, allocating with no lock held. */
 static inline int __ak_omap_refill(struct ak_omap __arena *m, int sleepable)
 {
-	unsigned long long size = __ak_omap_node_size(m->key_words, m->value_words);
+	unsigned long long size = __ak_omap_node_size(m->key_words);
 	__ak_omap_node_t n;
 	unsigned int i;
 	int err = 0;
@@ -564,6 +612,247 @@ static inline int __ak_omap_refill(struct ak_omap __arena *m, int sleepable)
 	return 0;
 }
 
+/* An update in progress: 0 in @err with the lock held and the value's address returned. */
+struct __ak_omap_update {
+	int err;
+};
+
+/*
+ * Find or add the entry of @k, as @flags say, and return its value's
+ * address with the lock held (the caller writes the value, then
+ * __ak_omap_update_end), or 0 with @u->err set and nothing held. A new
+ * entry and the nodes a split may need are allocated first, with no lock
+ * held: a holder never allocates.
+ */
+static inline void __arena *__ak_omap_update_begin(struct ak_omap __arena *m,
+						   const unsigned long long *k, unsigned int flags,
+						   int sleepable, struct __ak_omap_update *u)
+{
+	unsigned long long __arena *entry = 0;
+	unsigned long long __arena *found = 0;
+	unsigned int tries, w;
+	int err = -EINVAL;
+
+	if (flags > AK_OMAP_EXIST || !ak_read_once(m->depth))
+		goto out;
+	for (tries = 0; tries < 4; tries++) {
+		err = 0;
+		if (!entry && flags != AK_OMAP_EXIST) {
+			entry = sleepable ? ak_alloc(m->entry_size, &err) :
+					    ak_alloc_nosleep(m->entry_size, &err);
+			if (!entry)
+				goto out;
+			for (w = 0; w < m->key_words && w < __AK_OMAP_KW_MAX; w++)
+				((volatile unsigned long long __arena *)entry)[w] = k[w];
+		}
+		err = __ak_omap_lock(m);
+		if (err)
+			goto out;
+		err = __ak_omap_insert_locked(m, k, entry, flags, &found);
+		if (err == 0 || err == 1) {
+			m->gen++;
+			if (err == 1)		/* present: the new entry is not needed */
+				ak_free_nosleep(entry);
+			u->err = 0;
+			return found + m->key_words;
+		}
+		ak_lock_release(&m->lock);
+		if (err != __AK_OMAP_REFILL)
+			goto out;
+		err = __ak_omap_refill(m, sleepable);
+		if (err)
+			goto out;
+		err = -EBUSY;	/* other CPUs took the spare nodes each time */
+	}
+out:
+	ak_free_nosleep(entry);
+	u->err = err;
+	return 0;
+}
+
+static inline void __ak_omap_update_end(struct ak_omap __arena *m, struct __ak_omap_update *u)
+{
+	if (!u->err)
+		ak_lock_release(&m->lock);
+}
+
+/* The bodies of the global functions below, for a key of @kw words. */
+static inline unsigned long long __ak_omap_find_impl(struct ak_omap __arena *m,
+						     const unsigned long long *k, int mode,
+						     unsigned long long *key_out, int *err)
+{
+	unsigned long long __arena *entry;
+
+	*err = __ak_omap_lock(m);
+	if (*err)
+		return 0;
+	entry = __ak_omap_find_locked(m, k, mode & ~__AK_OMAP_HOLD, key_out, err);
+	if (!entry || !(mode & __AK_OMAP_HOLD))
+		ak_lock_release(&m->lock);
+	return entry ? (unsigned long long)(entry + m->key_words) : 0;
+}
+
+static inline unsigned long long __ak_omap_unlink_impl(struct ak_omap __arena *m,
+						       const unsigned long long *k, int first,
+						       unsigned long long *key_out, int *err)
+{
+	unsigned long long __arena *entry;
+	unsigned int w;
+
+	*err = __ak_omap_lock(m);
+	if (*err)
+		return 0;
+	entry = __ak_omap_unlink_locked(m, first ? 0 : k, err);
+	ak_lock_release(&m->lock);
+	/* Out of the tree: no one else reaches it now. */
+	for (w = 0; entry && w < m->key_words && w < __AK_OMAP_KW_MAX; w++)
+		key_out[w] = ((volatile unsigned long long __arena *)entry)[w];
+	return (unsigned long long)entry;
+}
+
+/*
+ * The out-of-line calls, one version per key width (a program links those
+ * it calls): a call's budget is its own, and a program's frame holds only
+ * the caller's part (the value's copy, which has the value's type). Each
+ * works on a copy of the key in AK_OMAP_MAX_KEY bytes, which every loop
+ * over a key's words stays within, whatever the map says its width is.
+ *  - find: the value's address of the entry a mode asks for, its key in
+ *    *@key_out; with __AK_OMAP_HOLD, the lock stays held when found;
+ *  - unlink: the entry of *@key (first: of the first key) out of the
+ *    tree, its key in *@key_out; the caller copies the value and frees it;
+ *  - begin_sleepable, begin_nosleep: __ak_omap_update_begin.
+ */
+/* find and unlink: @impl on a copy of the key, its key out copied back (@arg: the mode, first). */
+#define __AK_OMAP_KEYED(n, name, impl)					\
+__ak_global unsigned long long							\
+__ak_omap_##name##n(__arg_arena struct ak_omap __arena *m,		\
+		    __ak_nonnull const struct __ak_omap_key##n *key, int arg,	\
+		    __ak_nonnull struct __ak_omap_key##n *key_out, __ak_nonnull int *err) \
+{									\
+	unsigned long long k[__AK_OMAP_KW_MAX] = {}, out[__AK_OMAP_KW_MAX] = {}, r; \
+									\
+	__builtin_memcpy(k, key->w, sizeof(key->w));			\
+	r = impl(m, k, arg, out, err);					\
+	__builtin_memcpy(key_out->w, out, sizeof(key_out->w));		\
+	return r;							\
+}
+
+/* begin_sleepable, begin_nosleep: the allocator's two kinds (a program sees only its own). */
+#define __AK_OMAP_BEGIN(n, kind, sleepable)				\
+__ak_global unsigned long long							\
+__ak_omap_begin_##kind##n(__arg_arena struct ak_omap __arena *m,		\
+			  __ak_nonnull const struct __ak_omap_key##n *key,	\
+			  unsigned int flags, __ak_nonnull struct __ak_omap_update *u) \
+{									\
+	unsigned long long k[__AK_OMAP_KW_MAX] = {};			\
+									\
+	__builtin_memcpy(k, key->w, sizeof(key->w));			\
+	return (unsigned long long)__ak_omap_update_begin(m, k, flags, sleepable, u); \
+}
+
+#define __AK_OMAP_WIDTH(n, ...)						\
+struct __ak_omap_key##n {						\
+	unsigned long long w[n];					\
+};									\
+									\
+__AK_OMAP_KEYED(n, find, __ak_omap_find_impl)				\
+__AK_OMAP_KEYED(n, unlink, __ak_omap_unlink_impl)			\
+__AK_OMAP_BEGIN(n, sleepable, 1)					\
+__AK_OMAP_BEGIN(n, nosleep, 0)
+
+#define __AK_OMAP_WIDTHS(X) X(1) X(2) X(3) X(4)
+__AK_OMAP_WIDTHS(__AK_OMAP_WIDTH)
+
+#define __AK_OMAP_WIDTH_CALL(n, fn, words, ...) (words) == n ? fn##n(__VA_ARGS__) :
+
+/* Call @fn's version for keys of @words words (a constant: the rest fold away). */
+#define __AK_OMAP_BY_WIDTH(fn, words, ...)				\
+	(__AK_OMAP_WIDTH_CALL(1, fn, words, __VA_ARGS__)		\
+	 __AK_OMAP_WIDTH_CALL(2, fn, words, __VA_ARGS__)		\
+	 __AK_OMAP_WIDTH_CALL(3, fn, words, __VA_ARGS__)		\
+	 __AK_OMAP_WIDTH_CALL(4, fn, words, __VA_ARGS__) 0)
+
+/* A key type's check: whole words, at most AK_OMAP_MAX_KEY bytes. */
+#define __ak_omap_key_ok(k)						\
+	_Static_assert(sizeof(*(k)) % 8 == 0 && sizeof(*(k)) <= AK_OMAP_MAX_KEY, \
+		       "an omap key is 1 to 4 whole words")
+
+/*
+ * A find of @mode: the value's address, the key copied to @key_out (NULL:
+ * not wanted). With __AK_OMAP_HOLD the lock is held on return when found.
+ */
+#define __ak_omap_find(m, key, mode, key_out, errp)			\
+	({								\
+		struct ak_omap __arena *___ak_fm = (m);			\
+		typeof(key) ___ak_fk = (key);				\
+		typeof(*___ak_fk) ___ak_fout;				\
+		void *___ak_fo = (key_out);				\
+		int *___ak_fe = (errp), ___ak_ferr = -EINVAL;		\
+		unsigned long long ___ak_fv = 0;			\
+									\
+		__ak_omap_key_ok(___ak_fk);				\
+		if (sizeof(*___ak_fk) == ___ak_fm->key_words * 8)	\
+			___ak_fv = __AK_OMAP_BY_WIDTH(__ak_omap_find, sizeof(*___ak_fk) / 8, \
+						      ___ak_fm, (const void *)___ak_fk, \
+						      (mode), (void *)&___ak_fout, &___ak_ferr); \
+		if (___ak_fv && ___ak_fo)				\
+			__builtin_memcpy(___ak_fo, &___ak_fout, sizeof(___ak_fout)); \
+		if (!___ak_fv && ___ak_fe)				\
+			*___ak_fe = ___ak_ferr;				\
+		(void __arena *)___ak_fv;				\
+	})
+
+#define __ak_omap_update(m, key, value, flags, kind)			\
+	({								\
+		struct ak_omap __arena *___ak_um = (m);			\
+		typeof(key) ___ak_uk = (key);				\
+		typeof(value) ___ak_uval = (value);			\
+		struct __ak_omap_update ___ak_u = { .err = -EINVAL };	\
+		void __arena *___ak_uv;					\
+									\
+		__ak_omap_key_ok(___ak_uk);				\
+		if (sizeof(*___ak_uk) == ___ak_um->key_words * 8 &&	\
+		    sizeof(*___ak_uval) == ___ak_um->value_size) {	\
+			___ak_uv = (void __arena *)__AK_OMAP_BY_WIDTH(__ak_omap_begin_##kind, \
+				sizeof(*___ak_uk) / 8, ___ak_um, (const void *)___ak_uk, \
+				(flags), &___ak_u);			\
+			if (___ak_uv) {					\
+				__ak_arena_store(___ak_uv, ___ak_uval, sizeof(*___ak_uval)); \
+				__ak_omap_update_end(___ak_um, &___ak_u); \
+			}						\
+		}							\
+		___ak_u.err;						\
+	})
+
+/* Unlink (@first: the first key's entry), copy the key and value out, free the entry. */
+#define __ak_omap_take(m, key, first, key_out, value)			\
+	({								\
+		struct ak_omap __arena *___ak_tm = (m);			\
+		typeof(key) ___ak_tk = (key);				\
+		typeof(*___ak_tk) ___ak_tout;				\
+		typeof(value) ___ak_tval = (value);			\
+		void *___ak_to = (key_out);				\
+		int ___ak_terr = -EINVAL;				\
+		unsigned long long ___ak_te = 0;			\
+									\
+		__ak_omap_key_ok(___ak_tk);				\
+		if (sizeof(*___ak_tk) == ___ak_tm->key_words * 8 &&	\
+		    (!___ak_tval || sizeof(*___ak_tval) == ___ak_tm->value_size)) \
+			___ak_te = __AK_OMAP_BY_WIDTH(__ak_omap_unlink, sizeof(*___ak_tk) / 8, \
+						      ___ak_tm, (const void *)___ak_tk, \
+						      (first), (void *)&___ak_tout, &___ak_terr); \
+		if (___ak_te) {						\
+			if (___ak_tval)					\
+				__ak_arena_fetch(___ak_tval, (unsigned long long __arena *)___ak_te + \
+						 sizeof(*___ak_tk) / 8, sizeof(*___ak_tval)); \
+			if (___ak_to)					\
+				__builtin_memcpy(___ak_to, &___ak_tout, sizeof(___ak_tout)); \
+			ak_free_nosleep((void __arena *)___ak_te);	\
+			___ak_terr = 0;					\
+		}							\
+		___ak_terr;						\
+	})
+
 /* The calls (omap.h). */
 
 static inline int ak_omap_init(struct ak_omap __arena *m, unsigned int key_size,
@@ -575,7 +864,7 @@ static inline int ak_omap_init(struct ak_omap __arena *m, unsigned int key_size,
 	if (!key_size || key_size % 8 || key_size > AK_OMAP_MAX_KEY || !value_size ||
 	    value_size > AK_OMAP_MAX_VALUE || m->depth)
 		return -EINVAL;
-	root = ak_alloc(__ak_omap_node_size(key_size / 8, (value_size + 7) / 8), &err);
+	root = ak_alloc(__ak_omap_node_size(key_size / 8), &err);
 	if (!root)
 		return err;
 	root->nkeys = 0;
@@ -584,165 +873,12 @@ static inline int ak_omap_init(struct ak_omap __arena *m, unsigned int key_size,
 	m->key_words = key_size / 8;
 	m->value_words = (value_size + 7) / 8;
 	m->value_size = value_size;
+	m->entry_size = key_size + m->value_words * 8;
 	m->count = 0;
 	m->nspare = 0;
 	m->root = root;
 	m->depth = 1;
 	return 0;
-}
-
-static inline int __ak_omap_insert(struct ak_omap __arena *m, const void *key, const void *value,
-				   unsigned int flags, int sleepable)
-{
-	unsigned int tries;
-	int err;
-
-	if (flags > AK_OMAP_EXIST)
-		return -EINVAL;
-	for (tries = 0; tries < 4; tries++) {
-		err = __ak_omap_lock(m);
-		if (err)
-			return err;
-		err = __ak_omap_insert_locked(m, key, value, flags);
-		ak_lock_release(&m->lock);
-		if (err != __AK_OMAP_REFILL)
-			return err;
-		err = __ak_omap_refill(m, sleepable);
-		if (err)
-			return err;
-	}
-	return -EBUSY;	/* other CPUs took the spare nodes each time */
-}
-
-static inline int ak_omap_insert(struct ak_omap __arena *m, const void *key, const void *value,
-				 unsigned int flags)
-{
-	return __ak_omap_insert(m, key, value, flags, 1);
-}
-
-static inline int ak_omap_insert_nosleep(struct ak_omap __arena *m, const void *key,
-					 const void *value, unsigned int flags)
-{
-	return __ak_omap_insert(m, key, value, flags, 0);
-}
-
-static inline int ak_omap_lookup(struct ak_omap __arena *m, const void *key, void *value)
-{
-	const unsigned long long *k = key;
-	struct __ak_omap_path p;
-	__ak_omap_node_t n;
-	unsigned int pos;
-	int err = __ak_omap_lock(m);
-
-	if (err)
-		return err;
-	n = __ak_omap_descend(m, k, &p);
-	pos = __ak_omap_search(m, n, k, 0);
-	if (pos < n->nkeys && !__ak_omap_cmp(__ak_omap_key(m, n, pos), k, m->key_words)) {
-		if (value)
-			__ak_omap_get(value, __ak_omap_val(m, n, pos), m->value_size);
-	} else {
-		err = -ENOENT;
-	}
-	ak_lock_release(&m->lock);
-	return err;
-}
-
-static inline int ak_omap_delete(struct ak_omap __arena *m, const void *key, void *value)
-{
-	int err = __ak_omap_lock(m);
-
-	if (err)
-		return err;
-	err = __ak_omap_delete_locked(m, key, 0, value);
-	ak_lock_release(&m->lock);
-	return err;
-}
-
-static inline int ak_omap_pop_first(struct ak_omap __arena *m, void *key_out, void *value)
-{
-	int err = __ak_omap_lock(m);
-
-	if (err)
-		return err;
-	err = __ak_omap_delete_locked(m, 0, key_out, value);
-	ak_lock_release(&m->lock);
-	return err;
-}
-
-static inline int __ak_omap_find(struct ak_omap __arena *m, const unsigned long long *k,
-				 int strict, void *key_out, void *value)
-{
-	int err = __ak_omap_lock(m);
-
-	if (err)
-		return err;
-	err = __ak_omap_find_locked(m, k, strict, 0, key_out, value);
-	ak_lock_release(&m->lock);
-	return err;
-}
-
-static inline int ak_omap_bound(struct ak_omap __arena *m, const void *key, int strict,
-				void *key_out, void *value)
-{
-	return __ak_omap_find(m, key, strict, key_out, value);
-}
-
-static inline int ak_omap_first(struct ak_omap __arena *m, void *key_out, void *value)
-{
-	return __ak_omap_find(m, 0, 0, key_out, value);
-}
-
-static inline int ak_omap_last(struct ak_omap __arena *m, void *key_out, void *value)
-{
-	return __ak_omap_find(m, __AK_OMAP_RIGHTMOST, 0, key_out, value);
-}
-
-static inline void ak_omap_cursor_init(struct ak_omap_cursor *c, const void *from,
-				       const void *end, int exact, unsigned int key_words)
-{
-	const unsigned long long *f = from, *e = end;
-	unsigned int i;
-
-	*c = (struct ak_omap_cursor){ .exact = exact, .bounded = !!end };
-	for (i = 0; i < key_words && i < __AK_OMAP_KW_MAX; i++) {
-		c->key[i] = f ? f[i] : 0;
-		c->end[i] = e ? e[i] : 0;
-	}
-}
-
-static inline int ak_omap_next(struct ak_omap __arena *m, struct ak_omap_cursor *c,
-			       void *key_out, void *value)
-{
-	unsigned long long found[__AK_OMAP_KW_MAX];
-	unsigned int i, kw;
-	int err = __ak_omap_lock(m);
-
-	if (err)
-		return err;
-	kw = m->key_words;
-	if (c->map && (c->map != m || (c->exact && c->gen != m->gen))) {
-		err = -AK_ESTALE;
-		goto out;
-	}
-	err = __ak_omap_find_locked(m, c->key, c->started, c->bounded ? c->end : 0, found, value);
-	if (!err) {
-		__builtin_memcpy(c->key, found, sizeof(found));
-		c->map = m;
-		c->gen = m->gen;
-		c->started = 1;
-	}
-out:
-	ak_lock_release(&m->lock);
-	/* The key's words, as many as the map has (a constant-size copy, then the rest). */
-	if (!err && key_out) {
-		__builtin_memcpy(key_out, found, 8);
-		for (i = 1; i < kw && i < __AK_OMAP_KW_MAX; i++)
-			__builtin_memcpy((char *)key_out + 8 * i, &found[i], 8);
-	}
-	if (err && err != -EBUSY && err != -AK_EBUDGET)
-		c->map = 0;	/* spent: only ak_omap_cursor_init makes it walk again */
-	return err;
 }
 
 static inline unsigned long long ak_omap_count(const struct ak_omap __arena *m)
@@ -752,21 +888,25 @@ static inline unsigned long long ak_omap_count(const struct ak_omap __arena *m)
 
 static inline int ak_omap_destroy(struct ak_omap __arena *m)
 {
+	unsigned long long __arena *entry;
 	unsigned long long spins;
 	int err = __ak_omap_lock(m);
 
 	if (err)
 		return err;
-	/* Each pop leaves a whole tree; the map holds at most this many keys. */
-	for (spins = 0; m->count && spins < (1ULL << 40) && ak_can_loop; spins++)
-		if (__ak_omap_delete_locked(m, 0, 0, 0))
+	/* Each take leaves a whole tree; the map holds at most this many keys. */
+	for (spins = 0; m->count && spins < (1ULL << 40) && ak_can_loop; spins++) {
+		entry = __ak_omap_unlink_locked(m, 0, &err);
+		if (!entry)
 			break;
+		ak_free_nosleep(entry);
+	}
 	if (m->count) {
 		ak_lock_release(&m->lock);
 		return -AK_EBUDGET;	/* call again: it goes on */
 	}
 	ak_free_nosleep(m->root);
-	while (m->nspare)
+	for (spins = 0; m->nspare && spins <= AK_OMAP_MAX_DEPTH; spins++)
 		ak_free_nosleep(m->spare[--m->nspare]);
 	m->root = 0;
 	m->depth = 0;
@@ -774,10 +914,81 @@ static inline int ak_omap_destroy(struct ak_omap __arena *m)
 	return 0;
 }
 
+/* @from and @end: keys of @from_size and @end_size bytes, or NULL. */
+static inline void __ak_omap_cursor_init(struct ak_omap_cursor *c, const void *from,
+					 unsigned int from_size, const void *end,
+					 unsigned int end_size, int exact)
+{
+	*c = (struct ak_omap_cursor){ .exact = exact, .bounded = !!end };
+	if (from)
+		__builtin_memcpy(c->key, from, from_size < sizeof(c->key) ? from_size : sizeof(c->key));
+	if (end)
+		__builtin_memcpy(c->end, end, end_size < sizeof(c->end) ? end_size : sizeof(c->end));
+}
+
+/*
+ * The walk's step, given the entry found (lock held) or not: check and
+ * move the cursor, release the lock; the value's address, or 0 with *@err.
+ */
+static inline void __arena *__ak_omap_next_step(struct ak_omap __arena *m,
+						struct ak_omap_cursor *c, unsigned long long v,
+						const unsigned long long *found, int err,
+						int *errp)
+{
+	if (v) {
+		if (c->map && (c->map != m || (c->exact && c->gen != m->gen)))
+			err = -AK_ESTALE;
+		else if (c->bounded &&	/* the entry's key, before its value */
+			 __ak_omap_cmp((unsigned long long __arena *)v - m->key_words, c->end,
+				       m->key_words) >= 0)
+			err = -ENOENT;
+		if (!err) {
+			__builtin_memcpy(c->key, found, sizeof(c->key));
+			c->map = m;
+			c->gen = m->gen;
+			c->started = 1;
+		}
+		ak_lock_release(&m->lock);
+	}
+	if (err) {
+		if (err != -EBUSY && err != -AK_EBUDGET)
+			c->map = 0;	/* spent: only ak_omap_cursor_init makes it walk again */
+		if (errp)
+			*errp = err;
+		return 0;
+	}
+	return (void __arena *)v;
+}
+
+/* The walk's next entry: one find from the cursor's key, the lock held until the cursor moved. */
+#define __ak_omap_next(m, c, key_out, errp)				\
+	({								\
+		struct ak_omap __arena *___ak_nm = (m);			\
+		struct ak_omap_cursor *___ak_nc = (c);			\
+		typeof(key_out) ___ak_nko = (key_out);			\
+		unsigned long long ___ak_nfound[__AK_OMAP_KW_MAX] = {}, ___ak_nv = 0; \
+		int ___ak_nerr = -EINVAL;				\
+									\
+		__ak_omap_key_ok(___ak_nko);				\
+		if (sizeof(*___ak_nko) == ___ak_nm->key_words * 8)	\
+			___ak_nv = __AK_OMAP_BY_WIDTH(__ak_omap_find, sizeof(*___ak_nko) / 8, \
+				___ak_nm, (const void *)___ak_nc->key,	\
+				(___ak_nc->started ? __AK_OMAP_GT : __AK_OMAP_GE) | __AK_OMAP_HOLD, \
+				(void *)___ak_nfound, &___ak_nerr);	\
+		if (___ak_nv)						\
+			___ak_nerr = 0;					\
+		___ak_nv = (unsigned long long)__ak_omap_next_step(___ak_nm, ___ak_nc, ___ak_nv, \
+								   ___ak_nfound, ___ak_nerr, (errp)); \
+		if (___ak_nv)						\
+			__builtin_memcpy(___ak_nko, ___ak_nfound, sizeof(*___ak_nko)); \
+		(void __arena *)___ak_nv;				\
+	})
+
 /*
  * Depth first, in order: every leaf at the bottom and met in the order of
  * the leaves' links, the keys strictly increasing across them, each
- * separator above every key before it and at most the first key after it.
+ * separator above every key before it and at most the first key after it,
+ * and each entry holding its key.
  */
 static inline int ak_omap_check(struct ak_omap __arena *m)
 {
@@ -810,8 +1021,11 @@ static inline int ak_omap_check(struct ak_omap __arena *m)
 			for (i = 0; !err && i < n->nkeys; i++) {
 				if (have_last && __ak_omap_cmp(__ak_omap_key(m, n, i), last, kw) <= 0)
 					err = -EINVAL;
-				__ak_omap_get(last, __ak_omap_key(m, n, i), kw * 8);
+				__ak_omap_key_get(last, m, n, i);
 				have_last = 1;
+				if (!__ak_omap_entry(m, n, i) ||
+				    __ak_omap_cmp(__ak_omap_entry(m, n, i), last, kw))
+					err = -EINVAL;	/* an entry that is not its key's */
 			}
 			keys += n->nkeys;
 			next_leaf = n->next;
@@ -826,7 +1040,7 @@ static inline int ak_omap_check(struct ak_omap __arena *m)
 			/* Key at[d] - 1 lies between child at[d] - 1's keys and child at[d]'s. */
 			if (have_last && __ak_omap_cmp(__ak_omap_key(m, n, at[d] - 1), last, kw) <= 0)
 				err = -EINVAL;
-			__ak_omap_get(lower, __ak_omap_key(m, n, at[d] - 1), kw * 8);
+			__ak_omap_key_get(lower, m, n, at[d] - 1);
 			have_lower = 1;
 		}
 		if (d + 1 >= AK_OMAP_MAX_DEPTH) {

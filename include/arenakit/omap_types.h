@@ -7,9 +7,11 @@
  *
  * A map (struct ak_omap) is a B+tree: its nodes (struct ak_omap_node)
  * hold up to AK_OMAP_FANOUT keys in order; an inner node's child i holds
- * the keys from its key i - 1 (inclusive) to its key i (exclusive), a
- * leaf holds the values beside the keys, and the leaves are linked left
- * to right.
+ * the keys from its key i - 1 (inclusive) to its key i (exclusive), and
+ * the leaves are linked left to right. A leaf's link i is the entry of its
+ * key i: an object of its own (the key's words, then the value), so a
+ * value stays where it is while nodes split and merge, and a program may
+ * keep its address, as a hash table's, until the key is deleted.
  */
 #ifndef __ARENAKIT_OMAP_TYPES_H
 #define __ARENAKIT_OMAP_TYPES_H
@@ -30,9 +32,8 @@
  * @nkeys: keys in use, 0 to AK_OMAP_FANOUT
  * @leaf: 1 in a leaf
  * @next: a leaf's right neighbour (NULL for the last)
- * @w: AK_OMAP_FANOUT keys of the map's key words; then an inner node's
- *	AK_OMAP_FANOUT + 1 children, or a leaf's AK_OMAP_FANOUT values of
- *	the map's value words
+ * @w: AK_OMAP_FANOUT keys of the map's key words, then AK_OMAP_FANOUT + 1
+ *	links: an inner node's children, or a leaf's entries (one a key)
  */
 struct ak_omap_node {
 	unsigned int nkeys;
@@ -49,6 +50,7 @@ struct ak_omap_node {
  * @key_words: words per key
  * @value_words: words per value
  * @value_size: bytes per value
+ * @entry_size: bytes per entry: the key's words, then the value's
  * @count: keys in the map
  * @gen: moved by every change: an exact walk's cursor checks it
  * @seq: the priority queue's tie-breaker: pushes in order
@@ -63,6 +65,7 @@ struct ak_omap {
 	unsigned int key_words;
 	unsigned int value_words;
 	unsigned int value_size;
+	unsigned int entry_size;
 	unsigned long long count;
 	unsigned long long gen;
 	unsigned long long seq;

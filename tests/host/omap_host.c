@@ -68,8 +68,13 @@ static int model_has(const struct key2 *k, int *at)
 	return *at < model_n && !key_cmp(&model_keys[*at], k);
 }
 
+/* While a walk runs: by key, there since it began (a removal clears it). */
+static unsigned char (*walk_throughout)[5000];
+
 static void model_remove(int at)
 {
+	if (walk_throughout && model_keys[at].hi < 4 && model_keys[at].lo < 5000)
+		walk_throughout[model_keys[at].hi][model_keys[at].lo] = 0;
 	memmove(&model_keys[at], &model_keys[at + 1], (model_n - at - 1) * sizeof(model_keys[0]));
 	memmove(&model_values[at], &model_values[at + 1],
 		(model_n - at - 1) * sizeof(model_values[0]));
@@ -100,11 +105,21 @@ static void expect_found(int err, int at, const struct key2 *got_key, const stru
 	cr_assert(value_eq(got, &model_values[at]), "%s: another value", what);
 }
 
+/* A found value's copy: 0, or the error a NULL came with. */
+static int copy_found(const struct value *p, const int *err, struct value *got)
+{
+	if (!p)
+		return *err;
+	*got = *p;
+	return 0;
+}
+
 /* One random call, checked against the model; returns 1 if it changed the map. */
 static int random_call(unsigned int *seed, unsigned long long universe)
 {
 	struct key2 k = { rand_r(seed) % 4, rand_r(seed) % universe }, got_key;
 	struct value v = value_of(&k, rand_r(seed)), got;
+	struct value *p;
 	int what = rand_r(seed) % 10, at, err, had;
 	unsigned int flags;
 
@@ -112,7 +127,7 @@ static int random_call(unsigned int *seed, unsigned long long universe)
 	switch (what) {
 	case 0: case 1: case 2: case 3:
 		flags = rand_r(seed) % 3;
-		err = ak_omap_insert(&map, &k, &v, flags);
+		err = ak_omap_update(&map, &k, &v, flags);
 		if ((had && flags == AK_OMAP_NOEXIST) || (!had && flags == AK_OMAP_EXIST)) {
 			cr_assert_eq(err, had ? -EEXIST : -ENOENT, "insert, flags %u: %d", flags, err);
 			return 0;
@@ -131,7 +146,7 @@ static int random_call(unsigned int *seed, unsigned long long universe)
 		return 1;
 	case 4: case 5:
 		memset(&got, 0, sizeof(got));
-		err = ak_omap_delete(&map, &k, &got);
+		err = ak_omap_lookup_and_delete(&map, &k, &got);
 		if (!had) {
 			cr_assert_eq(err, -ENOENT, "delete of an absent key: %d", err);
 			return 0;
@@ -140,21 +155,24 @@ static int random_call(unsigned int *seed, unsigned long long universe)
 		model_remove(at);
 		return 1;
 	case 6:
-		err = ak_omap_lookup(&map, &k, &got);
-		expect_found(err, had ? at : model_n, &k, &got, "lookup");
+		p = ak_omap_lookup(&map, &k, &err);
+		expect_found(copy_found(p, &err, &got), had ? at : model_n, &k, &got, "lookup");
 		return 0;
 	case 7:
 		flags = rand_r(seed) & 1;
-		err = ak_omap_bound(&map, &k, flags, &got_key, &got);
-		expect_found(err, model_bound(&k, flags), &got_key, &got, "bound");
+		p = ak_omap_bound(&map, &k, flags, &got_key, &err);
+		expect_found(copy_found(p, &err, &got), model_bound(&k, flags), &got_key, &got,
+			     "bound");
 		return 0;
 	case 8:
 		if (rand_r(seed) & 1) {
-			err = ak_omap_first(&map, &got_key, &got);
-			expect_found(err, model_n ? 0 : model_n, &got_key, &got, "first");
+			p = ak_omap_first(&map, &got_key, &err);
+			expect_found(copy_found(p, &err, &got), model_n ? 0 : model_n, &got_key, &got,
+				     "first");
 		} else {
-			err = ak_omap_last(&map, &got_key, &got);
-			expect_found(err, model_n ? model_n - 1 : model_n, &got_key, &got, "last");
+			p = ak_omap_last(&map, &got_key, &err);
+			expect_found(copy_found(p, &err, &got), model_n ? model_n - 1 : model_n,
+				     &got_key, &got, "last");
 		}
 		return 0;
 	default:
@@ -212,7 +230,7 @@ static unsigned long long fill_until_a_root_child_is_full(int descending)
 	for (;;) {
 		k.lo = descending ? 1000000 - n : n;
 		v = value_of(&k, 7);
-		cr_assert_eq(ak_omap_insert(&map, &k, &v, AK_OMAP_NOEXIST), 0);
+		cr_assert_eq(ak_omap_update(&map, &k, &v, AK_OMAP_NOEXIST), 0);
 		n++;
 		if (map.depth == 3 && map.root->nkeys == 1 &&
 		    __ak_omap_child(&map, map.root, descending ? 0 : 1)->nkeys == AK_OMAP_FANOUT)
@@ -251,15 +269,84 @@ Test(omap_host, a_descending_fill_drains_from_the_back)
 {
 	unsigned long long n = fill_until_a_root_child_is_full(1), i;
 	struct key2 got_key;
-	struct value got;
+	struct value got, *p;
+	int err;
 
 	for (i = 0; i < n; i++) {
-		cr_assert_eq(ak_omap_last(&map, &got_key, &got), 0);
+		p = ak_omap_last(&map, &got_key, &err);
+		cr_assert_not_null(p, "last: %d", err);
 		cr_assert_eq(got_key.lo, 1000000 - i);
-		cr_assert_eq(ak_omap_delete(&map, &got_key, &got), 0);
+		expect_value_of(&got_key, p);
+		cr_assert_eq(ak_omap_lookup_and_delete(&map, &got_key, &got), 0);
 		expect_value_of(&got_key, &got);
 		cr_assert_eq(ak_omap_check(&map), 0, "check after delete %llu of %llu", i, n);
 	}
-	cr_assert_eq(ak_omap_last(&map, &got_key, &got), -ENOENT);
+	cr_assert_null(ak_omap_last(&map, &got_key, &err));
+	cr_assert_eq(err, -ENOENT);
 	cr_assert_eq(ak_omap_destroy(&map), 0);
+}
+
+/*
+ * Range walks: from a bound to before an end, each key present throughout
+ * once and in order while random calls change the map between steps; an
+ * exact walk is stale after any change, and complete on a quiet map.
+ */
+Test(omap_host, a_walk_returns_each_key_there_throughout_once_in_order)
+{
+	static unsigned char throughout[4][5000], seen[4][5000];
+	unsigned long long steps = 0;
+	unsigned int seed = 7, run, i;
+	struct ak_omap_cursor c;
+	struct key2 from, end, got_key, last = {};
+	struct value *p;
+	int err, have_last;
+
+	cr_assert_eq(ak_omap_init(&map, sizeof(struct key2), sizeof(struct value)), 0);
+	model_n = 0;
+	for (run = 0; run < 200; run++) {
+		for (i = 0; i < 300; i++)
+			random_call(&seed, 5000);
+		from = (struct key2){ rand_r(&seed) % 4, rand_r(&seed) % 5000 };
+		end = (struct key2){ from.hi + 1, rand_r(&seed) % 5000 };
+		memset(throughout, 0, sizeof(throughout));
+		memset(seen, 0, sizeof(seen));
+		for (i = model_bound(&from, 0); i < (unsigned int)model_n &&
+		     key_cmp(&model_keys[i], &end) < 0; i++)
+			throughout[model_keys[i].hi][model_keys[i].lo] = 1;
+		ak_omap_cursor_init(&c, &from, &end, 0);
+		walk_throughout = throughout;
+		have_last = 0;
+		while ((p = ak_omap_next(&map, &c, &got_key, &err))) {
+			steps++;
+			cr_assert(key_cmp(&got_key, &from) >= 0 && key_cmp(&got_key, &end) < 0,
+				  "a key outside the range");
+			cr_assert(!have_last || key_cmp(&got_key, &last) > 0, "out of order");
+			cr_assert_eq(seen[got_key.hi][got_key.lo]++, 0, "a key twice");
+			last = got_key;
+			have_last = 1;
+			/* A change between two steps (what it removes is not there throughout). */
+			if (rand_r(&seed) % 3 == 0)
+				random_call(&seed, 5000);
+		}
+		walk_throughout = NULL;
+		cr_assert_eq(err, -ENOENT, "the walk ended with %d", err);
+		for (i = 0; i < 4 * 5000; i++)
+			cr_assert(!throughout[i / 5000][i % 5000] || seen[i / 5000][i % 5000],
+				  "key (%u, %u), there throughout, missed", i / 5000, i % 5000);
+	}
+	/* Exact: complete on a quiet map, stale after a change. */
+	ak_omap_cursor_init(&c, NULL, NULL, 1);
+	for (i = 0; (p = ak_omap_next(&map, &c, &got_key, &err)); i++)
+		;
+	cr_assert_eq(err, -ENOENT);
+	cr_assert_eq(i, (unsigned int)model_n, "a quiet exact walk is complete");
+	ak_omap_cursor_init(&c, NULL, NULL, 1);
+	cr_assert_not_null(ak_omap_next(&map, &c, &got_key, &err));
+	random_call(&seed, 5000);
+	got_key = model_keys[0];
+	cr_assert_eq(ak_omap_update(&map, &got_key, &model_values[0], AK_OMAP_ANY), 0);
+	cr_assert_null(ak_omap_next(&map, &c, &got_key, &err));
+	cr_assert_eq(err, -AK_ESTALE);
+	cr_assert_eq(ak_omap_destroy(&map), 0);
+	printf("omap_host: 200 range walks of %llu steps in all under random changes\n", steps);
 }

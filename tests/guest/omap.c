@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * omap.h in the guest, driven from user space: batches of random calls
+ * run by a BPF program on a real arena, every answer checked against a
+ * model here (a sorted array); then the map read through the mmap with
+ * the same header's ak_omap_check.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "guest/guest.h"
+#include <arenakit/omap.h>
+#include "guest/omap_shared.h"
+#include "omap.skel.h"
+
+#define MAX_RUNS 1000
+#define UNIVERSE 20000
+
+static unsigned long long model_keys[OMAP_MAX_OPS], model_values[OMAP_MAX_OPS];
+static int model_n;
+
+static int model_bound(unsigned long long k, int strict)
+{
+	int lo = 0, hi = model_n, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (model_keys[mid] < k || (strict && model_keys[mid] == k))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void model_insert_at(int at, unsigned long long k, unsigned long long v)
+{
+	memmove(&model_keys[at + 1], &model_keys[at], (model_n - at) * sizeof(model_keys[0]));
+	memmove(&model_values[at + 1], &model_values[at], (model_n - at) * sizeof(model_values[0]));
+	model_keys[at] = k;
+	model_values[at] = v;
+	model_n++;
+}
+
+static void model_remove(int at)
+{
+	memmove(&model_keys[at], &model_keys[at + 1], (model_n - at - 1) * sizeof(model_keys[0]));
+	memmove(&model_values[at], &model_values[at + 1],
+		(model_n - at - 1) * sizeof(model_values[0]));
+	model_n--;
+}
+
+/* The model's answer to @op, after the BPF program gave its own; 1 if they agree. */
+static int model_agrees(const struct omap_op *op)
+{
+	int at = model_bound(op->key, 0), has = at < model_n && model_keys[at] == op->key;
+
+	switch (op->kind) {
+	case OMAP_OP_INSERT:
+		if ((has && op->flags == AK_OMAP_NOEXIST) || (!has && op->flags == AK_OMAP_EXIST))
+			return op->err == (has ? -EEXIST : -ENOENT);
+		if (op->err)
+			return 0;
+		if (has)
+			model_values[at] = op->value;
+		else
+			model_insert_at(at, op->key, op->value);
+		return 1;
+	case OMAP_OP_DELETE:
+		if (!has)
+			return op->err == -ENOENT;
+		if (op->err || op->out_value != model_values[at])
+			return 0;
+		model_remove(at);
+		return 1;
+	case OMAP_OP_LOOKUP:
+		return has ? !op->err && op->out_value == model_values[at] : op->err == -ENOENT;
+	case OMAP_OP_BOUND:
+		at = model_bound(op->key, op->flags);
+		if (at == model_n)
+			return op->err == -ENOENT;
+		return !op->err && op->out_key == model_keys[at] && op->out_value == model_values[at];
+	default:
+		if (!model_n)
+			return op->err == -ENOENT;
+		if (op->err || op->out_key != model_keys[0] || op->out_value != model_values[0])
+			return 0;
+		model_remove(0);
+		return 1;
+	}
+}
+
+Test(omap, random_calls_agree_with_a_sorted_array, .timeout = 300)
+{
+	struct omap *skel = omap__open();
+	unsigned long long calls = 0, disagree = 0;
+	int retval, batch, i, err;
+	unsigned int runs;
+	unsigned int seed = 1;
+	struct omap_op *op;
+
+	cr_assert(skel);
+	cr_assert_eq(arenakit_load_skeleton(skel->skeleton), 0);
+	cr_assert_eq(ak_run(skel->progs.init_map, NULL, 0, &retval), 0);
+	cr_assert_eq(retval, 0, "init_map: %d", retval);
+	for (batch = 0; batch < 8; batch++) {
+		for (i = 0; i < OMAP_MAX_OPS / 4; i++) {
+			op = (struct omap_op *)&skel->arena->ops[i];
+			*op = (struct omap_op){
+				.kind = rand_r(&seed) % 5,
+				.key = rand_r(&seed) % (batch < 6 ? UNIVERSE : UNIVERSE / 20),
+				.value = rand_r(&seed),
+			};
+			if (op->kind == OMAP_OP_INSERT)
+				op->flags = rand_r(&seed) % 3;
+			else if (op->kind == OMAP_OP_BOUND)
+				op->flags = rand_r(&seed) & 1;
+			else if (op->kind == OMAP_OP_POP_FIRST && rand_r(&seed) % 4)
+				op->kind = OMAP_OP_INSERT;	/* a pop is rarer than an insert */
+		}
+		skel->bss->nops = OMAP_MAX_OPS / 4;
+		skel->bss->next_op = 0;
+		err = ak_run_until_done(skel->progs.run_ops, NULL, 0, MAX_RUNS, &retval, &runs);
+		cr_assert_eq(err, 0, "run_ops: %s", strerror(-err));
+		cr_assert_eq(retval, 0, "run_ops: %d", retval);
+		for (i = 0; i < OMAP_MAX_OPS / 4; i++) {
+			op = (struct omap_op *)&skel->arena->ops[i];
+			if (!model_agrees(op) && disagree++ < 5)
+				fprintf(stderr, "call %d: kind %u key %llu flags %u: %lld, %llu, %llu\n",
+					i, op->kind, op->key, op->flags, op->err, op->out_key,
+					op->out_value);
+			calls++;
+		}
+		/* Through the mmap, as a loader reads it: the tree is whole, its count the model's. */
+		cr_assert_eq(ak_omap_check((struct ak_omap *)&skel->arena->map), 0);
+		cr_assert_eq(ak_omap_count((struct ak_omap *)&skel->arena->map),
+			     (unsigned long long)model_n);
+	}
+	printf("omap: %llu calls in BPF, %llu disagreements with the model, %d keys at the end, "
+	       "%u levels\n", calls, disagree, model_n, skel->arena->map.depth);
+	cr_expect_eq(disagree, 0);
+	omap__destroy(skel);
+}
