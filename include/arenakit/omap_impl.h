@@ -785,7 +785,7 @@ __AK_OMAP_WIDTHS(__AK_OMAP_WIDTH)
 	({								\
 		struct ak_omap __arena *___ak_fm = (m);			\
 		typeof(key) ___ak_fk = (key);				\
-		typeof(*___ak_fk) ___ak_fout;				\
+		unsigned long long ___ak_fout[sizeof(*___ak_fk) / 8];	\
 		void *___ak_fo = (key_out);				\
 		int *___ak_fe = (errp), ___ak_ferr = -EINVAL;		\
 		unsigned long long ___ak_fv = 0;			\
@@ -794,9 +794,9 @@ __AK_OMAP_WIDTHS(__AK_OMAP_WIDTH)
 		if (sizeof(*___ak_fk) == ___ak_fm->key_words * 8)	\
 			___ak_fv = __AK_OMAP_BY_WIDTH(__ak_omap_find, sizeof(*___ak_fk) / 8, \
 						      ___ak_fm, (const void *)___ak_fk, \
-						      (mode), (void *)&___ak_fout, &___ak_ferr); \
+						      (mode), (void *)___ak_fout, &___ak_ferr); \
 		if (___ak_fv && ___ak_fo)				\
-			__builtin_memcpy(___ak_fo, &___ak_fout, sizeof(___ak_fout)); \
+			__builtin_memcpy(___ak_fo, ___ak_fout, sizeof(___ak_fout)); \
 		if (!___ak_fv && ___ak_fe)				\
 			*___ak_fe = ___ak_ferr;				\
 		(void __arena *)___ak_fv;				\
@@ -829,7 +829,7 @@ __AK_OMAP_WIDTHS(__AK_OMAP_WIDTH)
 	({								\
 		struct ak_omap __arena *___ak_tm = (m);			\
 		typeof(key) ___ak_tk = (key);				\
-		typeof(*___ak_tk) ___ak_tout;				\
+		unsigned long long ___ak_tout[sizeof(*___ak_tk) / 8];	\
 		typeof(value) ___ak_tval = (value);			\
 		void *___ak_to = (key_out);				\
 		int ___ak_terr = -EINVAL;				\
@@ -840,13 +840,13 @@ __AK_OMAP_WIDTHS(__AK_OMAP_WIDTH)
 		    (!___ak_tval || sizeof(*___ak_tval) == ___ak_tm->value_size)) \
 			___ak_te = __AK_OMAP_BY_WIDTH(__ak_omap_unlink, sizeof(*___ak_tk) / 8, \
 						      ___ak_tm, (const void *)___ak_tk, \
-						      (first), (void *)&___ak_tout, &___ak_terr); \
+						      (first), (void *)___ak_tout, &___ak_terr); \
 		if (___ak_te) {						\
 			if (___ak_tval)					\
 				__ak_arena_fetch(___ak_tval, (unsigned long long __arena *)___ak_te + \
 						 sizeof(*___ak_tk) / 8, sizeof(*___ak_tval)); \
 			if (___ak_to)					\
-				__builtin_memcpy(___ak_to, &___ak_tout, sizeof(___ak_tout)); \
+				__builtin_memcpy(___ak_to, ___ak_tout, sizeof(___ak_tout)); \
 			ak_free_nosleep((void __arena *)___ak_te);	\
 			___ak_terr = 0;					\
 		}							\

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pq.h under the real verifier: a deadline queue filled by a syscall
+ * program and drained by a tracing program, one job a getppid(2) of the
+ * test's process (tests/guest/pq.c checks the order).
+ */
+#include <vmlinux.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <arenakit/pq.h>
+#include "guest/pq_shared.h"
+
+struct ak_pq __arena_global queue;
+struct pq_job __arena_global jobs_in[PQ_MAX_JOBS];
+struct pq_job __arena_global jobs_out[PQ_MAX_JOBS];
+unsigned int njobs, next_push, nout, empty_pops, pop_errors;
+int target_tgid, last_error;
+
+SEC("syscall")
+int init_queue(void *ctx)
+{
+	return ak_pq_init(&queue, sizeof(struct pq_job));
+}
+
+/* Push jobs_in[next_push..njobs), resumable: -AK_EBUDGET, run again. */
+SEC("syscall")
+int push_jobs(void *ctx)
+{
+	unsigned int i = next_push + (unsigned int)ak_opaque_zero();
+	struct pq_job job;
+	int err;
+
+	while (i < njobs && i < PQ_MAX_JOBS) {
+		ak_cond_break_label(cut);
+		job = jobs_in[i];
+		err = ak_pq_push(&queue, job.deadline, &job, NULL);
+		if (err) {
+			next_push = i;
+			return err;
+		}
+		i++;
+	}
+	next_push = i;
+	return 0;
+cut:
+	next_push = i;
+	return -AK_EBUDGET;
+}
+
+#if defined(__TARGET_ARCH_arm64)
+#define NR_GETPPID	173
+#else
+#define NR_GETPPID	110
+#endif
+
+/* Each getppid of the test's process takes the job of the earliest deadline. */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(drain_one, struct pt_regs *regs, long id)
+{
+	struct pq_job job = {};	/* written by the pop; the verifier cannot tell */
+	unsigned int n;
+	int err;
+
+	if (id != NR_GETPPID || bpf_get_current_pid_tgid() >> 32 != target_tgid)
+		return 0;
+	err = ak_pq_pop(&queue, NULL, &job);
+	if (err == -ENOENT) {
+		__sync_fetch_and_add(&empty_pops, 1);
+		return 0;
+	}
+	if (err) {
+		__sync_fetch_and_add(&pop_errors, 1);
+		last_error = err;
+		return 0;
+	}
+	n = __sync_fetch_and_add(&nout, 1);
+	if (n < PQ_MAX_JOBS)
+		jobs_out[n] = job;
+	return 0;
+}
+
+char _license[] SEC("license") = "GPL";
