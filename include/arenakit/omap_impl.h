@@ -849,6 +849,9 @@ __AK_OMAP_WIDTHS(__AK_OMAP_WIDTH)
 				__builtin_memcpy(___ak_to, ___ak_tout, sizeof(___ak_tout)); \
 			ak_free_nosleep((void __arena *)___ak_te);	\
 			___ak_terr = 0;					\
+		} else if (___ak_terr >= 0) {				\
+			/* Never: said so that a verifier sees 0 only with the copies made. */ \
+			___ak_terr = -EFAULT;				\
 		}							\
 		___ak_terr;						\
 	})

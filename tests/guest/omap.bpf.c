@@ -68,4 +68,64 @@ cut:
 	return -AK_EBUDGET;
 }
 
+struct ak_omap __arena_global shared;	/* the 4-CPU test's: 8-byte keys and values */
+__u64 __arena_global popped[CPU_MAX][CPU_MAX * CPU_KEYS];
+unsigned int cpu_steps = 2048;	/* a run's steps before it returns -AK_EBUDGET */
+
+SEC("syscall")
+int init_shared(void *ctx)
+{
+	return ak_omap_init(&shared, sizeof(__u64), sizeof(__u64));
+}
+
+/*
+ * Insert this CPU's keys (phase 0, then return), or pop until the map is
+ * empty (phase 1); busy: return -AK_EBUDGET, to be run again.
+ */
+SEC("syscall")
+int cpu_churn(struct omap_cpu_args *a)
+{
+	unsigned int cpu = a->cpu & (CPU_MAX - 1), steps;
+	__u64 k, v;
+	int err;
+
+	for (steps = ak_opaque_zero(); steps < cpu_steps && a->phase < 2; steps++) {
+		ak_cond_break_label(cut);
+		if (a->phase == 0) {
+			if (a->inserted >= CPU_KEYS) {
+				a->phase = 1;	/* the driver runs the pops once every CPU is here */
+				return 0;
+			}
+			k = (__u64)a->inserted * CPU_MAX + cpu;
+			v = k * 3;
+			err = ak_omap_update(&shared, &k, &v, AK_OMAP_NOEXIST);
+			if (!err)
+				a->inserted++;
+		} else {
+			err = ak_omap_pop_first(&shared, &k, &v);
+			if (err == -ENOENT) {
+				a->phase = 2;
+				break;
+			}
+			if (!err) {
+				if (v != k * 3)
+					err = -EINVAL;	/* a value not its key's */
+				else if (a->popped < CPU_MAX * CPU_KEYS)
+					popped[cpu][a->popped++] = k;
+			}
+		}
+		if (err == -EBUSY) {
+			a->busy++;
+			return -AK_EBUDGET;	/* a holder's vCPU is off: come back */
+		}
+		if (err) {
+			a->err = err;
+			return 0;
+		}
+	}
+	return a->phase == 2 ? 0 : -AK_EBUDGET;
+cut:
+	return -AK_EBUDGET;
+}
+
 char _license[] SEC("license") = "GPL";

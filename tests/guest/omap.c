@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,5 +142,57 @@ Test(omap, random_calls_agree_with_a_sorted_array, .timeout = 300)
 	printf("omap: %llu calls in BPF, %llu disagreements with the model, %d keys at the end, "
 	       "%u levels\n", calls, disagree, model_n, skel->arena->map.depth);
 	cr_expect_eq(disagree, 0);
+	omap__destroy(skel);
+}
+
+/*
+ * Four CPUs at once insert 2,000 keys each; then, every insert done, pop
+ * the smallest until the map is empty: every key is popped exactly once,
+ * by one CPU, and each CPU's pops come in increasing order (each took the
+ * least there was, and keys only leave).
+ */
+Test(omap, four_cpus_insert_then_pop_every_key_once, .timeout = 300)
+{
+	static unsigned char seen[CPU_MAX * CPU_KEYS];
+	struct omap *skel = omap__open();
+	struct omap_cpu_args a[CPU_MAX];
+	unsigned int total = 0, busy = 0, c, i;
+	int retval, errs[CPU_MAX];
+	unsigned long long k;
+
+	cr_assert(skel);
+	cr_assert_eq(arenakit_load_skeleton(skel->skeleton), 0);
+	cr_assert_geq(sysconf(_SC_NPROCESSORS_ONLN), CPU_MAX, "this test wants 4 CPUs");
+	cr_assert_eq(ak_run(skel->progs.init_shared, NULL, 0, &retval), 0);
+	cr_assert_eq(retval, 0);
+	for (c = 0; c < CPU_MAX; c++)
+		a[c] = (struct omap_cpu_args){ .cpu = c };
+	/* Every CPU inserts, then (all inserts done) every CPU pops. */
+	guest_run_on_cpus(skel->progs.cpu_churn, CPU_MAX, a, sizeof(a[0]), errs);
+	for (c = 0; c < CPU_MAX; c++)
+		cr_assert(!errs[c] && !a[c].err && a[c].phase == 1, "CPU %u inserting: %d, map: %d",
+			  c, errs[c], a[c].err);
+	cr_assert_eq(ak_omap_count((struct ak_omap *)&skel->arena->shared), CPU_MAX * CPU_KEYS);
+	guest_run_on_cpus(skel->progs.cpu_churn, CPU_MAX, a, sizeof(a[0]), errs);
+	for (c = 0; c < CPU_MAX; c++) {
+		cr_assert(!errs[c] && !a[c].err, "CPU %u: %d, map: %d", c, errs[c], a[c].err);
+		cr_assert_eq(a[c].phase, 2, "CPU %u did not finish", c);
+		cr_assert_eq(a[c].inserted, CPU_KEYS);
+		for (i = 0; i < a[c].popped; i++) {
+			k = skel->arena->popped[c][i];
+			cr_assert_lt(k, CPU_MAX * CPU_KEYS, "a key no CPU inserted");
+			cr_assert_eq(seen[k]++, 0, "key %llu popped twice", k);
+			cr_assert(!i || skel->arena->popped[c][i - 1] < k,
+				  "CPU %u popped %llu after %llu", c, k, skel->arena->popped[c][i - 1]);
+		}
+		total += a[c].popped;
+		busy += a[c].busy;
+	}
+	cr_assert_eq(total, CPU_MAX * CPU_KEYS, "%u keys popped", total);
+	cr_assert_eq(ak_omap_count((struct ak_omap *)&skel->arena->shared), 0);
+	cr_assert_eq(ak_omap_check((struct ak_omap *)&skel->arena->shared), 0);
+	printf("omap: 4 CPUs inserted %u keys and popped each once (%u, %u, %u and %u each; "
+	       "%u -EBUSY tried again)\n", total, a[0].popped, a[1].popped, a[2].popped,
+	       a[3].popped, busy);
 	omap__destroy(skel);
 }

@@ -18,4 +18,21 @@ struct omap_op {
 	unsigned long long out_value;
 };
 
+/*
+ * One CPU's part of the 4-CPU test: insert keys first, first + step, ...
+ * (count of them), then pop the smallest key until the map is empty,
+ * keeping the keys it popped (in the arena: popped[cpu][...]). A run
+ * resumes where the last one stopped (-AK_EBUDGET or busy).
+ */
+#define CPU_KEYS 2000
+#define CPU_MAX 4
+struct omap_cpu_args {
+	unsigned int cpu;
+	unsigned int inserted;		/* done so far */
+	unsigned int popped;		/* done so far */
+	unsigned int phase;		/* 0: inserting; 1: popping; 2: done */
+	unsigned int busy;		/* -EBUSY answers, tried again */
+	int err;			/* another failure */
+};
+
 #endif
