@@ -930,13 +930,13 @@ static inline void __ak_omap_cursor_init(struct ak_omap_cursor *c, const void *f
 }
 
 /*
- * The walk's step, given the entry found (lock held) or not: check and
- * move the cursor, release the lock; the value's address, or 0 with *@err.
+ * The walk's step, given the entry found (the lock held) or not: check
+ * it and move the cursor, the lock still held; 0 or the error (a cursor
+ * spent by it is reset).
  */
-static inline void __arena *__ak_omap_next_step(struct ak_omap __arena *m,
-						struct ak_omap_cursor *c, unsigned long long v,
-						const unsigned long long *found, int err,
-						int *errp)
+static inline int __ak_omap_next_check(struct ak_omap __arena *m, struct ak_omap_cursor *c,
+				       unsigned long long v, const unsigned long long *found,
+				       int err)
 {
 	if (v) {
 		if (c->map && (c->map != m || (c->exact && c->gen != m->gen)))
@@ -951,16 +951,25 @@ static inline void __arena *__ak_omap_next_step(struct ak_omap __arena *m,
 			c->gen = m->gen;
 			c->started = 1;
 		}
-		ak_lock_release(&m->lock);
 	}
-	if (err) {
-		if (err != -EBUSY && err != -AK_EBUDGET)
-			c->map = 0;	/* spent: only ak_omap_cursor_init makes it walk again */
-		if (errp)
-			*errp = err;
-		return 0;
-	}
-	return (void __arena *)v;
+	if (err && err != -EBUSY && err != -AK_EBUDGET)
+		c->map = 0;	/* spent: only ak_omap_cursor_init makes it walk again */
+	return err;
+}
+
+/*
+ * The find of a walk's next entry, the lock held if found: its value's
+ * address, or 0. @kw: the key's words (a constant in BPF: one version).
+ */
+static __ak_always_inline unsigned long long __ak_omap_next_find(struct ak_omap __arena *m,
+								struct ak_omap_cursor *c,
+								unsigned long long *found,
+								int *err, unsigned int kw)
+{
+	*err = -EINVAL;
+	return __AK_OMAP_BY_WIDTH(__ak_omap_find, kw, m, (const void *)c->key,
+				  (c->started ? __AK_OMAP_GT : __AK_OMAP_GE) | __AK_OMAP_HOLD,
+				  (void *)found, err);
 }
 
 /* The walk's next entry: one find from the cursor's key, the lock held until the cursor moved. */
@@ -970,20 +979,23 @@ static inline void __arena *__ak_omap_next_step(struct ak_omap __arena *m,
 		struct ak_omap_cursor *___ak_nc = (c);			\
 		typeof(key_out) ___ak_nko = (key_out);			\
 		unsigned long long ___ak_nfound[__AK_OMAP_KW_MAX] = {}, ___ak_nv = 0; \
-		int ___ak_nerr = -EINVAL;				\
+		int *___ak_ne = (errp), ___ak_nerr = -EINVAL;		\
 									\
 		__ak_omap_key_ok(___ak_nko);				\
 		if (sizeof(*___ak_nko) == ___ak_nm->key_words * 8)	\
-			___ak_nv = __AK_OMAP_BY_WIDTH(__ak_omap_find, sizeof(*___ak_nko) / 8, \
-				___ak_nm, (const void *)___ak_nc->key,	\
-				(___ak_nc->started ? __AK_OMAP_GT : __AK_OMAP_GE) | __AK_OMAP_HOLD, \
-				(void *)___ak_nfound, &___ak_nerr);	\
+			___ak_nv = __ak_omap_next_find(___ak_nm, ___ak_nc, ___ak_nfound, &___ak_nerr, \
+						       sizeof(*___ak_nko) / 8); \
+		___ak_nerr = __ak_omap_next_check(___ak_nm, ___ak_nc, ___ak_nv, ___ak_nfound, \
+						  ___ak_nv ? 0 : ___ak_nerr); \
 		if (___ak_nv)						\
-			___ak_nerr = 0;					\
-		___ak_nv = (unsigned long long)__ak_omap_next_step(___ak_nm, ___ak_nc, ___ak_nv, \
-								   ___ak_nfound, ___ak_nerr, (errp)); \
-		if (___ak_nv)						\
+			ak_lock_release(&___ak_nm->lock);		\
+		if (___ak_nerr) {					\
+			___ak_nv = 0;					\
+			if (___ak_ne)					\
+				*___ak_ne = ___ak_nerr;			\
+		} else {						\
 			__builtin_memcpy(___ak_nko, ___ak_nfound, sizeof(*___ak_nko)); \
+		}							\
 		(void __arena *)___ak_nv;				\
 	})
 

@@ -13,6 +13,7 @@
 
 #include "guest/guest.h"
 #include <arenakit/omap.h>
+#include <arenakit/omap_user.h>
 #include "guest/omap_shared.h"
 #include "omap.skel.h"
 
@@ -194,5 +195,44 @@ Test(omap, four_cpus_insert_then_pop_every_key_once, .timeout = 300)
 	printf("omap: 4 CPUs inserted %u keys and popped each once (%u, %u, %u and %u each; "
 	       "%u -EBUSY tried again)\n", total, a[0].popped, a[1].popped, a[2].popped,
 	       a[3].popped, busy);
+	omap__destroy(skel);
+}
+
+/*
+ * The loader's range walk through the mmap (ak_omap_next_copy) of what
+ * the BPF program left: every key from a bound to an end, in order, each
+ * with its value, as the model has them.
+ */
+Test(omap, the_loader_walks_a_range_through_the_mmap, .timeout = 120)
+{
+	struct omap *skel = omap__open();
+	unsigned long long from = 1000, end = 3000, k, v;
+	struct ak_omap_cursor c;
+	unsigned int i, n = 0, want = 0;
+	int retval, err;
+
+	cr_assert(skel);
+	cr_assert_eq(arenakit_load_skeleton(skel->skeleton), 0);
+	cr_assert_eq(ak_run(skel->progs.init_map, NULL, 0, &retval), 0);
+	for (i = 0; i < 4000; i++) {
+		struct omap_op *op = (struct omap_op *)&skel->arena->ops[i];
+
+		*op = (struct omap_op){ .kind = OMAP_OP_INSERT, .key = i * 7 % 4000,
+					.value = i * 7 % 4000 * 5 + 1 };
+		want += op->key >= from && op->key < end;
+	}
+	skel->bss->nops = 4000;
+	skel->bss->next_op = 0;
+	cr_assert_eq(ak_run_until_done(skel->progs.run_ops, NULL, 0, MAX_RUNS, &retval, NULL), 0);
+	cr_assert_eq(retval, 0);
+	ak_omap_cursor_init(&c, &from, &end, 1);
+	while ((err = ak_omap_next_copy((struct ak_omap *)&skel->arena->map, &c, &k, &v)) == 0) {
+		cr_assert_eq(k, from + n, "key %llu, want %llu", k, from + n);
+		cr_assert_eq(v, k * 5 + 1);
+		n++;
+	}
+	cr_assert_eq(err, -ENOENT);
+	cr_assert_eq(n, want, "%u keys in [%llu, %llu), want %u", n, from, end, want);
+	printf("omap: the loader walked %u keys of a range through the mmap\n", n);
 	omap__destroy(skel);
 }
