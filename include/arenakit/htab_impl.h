@@ -7,7 +7,7 @@
  *  - htab_impl_common.h: a bucket word's chain, a node's value, holding
  *    the bucket array, a walk's cursor (shared with htab_user.h);
  *  - htab_impl_key.h: a key's words and the width list, the hash, the key
- *    compare, a value's copies in and out of the arena;
+ *    compare (a value's copies in and out of the arena: arena.h);
  *  - htab_impl_table.h: bucket arrays, ak_htab_init, and how a table grows
  *    or reseeds from one array to the next (the migration);
  *  - htab_impl_ops.h: the calls on one key (lookup, update, delete, the

@@ -2,9 +2,10 @@
 /*
  * arenakit/htab_impl_key.h - keys and values on their way in and out of a
  * table: a key's words and the versions of the table's functions per word
- * count, the hash, the key compare, and the copies of a value between the
- * caller's memory and the arena. Internal: part of <arenakit/htab.h>
- * (through htab_impl.h).
+ * count, the hash and the key compare (a value's copies between the
+ * caller's memory and the arena are arena.h's __ak_arena_store and
+ * __ak_arena_fetch). Internal: part of <arenakit/htab.h> (through
+ * htab_impl.h).
  */
 #ifndef __ARENAKIT_HTAB_H
 #error "<arenakit/htab_impl_key.h> is internal: include <arenakit/htab.h>"

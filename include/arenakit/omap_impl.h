@@ -57,7 +57,8 @@ static inline __ak_omap_node_t __ak_omap_child(const struct ak_omap __arena *m, 
 /*
  * The copy loops below read and write the arena through volatile
  * pointers: clang would turn a plain copy loop into a memmove, which it
- * cannot lower for the arena's address space (htab_impl_key.h says more).
+ * cannot lower for the arena's address space (arena.h's __ak_arena_store
+ * says more).
  * A move is bounded by a node's size and the loop budget, which one call
  * of the map (a global function: its own budget) never comes near.
  */
