@@ -59,14 +59,17 @@ static inline __ak_omap_node_t __ak_omap_child(const struct ak_omap __arena *m, 
  * pointers: clang would turn a plain copy loop into a memmove, which it
  * cannot lower for the arena's address space (arena.h's __ak_arena_store
  * says more).
- * A move is bounded by a node's size and the loop budget, which one call
- * of the map (a global function: its own budget) never comes near.
  */
 
+/* The most words one move takes: a node's keys at the widest, or its links. */
+#define __AK_OMAP_MOVE_MAX (AK_OMAP_FANOUT * __AK_OMAP_KW_MAX + 1)
+
 /*
- * Move @n words from @src to @dst, which may overlap: 0, or 1 if cut. Out
- * of line (a global function in BPF), as is the search below: the verifier
- * checks each once, not at every place a tree operation calls it.
+ * Move @n words from @src to @dst, which may overlap. Out of line (a
+ * global function in BPF), as is the search below: the verifier checks
+ * each once, not at every place a tree operation calls it. Its loops are
+ * bounded by a constant, not by the loop budget: a move is never cut, so a
+ * node is never left half moved.
  */
 __ak_global int __ak_omap_move(__arg_arena unsigned long long __arena *dst,
 			       __arg_arena unsigned long long __arena *src, unsigned long long n)
@@ -75,22 +78,16 @@ __ak_global int __ak_omap_move(__arg_arena unsigned long long __arena *dst,
 	volatile unsigned long long __arena *s = src;
 	unsigned long long i;
 
-	if (n > AK_OMAP_FANOUT * (__AK_OMAP_KW_MAX + 1) + 1)
-		return 1;	/* never: every caller's count is a node's */
+	if (n > __AK_OMAP_MOVE_MAX)
+		return -EINVAL;	/* never: every caller's count is a node's */
 	if (d < s) {
-		for (i = 0; i < n; i++) {
-			ak_cond_break_label(cut);
+		for (i = 0; i < n && i < __AK_OMAP_MOVE_MAX; i++)
 			d[i] = s[i];
-		}
 	} else if (d > s) {
-		for (i = n; i > 0; i--) {
-			ak_cond_break_label(cut);
-			d[i - 1] = s[i - 1];
-		}
+		for (i = 0; i < n && i < __AK_OMAP_MOVE_MAX; i++)
+			d[n - 1 - i] = s[n - 1 - i];
 	}
 	return 0;
-cut:
-	return 1;
 }
 
 /* A key from a program's memory into key @i of @n. */
