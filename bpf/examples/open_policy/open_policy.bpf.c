@@ -72,11 +72,13 @@ __noinline int count_match(unsigned int rule)
 	s->key.rule = rule;
 	/*
 	 * -EBUSY: the bucket's holder, on another CPU, outlasted one bounded
-	 * wait (its virtual CPU preempted by the host, say). It is not this
-	 * CPU's own caller (a tracing program does not nest in itself), so a
-	 * few more waits are safe, and a count is worth them.
+	 * wait (its virtual CPU preempted by the host, say: under emulation,
+	 * for tens of milliseconds, longer than four waits). It is not this
+	 * CPU's own caller (a tracing program does not nest in itself), so
+	 * more waits are safe, and a count is worth them: as many as this
+	 * function's loop budget allows.
 	 */
-	for (tries = ak_opaque_zero(); tries < 4 && can_loop; tries++) {
+	for (tries = ak_opaque_zero(); tries < 64 && can_loop; tries++) {
 		n = ak_htab_lookup_or_init(&counts, &s->key, &none, &err);
 		if (n || err != -EBUSY)
 			break;
