@@ -15,7 +15,8 @@
  *
  * Keys are compared as unsigned words, the first most significant: an
  * unsigned integer is one word; a signed one is stored with its sign bit
- * flipped (ak_omap_key_s64); a byte string as big-endian words.
+ * flipped (ak_omap_key_s64); a byte string as big-endian words
+ * (ak_omap_key_bytes). A key type is any struct of whole words.
  *
  * A key's entry (its key, then its value) is an object of its own, which
  * a leaf links to: a value stays at its address while nodes split and
@@ -133,7 +134,7 @@ static inline int ak_omap_destroy(struct ak_omap __arena *m);
  *
  * Return: the address of the value, or NULL.
  */
-#define ak_omap_first(m, key_out, err) __ak_omap_find(m, key_out, __AK_OMAP_FIRST, key_out, err)
+#define ak_omap_first(m, key_out, err) __ak_omap_find_end(m, key_out, __AK_OMAP_FIRST, err)
 
 /**
  * ak_omap_last - the largest key, and its value
@@ -143,7 +144,7 @@ static inline int ak_omap_destroy(struct ak_omap __arena *m);
  *
  * Return: the address of the value, or NULL.
  */
-#define ak_omap_last(m, key_out, err) __ak_omap_find(m, key_out, __AK_OMAP_LAST, key_out, err)
+#define ak_omap_last(m, key_out, err) __ak_omap_find_end(m, key_out, __AK_OMAP_LAST, err)
 
 /**
  * ak_omap_delete - take *@key out of @m (any program)
@@ -235,6 +236,33 @@ static inline int ak_omap_check(struct ak_omap __arena *m);
 static inline unsigned long long ak_omap_key_s64(long long v)
 {
 	return (unsigned long long)v ^ (1ULL << 63);
+}
+
+/**
+ * ak_omap_key_bytes - the key words of a byte string, in memcmp order
+ * @words: the key: @nwords words
+ * @nwords: words per key, 1 to 4
+ * @s: the bytes
+ * @len: how many; those past 8 x @nwords are left out
+ *
+ * Packed big-endian and zero-padded, so keys compare as memcmp of the
+ * strings zero-padded to the key's size: NUL-terminated strings sort as
+ * strcmp sorts them, and two that differ only past the key's size are
+ * the same key.
+ */
+static inline void ak_omap_key_bytes(unsigned long long *words, unsigned int nwords,
+				     const unsigned char *s, unsigned int len)
+{
+	unsigned int i;
+
+	for (i = 0; i < AK_OMAP_MAX_KEY / 8; i++)
+		if (i < nwords)
+			words[i] = 0;
+	for (i = 0; i < AK_OMAP_MAX_KEY; i++) {
+		if (i >= len || i >= nwords * 8)
+			break;
+		words[i / 8] |= (unsigned long long)s[i] << (56 - i % 8 * 8);
+	}
 }
 
 #include <arenakit/omap_impl.h>

@@ -15,8 +15,11 @@
 #define __ARENAKIT_OMAP_IMPL_H
 
 #define __AK_OMAP_KW_MAX (AK_OMAP_MAX_KEY / 8)
-/* __ak_omap_insert_locked's "fill the spare stock and come back" (1 is "present"). */
-#define __AK_OMAP_REFILL 2
+/* __ak_omap_insert_locked's answers besides 0 (inserted) and an error. */
+enum {
+	__AK_OMAP_PRESENT = 1,	/* the key was there: its entry is returned */
+	__AK_OMAP_REFILL = 2,	/* fill the spare stock and come back */
+};
 /* A node this small is merged with a neighbour when both fit in 3/4 of one. */
 #define __AK_OMAP_LOW (AK_OMAP_FANOUT / 4)
 
@@ -307,7 +310,7 @@ __ak_global unsigned long long __ak_omap_place(__arg_arena struct ak_omap __aren
 
 /*
  * The insert of @entry (its key written) under the lock, or the entry of
- * the key if present: its address in *@found, and 1 then. Nodes a split
+ * the key if present: its address in *@found, and __AK_OMAP_PRESENT then. Nodes a split
  * needs come from the spare stock, counted first: __AK_OMAP_REFILL if it
  * holds too few (or @entry is NULL for a new key), with nothing changed.
  */
@@ -328,7 +331,7 @@ static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsig
 		if (flags == AK_OMAP_NOEXIST)
 			return -EEXIST;
 		*found = __ak_omap_entry(m, n, a.pos);
-		return 1;
+		return __AK_OMAP_PRESENT;
 	}
 	if (flags == AK_OMAP_EXIST)
 		return -ENOENT;
@@ -647,9 +650,9 @@ static inline void __arena *__ak_omap_update_begin(struct ak_omap __arena *m,
 		if (err)
 			goto out;
 		err = __ak_omap_insert_locked(m, k, entry, flags, &found);
-		if (err == 0 || err == 1) {
+		if (err == 0 || err == __AK_OMAP_PRESENT) {
 			m->gen++;
-			if (err == 1)		/* present: the new entry is not needed */
+			if (err == __AK_OMAP_PRESENT)	/* the new entry is not needed */
 				ak_free_nosleep(entry);
 			u->err = 0;
 			return found + m->key_words;
@@ -800,6 +803,14 @@ __AK_OMAP_WIDTHS(__AK_OMAP_WIDTH)
 		(void __arena *)___ak_fv;				\
 	})
 
+/* First or last: @key_out is both the key's type and where it goes, bound once. */
+#define __ak_omap_find_end(m, key_out, mode, errp)			\
+	({								\
+		typeof(key_out) ___ak_eo = (key_out);			\
+									\
+		__ak_omap_find(m, ___ak_eo, mode, ___ak_eo, errp);	\
+	})
+
 #define __ak_omap_update(m, key, value, flags, kind)			\
 	({								\
 		struct ak_omap __arena *___ak_um = (m);			\
@@ -872,9 +883,8 @@ static inline int ak_omap_init(struct ak_omap __arena *m, unsigned int key_size,
 	root->leaf = 1;
 	root->next = 0;
 	m->key_words = key_size / 8;
-	m->value_words = (value_size + 7) / 8;
 	m->value_size = value_size;
-	m->entry_size = key_size + m->value_words * 8;
+	m->entry_size = key_size + (value_size + 7) / 8 * 8;	/* the value word-aligned */
 	m->count = 0;
 	m->nspare = 0;
 	m->root = root;

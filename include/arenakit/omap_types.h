@@ -48,7 +48,6 @@ struct ak_omap_node {
  * @root: the root node: a leaf while the map fits one
  * @depth: levels of the tree, 1 for a lone leaf (0: not initialised)
  * @key_words: words per key
- * @value_words: words per value
  * @value_size: bytes per value
  * @entry_size: bytes per entry: the key's words, then the value's
  * @count: keys in the map
@@ -63,7 +62,6 @@ struct ak_omap {
 	struct ak_omap_node __arena *root;
 	unsigned int depth;
 	unsigned int key_words;
-	unsigned int value_words;
 	unsigned int value_size;
 	unsigned int entry_size;
 	unsigned long long count;

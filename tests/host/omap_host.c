@@ -350,3 +350,63 @@ Test(omap_host, a_walk_returns_each_key_there_throughout_once_in_order)
 	cr_assert_eq(ak_omap_destroy(&map), 0);
 	printf("omap_host: 200 range walks of %llu steps in all under random changes\n", steps);
 }
+
+struct name_key {
+	unsigned long long w[3];	/* 24 bytes of a name */
+};
+
+static int by_strcmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/*
+ * Names packed by ak_omap_key_bytes come back from a walk in strcmp's
+ * order, prefixes first; a name longer than the key is cut to its size.
+ */
+Test(omap_host, byte_string_keys_walk_in_strcmp_order)
+{
+	static char names[2000][25];
+	unsigned int seed = 11, i, j, n = 0;
+	struct ak_omap_cursor c;
+	struct name_key k, got;
+	uint64_t value = 0, *p;
+	char text[25];
+	int err;
+
+	cr_assert_eq(ak_omap_init(&map, sizeof(k), sizeof(value)), 0);
+	for (i = 0; i < 2000; i++) {
+		unsigned int len = rand_r(&seed) % 25;
+
+		/* Few letters, so that names share prefixes and one is another's. */
+		for (j = 0; j < len; j++)
+			text[j] = 'a' + rand_r(&seed) % 3;
+		text[len] = 0;
+		ak_omap_key_bytes(k.w, 3, (const unsigned char *)text, len);
+		err = ak_omap_update(&map, &k, &value, AK_OMAP_NOEXIST);
+		if (bsearch(text, names, n, sizeof(names[0]), by_strcmp)) {
+			cr_assert_eq(err, -EEXIST, "\"%s\" is there: %d", text, err);
+			continue;
+		}
+		cr_assert_eq(err, 0, "\"%s\" is new: %d", text, err);
+		memcpy(names[n++], text, sizeof(text));
+		qsort(names, n, sizeof(names[0]), by_strcmp);
+	}
+	ak_omap_cursor_init(&c, NULL, NULL, 1);
+	for (i = 0; (p = ak_omap_next(&map, &c, &got, &err)); i++) {
+		cr_assert_lt(i, n);
+		for (j = 0; j < 24; j++)
+			text[j] = got.w[j / 8] >> (56 - j % 8 * 8);
+		text[24] = 0;
+		cr_assert_str_eq(text, names[i], "name %u", i);
+	}
+	cr_assert_eq(err, -ENOENT);
+	cr_assert_eq(i, n);
+	/* Past the key's size: the same key. */
+	memset(text, 'c', 24);
+	ak_omap_key_bytes(k.w, 3, (const unsigned char *)"cccccccccccccccccccccccccc", 26);
+	cr_assert_eq(ak_omap_lookup(&map, &k, &err) != NULL,
+		     bsearch(text, names, n, sizeof(names[0]), by_strcmp) != NULL);
+	cr_assert_eq(ak_omap_destroy(&map), 0);
+	printf("omap_host: %u distinct names of 2000 walked in strcmp order\n", n);
+}
