@@ -201,8 +201,10 @@ static inline int ak_omap_destroy(struct ak_omap __arena *m);
  *	again), -AK_ESTALE if an exact walk's map changed or @c is another
  *	map's, -EBUSY or -AK_EBUDGET (the cursor unchanged: call again)
  *
- * Each call is one descent under the lock, from the cursor's last key:
- * nothing is held between calls, and a walk cut by its caller goes on
+ * Each call takes the lock once: while the map is unchanged since the
+ * last call, it steps to the next slot of the leaf the cursor kept (no
+ * descent); after a change, it descends from the cursor's last key.
+ * Nothing is held between calls, and a walk cut by its caller goes on
  * from the cursor in another run.
  *
  * Return: the address of the value, or NULL.

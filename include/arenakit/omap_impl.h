@@ -535,11 +535,19 @@ enum {
 	__AK_OMAP_HOLD = 8,	/* or'ed: return with the lock held (found only) */
 };
 
-/* The entry @mode asks for, its key copied to @key_out; 0 with *@err -ENOENT if none. */
-static inline unsigned long long __arena *__ak_omap_find_locked(struct ak_omap __arena *m,
-							       const unsigned long long *k,
-							       int mode, unsigned long long *key_out,
-							       int *err)
+/* Where a find ended: the leaf, and the key's slot in it. */
+struct __ak_omap_at {
+	__ak_omap_node_t leaf;
+	unsigned int pos;
+};
+
+/*
+ * The entry @mode asks for, its key copied to @key_out, its place in *@at;
+ * 0 with *@err -ENOENT if none.
+ */
+static __ak_always_inline unsigned long long __arena *
+__ak_omap_find_locked(struct ak_omap __arena *m, const unsigned long long *k, int mode,
+		      unsigned long long *key_out, int *err, struct __ak_omap_at *at)
 {
 	const unsigned long long *where = k;
 	struct __ak_omap_path p;
@@ -566,6 +574,8 @@ static inline unsigned long long __arena *__ak_omap_find_locked(struct ak_omap _
 		return 0;
 	}
 	__ak_omap_key_get(key_out, m, n, pos);
+	at->leaf = n;
+	at->pos = pos;
 	return __ak_omap_entry(m, n, pos);
 }
 
@@ -683,14 +693,58 @@ static inline unsigned long long __ak_omap_find_impl(struct ak_omap __arena *m,
 						     unsigned long long *key_out, int *err)
 {
 	unsigned long long __arena *entry;
+	struct __ak_omap_at at;
 
 	*err = __ak_omap_lock(m);
 	if (*err)
 		return 0;
-	entry = __ak_omap_find_locked(m, k, mode & ~__AK_OMAP_HOLD, key_out, err);
+	entry = __ak_omap_find_locked(m, k, mode & ~__AK_OMAP_HOLD, key_out, err, &at);
 	if (!entry || !(mode & __AK_OMAP_HOLD))
 		ak_lock_release(&m->lock);
 	return entry ? (unsigned long long)(entry + m->key_words) : 0;
+}
+
+/*
+ * A walk's next entry, found with the lock taken and left held: its
+ * value's address, its key in *@found; 0 with *@err and the lock free.
+ * While the map's generation is the one the cursor saw, nothing has
+ * changed since its last step, so the leaf and slot it kept still hold its
+ * last key and the next key is the slot after, or the next leaf's first:
+ * no descent. After a change, a descent from its last key.
+ */
+static inline unsigned long long __ak_omap_step_impl(struct ak_omap __arena *m,
+						     struct ak_omap_cursor *c,
+						     unsigned long long *found, int *err)
+{
+	unsigned long long __arena *entry = 0;
+	struct __ak_omap_at at = { (__ak_omap_node_t)c->leaf, c->pos + 1 };
+
+	*err = __ak_omap_lock(m);
+	if (*err)
+		return 0;
+	if (c->started && at.leaf && c->map == (unsigned long long)m && c->gen == m->gen) {
+		if (at.pos >= at.leaf->nkeys) {
+			at.leaf = at.leaf->next;
+			at.pos = 0;
+		}
+		/* A leaf linked to is never empty: only the root leaf may be. */
+		if (at.leaf && at.pos < at.leaf->nkeys && at.pos < AK_OMAP_FANOUT) {
+			__ak_omap_key_get(found, m, at.leaf, at.pos);
+			entry = __ak_omap_entry(m, at.leaf, at.pos);
+		} else {
+			*err = -ENOENT;
+		}
+	} else {
+		entry = __ak_omap_find_locked(m, c->key, c->started ? __AK_OMAP_GT : __AK_OMAP_GE,
+					      found, err, &at);
+	}
+	if (!entry) {
+		ak_lock_release(&m->lock);
+		return 0;
+	}
+	c->leaf = (unsigned long long)at.leaf;
+	c->pos = at.pos;
+	return (unsigned long long)(entry + m->key_words);
 }
 
 static inline unsigned long long __ak_omap_unlink_impl(struct ak_omap __arena *m,
@@ -763,6 +817,19 @@ __AK_OMAP_BEGIN(n, nosleep, 0)
 
 #define __AK_OMAP_WIDTHS(X) X(1) X(2) X(3) X(4)
 __AK_OMAP_WIDTHS(__AK_OMAP_WIDTH)
+
+/* A walk's step works on the cursor's key copy, whatever the width: one version. */
+__ak_global unsigned long long __ak_omap_step(__arg_arena struct ak_omap __arena *m,
+					      __ak_nonnull struct ak_omap_cursor *c,
+					      __ak_nonnull struct __ak_omap_key4 *found,
+					      __ak_nonnull int *err)
+{
+	unsigned long long out[__AK_OMAP_KW_MAX] = {}, r;
+
+	r = __ak_omap_step_impl(m, c, out, err);
+	__builtin_memcpy(found->w, out, sizeof(found->w));
+	return r;
+}
 
 #define __AK_OMAP_WIDTH_CALL(n, fn, words, ...) (words) == n ? fn##n(__VA_ARGS__) :
 
@@ -947,7 +1014,7 @@ static inline int __ak_omap_next_check(struct ak_omap __arena *m, struct ak_omap
 				       int err)
 {
 	if (v) {
-		if (c->map && (c->map != m || (c->exact && c->gen != m->gen)))
+		if (c->map && (c->map != (unsigned long long)m || (c->exact && c->gen != m->gen)))
 			err = -AK_ESTALE;
 		else if (c->bounded &&	/* the entry's key, before its value */
 			 __ak_omap_cmp((unsigned long long __arena *)v - m->key_words, c->end,
@@ -955,7 +1022,7 @@ static inline int __ak_omap_next_check(struct ak_omap __arena *m, struct ak_omap
 			err = -ENOENT;
 		if (!err) {
 			__builtin_memcpy(c->key, found, sizeof(c->key));
-			c->map = m;
+			c->map = (unsigned long long)m;
 			c->gen = m->gen;
 			c->started = 1;
 		}
@@ -967,20 +1034,18 @@ static inline int __ak_omap_next_check(struct ak_omap __arena *m, struct ak_omap
 
 /*
  * The find of a walk's next entry, the lock held if found: its value's
- * address, or 0. @kw: the key's words (a constant in BPF: one version).
+ * address, or 0.
  */
 static __ak_always_inline unsigned long long __ak_omap_next_find(struct ak_omap __arena *m,
 								struct ak_omap_cursor *c,
 								unsigned long long *found,
-								int *err, unsigned int kw)
+								int *err)
 {
 	*err = -EINVAL;
-	return __AK_OMAP_BY_WIDTH(__ak_omap_find, kw, m, (const void *)c->key,
-				  (c->started ? __AK_OMAP_GT : __AK_OMAP_GE) | __AK_OMAP_HOLD,
-				  (void *)found, err);
+	return __ak_omap_step(m, c, (void *)found, err);
 }
 
-/* The walk's next entry: one find from the cursor's key, the lock held until the cursor moved. */
+/* The walk's next entry: one step from the cursor, the lock held until the cursor moved. */
 #define __ak_omap_next(m, c, key_out, errp)				\
 	({								\
 		struct ak_omap __arena *___ak_nm = (m);			\
@@ -991,8 +1056,7 @@ static __ak_always_inline unsigned long long __ak_omap_next_find(struct ak_omap 
 									\
 		__ak_omap_key_ok(___ak_nko);				\
 		if (sizeof(*___ak_nko) == ___ak_nm->key_words * 8)	\
-			___ak_nv = __ak_omap_next_find(___ak_nm, ___ak_nc, ___ak_nfound, &___ak_nerr, \
-						       sizeof(*___ak_nko) / 8); \
+			___ak_nv = __ak_omap_next_find(___ak_nm, ___ak_nc, ___ak_nfound, &___ak_nerr); \
 		___ak_nerr = __ak_omap_next_check(___ak_nm, ___ak_nc, ___ak_nv, ___ak_nfound, \
 						  ___ak_nv ? 0 : ___ak_nerr); \
 		if (___ak_nv)						\

@@ -73,24 +73,31 @@ struct ak_omap {
 
 /**
  * struct ak_omap_cursor - where a range walk is (ak_omap_next)
- * @map: the map walked (NULL: the walk has not begun)
- * @gen: the map's @gen at the last call (an exact walk)
+ * @map: the map walked, its address as a number (0: the walk has not begun)
+ * @gen: the map's @gen at the last call
+ * @leaf: the leaf of the last key returned, its address as a number
+ * @pos: that key's slot in @leaf
  * @exact: 1: -AK_ESTALE once the map changed; 0: go on after the last key
  * @started: a key was returned: @key is the last one
  * @key: the last key returned, or the walk's lower bound before the first
  * @end: the walk stops before this key, if @bounded
  * @bounded: @end is set
  *
- * Set it with ak_omap_cursor_init before the first call.
+ * Set it with ak_omap_cursor_init before the first call. The addresses
+ * are numbers so that a global function may take the cursor (the
+ * verifier takes only scalars in a struct it is passed); @leaf and @pos
+ * are trusted only while @gen is the map's: then nothing has changed.
  */
 struct ak_omap_cursor {
-	struct ak_omap __arena *map;
+	unsigned long long map;
 	unsigned long long gen;
+	unsigned long long leaf;
+	unsigned int pos;
 	int exact;
 	int started;
+	int bounded;
 	unsigned long long key[AK_OMAP_MAX_KEY / 8];
 	unsigned long long end[AK_OMAP_MAX_KEY / 8];
-	int bounded;
 };
 
 #endif /* __ARENAKIT_OMAP_TYPES_H */

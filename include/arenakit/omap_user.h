@@ -21,7 +21,7 @@ static inline int __ak_omap_next_copy(struct ak_omap *m, struct ak_omap_cursor *
 	int err = -EINVAL;
 
 	if (ks == m->key_words * 8ULL && vs == m->value_size)
-		v = __ak_omap_next_find(m, c, found, &err, m->key_words);
+		v = __ak_omap_next_find(m, c, found, &err);
 	err = __ak_omap_next_check(m, c, v, found, v ? 0 : err);
 	/* The value while the lock is held: a program may delete and free it after. */
 	if (!err)
