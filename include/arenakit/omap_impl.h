@@ -824,11 +824,7 @@ __ak_global unsigned long long __ak_omap_step(__arg_arena struct ak_omap __arena
 					      __ak_nonnull struct __ak_omap_key4 *found,
 					      __ak_nonnull int *err)
 {
-	unsigned long long out[__AK_OMAP_KW_MAX] = {}, r;
-
-	r = __ak_omap_step_impl(m, c, out, err);
-	__builtin_memcpy(found->w, out, sizeof(found->w));
-	return r;
+	return __ak_omap_step_impl(m, c, found->w, err);
 }
 
 #define __AK_OMAP_WIDTH_CALL(n, fn, words, ...) (words) == n ? fn##n(__VA_ARGS__) :

@@ -12,11 +12,23 @@ struct ak_omap __arena_global map;	/* 8-byte keys, 8-byte values */
 
 struct omap_op __arena_global ops[OMAP_MAX_OPS];
 unsigned int nops, next_op;
+struct ak_omap_cursor walk;	/* OMAP_OP_WALK's, across runs */
 
 SEC("syscall")
 int init_map(void *ctx)
 {
 	return ak_omap_init(&map, sizeof(__u64), sizeof(__u64));
+}
+
+/*
+ * A step of the live walk, from @k if @init: a frame of its own (run_ops'
+ * deepest chain of calls, an update's, is near the stack's limit).
+ */
+__noinline __u64 walk_step(__u64 k, int init, __ak_nonnull __u64 *key_out, __ak_nonnull int *err)
+{
+	if (init)
+		ak_omap_cursor_init(&walk, &k, (__u64 *)NULL, 0);
+	return (__u64)ak_omap_next(&map, &walk, key_out, err);
 }
 
 SEC("syscall")
@@ -49,6 +61,9 @@ int run_ops(void *ctx)
 			break;
 		case OMAP_OP_BOUND:
 			p = ak_omap_bound(&map, &k, op->flags, &out_k, &err);
+			break;
+		case OMAP_OP_WALK:
+			p = (__u64 __arena *)walk_step(k, op->flags, &out_k, &err);
 			break;
 		default:
 			err = ak_omap_pop_first(&map, &out_k, &out_v);

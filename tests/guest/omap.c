@@ -22,6 +22,9 @@
 
 static unsigned long long model_keys[OMAP_MAX_OPS], model_values[OMAP_MAX_OPS];
 static int model_n;
+/* The live walk's cursor, as the model sees it: its last key, once it has one. */
+static unsigned long long walk_from;
+static int walk_started;
 
 static int model_bound(unsigned long long k, int strict)
 {
@@ -84,6 +87,18 @@ static int model_agrees(const struct omap_op *op)
 		if (at == model_n)
 			return op->err == -ENOENT;
 		return !op->err && op->out_key == model_keys[at] && op->out_value == model_values[at];
+	case OMAP_OP_WALK:
+		/* The first key from the bound, then each after the last returned. */
+		if (op->flags) {
+			walk_from = op->key;
+			walk_started = 0;
+		}
+		at = model_bound(walk_from, walk_started);
+		if (at == model_n)
+			return op->err == -ENOENT;
+		walk_from = model_keys[at];
+		walk_started = 1;
+		return !op->err && op->out_key == model_keys[at] && op->out_value == model_values[at];
 	default:
 		if (!model_n)
 			return op->err == -ENOENT;
@@ -97,11 +112,12 @@ static int model_agrees(const struct omap_op *op)
 Test(omap, random_calls_agree_with_a_sorted_array, .timeout = 300)
 {
 	struct omap *skel = omap__open();
-	unsigned long long calls = 0, disagree = 0;
+	unsigned long long calls = 0, disagree = 0, walks = 0;
 	int retval, batch, i, err;
 	unsigned int runs;
 	unsigned int seed = 1;
 	struct omap_op *op;
+	int walk_run = 0;
 
 	cr_assert(skel);
 	cr_assert_eq(arenakit_load_skeleton(skel->skeleton), 0);
@@ -121,6 +137,19 @@ Test(omap, random_calls_agree_with_a_sorted_array, .timeout = 300)
 				op->flags = rand_r(&seed) & 1;
 			else if (op->kind == OMAP_OP_POP_FIRST && rand_r(&seed) % 4)
 				op->kind = OMAP_OP_INSERT;	/* a pop is rarer than an insert */
+			/*
+			 * A walk's steps come in runs of up to 16 (a new walk
+			 * one time in 4), some unchanged map between them,
+			 * some not.
+			 */
+			if (walk_run > 0 && rand_r(&seed) % 4) {
+				*op = (struct omap_op){ .kind = OMAP_OP_WALK };
+				walk_run--;
+			} else if (rand_r(&seed) % 16 == 0) {
+				op->kind = OMAP_OP_WALK;
+				op->flags = i == 0 || rand_r(&seed) % 4 == 0;
+				walk_run = rand_r(&seed) % 16;
+			}
 		}
 		skel->bss->nops = OMAP_MAX_OPS / 4;
 		skel->bss->next_op = 0;
@@ -129,6 +158,7 @@ Test(omap, random_calls_agree_with_a_sorted_array, .timeout = 300)
 		cr_assert_eq(retval, 0, "run_ops: %d", retval);
 		for (i = 0; i < OMAP_MAX_OPS / 4; i++) {
 			op = (struct omap_op *)&skel->arena->ops[i];
+			walks += op->kind == OMAP_OP_WALK;
 			if (!model_agrees(op) && disagree++ < 5)
 				fprintf(stderr, "call %d: kind %u key %llu flags %u: %lld, %llu, %llu\n",
 					i, op->kind, op->key, op->flags, op->err, op->out_key,
@@ -140,8 +170,9 @@ Test(omap, random_calls_agree_with_a_sorted_array, .timeout = 300)
 		cr_assert_eq(ak_omap_count((struct ak_omap *)&skel->arena->map),
 			     (unsigned long long)model_n);
 	}
-	printf("omap: %llu calls in BPF, %llu disagreements with the model, %d keys at the end, "
-	       "%u levels\n", calls, disagree, model_n, skel->arena->map.depth);
+	printf("omap: %llu calls in BPF (%llu walk steps), %llu disagreements with the model, "
+	       "%d keys at the end, %u levels\n", calls, walks, disagree, model_n,
+	       skel->arena->map.depth);
 	cr_expect_eq(disagree, 0);
 	omap__destroy(skel);
 }

@@ -5,7 +5,10 @@
 
 #define OMAP_MAX_OPS 65536
 
-enum { OMAP_OP_INSERT, OMAP_OP_DELETE, OMAP_OP_LOOKUP, OMAP_OP_BOUND, OMAP_OP_POP_FIRST };
+enum {
+	OMAP_OP_INSERT, OMAP_OP_DELETE, OMAP_OP_LOOKUP, OMAP_OP_BOUND, OMAP_OP_POP_FIRST,
+	OMAP_OP_WALK,	/* one step of a live walk; flags 1: from key, a new walk */
+};
 
 /* One call: its kind, key and value (or flags) in; its error, key and value out. */
 struct omap_op {
