@@ -526,6 +526,7 @@ static const struct {
 	{ "frames", bench_frames,
 	  "a call of a frame of 256 to 65,535 steps under the kernel's loop bound" },
 	{ "htab", bench_htab, "arena hash table against BPF_MAP_TYPE_HASH" },
+	{ "omap", bench_omap, "arena ordered map against bpf_rbtree_* and the arena htab" },
 	{ "alloc", bench_alloc, "arenakit allocator against the selftests' page_frag one" },
 	{ "glob", bench_glob, "glob matching: BPF, the same header native, fnmatch(3)" },
 	{ "verifier", bench_verifier, "instructions the verifier processes per program" },

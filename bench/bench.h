@@ -115,6 +115,7 @@ void bench_wrong(struct bench *b, const char *fmt, ...) __attribute__((format(pr
 int bench_loops_and_walks(struct bench *b);
 int bench_frames(struct bench *b);
 int bench_htab(struct bench *b);
+int bench_omap(struct bench *b);
 int bench_alloc(struct bench *b);
 int bench_glob(struct bench *b);
 int bench_verifier(struct bench *b);

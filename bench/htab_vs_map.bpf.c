@@ -10,6 +10,7 @@
 #define AK_ARENA_PAGES 262144
 #include <arenakit/htab.h>
 #include "htab_vs_map.h"
+#include "phase.bpf.h"
 
 struct key16 {
 	__u64 a, b;
@@ -58,15 +59,12 @@ static struct key16 key16(__u32 i)
 /*
  * Keys [from, to) through one operation on the table (map == 0) or the
  * map. A global function: the verifier checks it once, on its own, not
- * once per state of the caller's loop; and each chunk of CHUNK keys gets a
- * loop budget of its own whatever the kernel's budget is (a count, or
- * time). Returns the index it reached: a chunk the budget cut (under load,
- * the time-bounded kernel's budget can end before CHUNK operations) is
- * resumed there by the next run, not counted as wrong; result.errors
- * counts the operations that failed.
+ * once per state of the caller's loop; and each chunk gets a loop budget
+ * of its own whatever the kernel's budget is (a count, or time). Returns
+ * the index it reached (see BENCH_TIMED); result.errors counts the
+ * operations that failed.
  */
-#define CHUNK 16384
-#define BENCH_CHUNK(name, table, hmap, key_type, key_of)		\
+#define HTAB_CHUNK(name, table, hmap, key_type, key_of)		\
 __noinline int name(enum htab_op op, int map, __u32 from, __u32 to) \
 {									\
 	__u64 v = 1, found = 0;						\
@@ -110,53 +108,8 @@ __noinline int name(enum htab_op op, int map, __u32 from, __u32 to) \
 	return i;							\
 }
 
-/*
- * The phase a run works on (one operation on the table or on the map, set
- * by user space) and how far it got: a phase of a million operations takes
- * longer than a frame's loop budget under TCG, so a run cut by it returns
- * -AK_EBUDGET and the next run goes on where it stopped, the time spent in
- * each run added up.
- */
-struct htab_phase phase;
-
-/*
- * ps per op of the phase's operation over the keys (a miss looks up the
- * keys above them), run @times times: from the clock around each run's
- * loop, over the operations of every run of the phase.
- */
-#define TIMED(chunk, times)						\
-	({								\
-		__u64 ___start = bpf_ktime_get_ns();			\
-		__u32 ___base = phase.op == HTAB_MISS ? entries : 0;	\
-		__u32 ___c, ___end, ___reached;				\
-		int ___err = 0;						\
-									\
-		while (phase.rep < (times)) {				\
-			if (!can_loop) {				\
-				___err = -AK_EBUDGET;			\
-				break;					\
-			}						\
-			___c = phase.at;				\
-			if (___c >= entries) {				\
-				phase.rep++;				\
-				phase.at = 0;				\
-				continue;				\
-			}						\
-			___end = ___c + CHUNK < entries ? ___c + CHUNK : entries; \
-			___reached = chunk(phase.op, phase.map, ___base + ___c, \
-					   ___base + ___end) - ___base;	\
-			phase.at = ___reached;				\
-			if (___reached < ___end) {			\
-				___err = -AK_EBUDGET;			\
-				break;					\
-			}						\
-		}							\
-		phase.ns += bpf_ktime_get_ns() - ___start;		\
-		if (!___err && phase.op < HTAB_OPS && phase.map < 2)	\
-			result.ps[phase.op][phase.map] = phase.ns * 1000 / \
-				((__u64)entries * (times));		\
-		___err;							\
-	})
+/* The phase a run works on: set by user space, resumed by BENCH_TIMED. */
+struct bench_phase phase;
 
 /*
  * Before and after each run of a timed program, programs of their own
@@ -195,13 +148,20 @@ int teardown(void *ctx)
 
 /* One program per key type: the phase user space set, resumable (see phase). */
 #define BENCH_PROGRAM(name, table, hmap, key_type, key_of)		\
-BENCH_CHUNK(name##_chunk, table, hmap, key_type, key_of)		\
+HTAB_CHUNK(name##_chunk, table, hmap, key_type, key_of)		\
 SEC("syscall")								\
 int name(void *ctx)							\
 {									\
 	int once = phase.op == HTAB_INSERT || phase.op == HTAB_DELETE;	\
+	__u32 times = once ? 1 : reps;					\
+	int err;							\
 									\
-	return TIMED(name##_chunk, once ? 1 : reps);			\
+	/* A miss looks up the keys above them. */			\
+	err = BENCH_TIMED(phase, name##_chunk, times,			\
+			  phase.op == HTAB_MISS ? entries : 0, entries); \
+	if (!err && phase.op < HTAB_OPS && phase.side < 2)		\
+		result.ps[phase.op][phase.side] = BENCH_PS_PER_OP(phase, entries, times); \
+	return err;							\
 }
 
 BENCH_PROGRAM(htab4, table4, map4, __u32, key4)

@@ -42,7 +42,7 @@ static int run_once(struct bench *b, struct htab_vs_map *skel, int wide, int poo
 	/* Each operation on the table, then on the map, a phase of runs each. */
 	for (op = 0; op < HTAB_OPS && !ret; op++) {
 		for (map = 0; map < 2 && !ret; map++) {
-			skel->bss->phase = (struct htab_phase){ .op = op, .map = map };
+			skel->bss->phase = (struct bench_phase){ .op = op, .side = map };
 			ret = ak_run_until_done(prog, NULL, 0, HTAB_BENCH_MAX_RUNS, &retval, NULL);
 			if (!ret && retval)
 				ret = retval;

@@ -3,6 +3,8 @@
 #ifndef ARENAKIT_BENCH_HTAB_H
 #define ARENAKIT_BENCH_HTAB_H
 
+#include "phase.h"
+
 #define HTAB_BENCH_MAX (1 << 20)
 
 /* The operations timed, each on the arena table and on the hash map. */
@@ -14,15 +16,6 @@ struct htab_bench_result {
 	unsigned long long ps[HTAB_OPS][2];	/* picoseconds per op: [op][0 arena, 1 map] */
 	unsigned long long found;	/* lookups that found something */
 	unsigned long long errors;	/* chunks with an error, or cut short */
-};
-
-/* Which operation a run of the timed program makes, and how far it got. */
-struct htab_phase {
-	unsigned int op;		/* enum htab_op */
-	unsigned int map;		/* 0: the arena table, 1: the hash map */
-	unsigned int rep;		/* passes over the keys done */
-	unsigned int at;		/* the next key of this pass */
-	unsigned long long ns;		/* spent in this phase's runs so far */
 };
 
 #endif

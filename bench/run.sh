@@ -74,16 +74,16 @@ for a in "$@"; do
 	fi
 	case $a in
 	--runs) counted+=("$a"); runs_next=1 ;;
-	walk|htab|alloc|glob) sections+=("$a") ;;
+	walk|htab|omap|alloc|glob) sections+=("$a") ;;
 	frames|verifier) ;;
 	*) counted+=("$a") ;;
 	esac
 done
 wanted=0
 for a in "$@"; do
-	case $a in walk|frames|htab|alloc|glob|verifier) wanted=1 ;; esac
+	case $a in walk|frames|htab|omap|alloc|glob|verifier) wanted=1 ;; esac
 done
-[ $wanted = 1 ] || sections=(walk htab alloc glob)
+[ $wanted = 1 ] || sections=(walk htab omap alloc glob)
 
 rc=0
 timed_args=("$@")

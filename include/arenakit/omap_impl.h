@@ -203,13 +203,32 @@ static inline __ak_omap_node_t __ak_omap_take_spare(struct ak_omap __arena *m)
 	return m->spare[--m->nspare];
 }
 
-/* A node out of the tree: kept for the next split, or freed. */
+/*
+ * A node out of the tree: kept for the next split, or chained on
+ * m->freed for its delete to free once the lock is released (a free is
+ * not called from the tree's functions: their chain of calls is deep).
+ */
 static inline void __ak_omap_give_back(struct ak_omap __arena *m, __ak_omap_node_t n)
 {
-	if (m->nspare < AK_OMAP_MAX_DEPTH + 1)
+	if (m->nspare < AK_OMAP_MAX_DEPTH + 1) {
 		m->spare[m->nspare++] = n;
-	else
+	} else {
+		n->next = m->freed;
+		m->freed = n;
+	}
+}
+
+/* Free the nodes a delete chained (at most two a level: a merge's and a root's). */
+static inline void __ak_omap_free_chain(__ak_omap_node_t n)
+{
+	__ak_omap_node_t next;
+	unsigned int i;
+
+	for (i = 0; n && i < 2 * AK_OMAP_MAX_DEPTH; i++) {
+		next = n->next;
 		ak_free_nosleep(n);
+		n = next;
+	}
 }
 
 /*
@@ -705,12 +724,14 @@ static inline unsigned long long __ak_omap_find_impl(struct ak_omap __arena *m,
 }
 
 /*
- * A walk's next entry, found with the lock taken and left held: its
- * value's address, its key in *@found; 0 with *@err and the lock free.
+ * A walk's next entry, taken with the lock held if found and the cursor
+ * moved to it; 0 with *@err and the lock free, the cursor spent unless
+ * the error was -EBUSY or -AK_EBUDGET (unchanged: call again).
  * While the map's generation is the one the cursor saw, nothing has
  * changed since its last step, so the leaf and slot it kept still hold its
  * last key and the next key is the slot after, or the next leaf's first:
- * no descent. After a change, a descent from its last key.
+ * no descent. After a change, a descent from its last key; an exact walk
+ * is stale then.
  */
 static inline unsigned long long __ak_omap_step_impl(struct ak_omap __arena *m,
 						     struct ak_omap_cursor *c,
@@ -718,11 +739,12 @@ static inline unsigned long long __ak_omap_step_impl(struct ak_omap __arena *m,
 {
 	unsigned long long __arena *entry = 0;
 	struct __ak_omap_at at = { (__ak_omap_node_t)c->leaf, c->pos + 1 };
+	int same = c->map == (unsigned long long)m;
 
 	*err = __ak_omap_lock(m);
 	if (*err)
 		return 0;
-	if (c->started && at.leaf && c->map == (unsigned long long)m && c->gen == m->gen) {
+	if (c->started && at.leaf && same && c->gen == m->gen) {
 		if (at.pos >= at.leaf->nkeys) {
 			at.leaf = at.leaf->next;
 			at.pos = 0;
@@ -734,31 +756,46 @@ static inline unsigned long long __ak_omap_step_impl(struct ak_omap __arena *m,
 		} else {
 			*err = -ENOENT;
 		}
+	} else if (c->map && (!same || c->exact)) {
+		*err = -AK_ESTALE;	/* another map's cursor, or an exact walk's map changed */
 	} else {
 		entry = __ak_omap_find_locked(m, c->key, c->started ? __AK_OMAP_GT : __AK_OMAP_GE,
 					      found, err, &at);
 	}
+	if (entry && c->bounded && __ak_omap_cmp(entry, c->end, m->key_words) >= 0) {
+		entry = 0;
+		*err = -ENOENT;
+	}
 	if (!entry) {
 		ak_lock_release(&m->lock);
+		c->map = 0;	/* spent: only ak_omap_cursor_init makes it walk again */
 		return 0;
 	}
+	__builtin_memcpy(c->key, found, sizeof(c->key));
+	c->map = (unsigned long long)m;
+	c->gen = m->gen;
 	c->leaf = (unsigned long long)at.leaf;
 	c->pos = at.pos;
+	c->started = 1;
 	return (unsigned long long)(entry + m->key_words);
 }
 
-static inline unsigned long long __ak_omap_unlink_impl(struct ak_omap __arena *m,
-						       const unsigned long long *k, int first,
-						       unsigned long long *key_out, int *err)
+static __ak_always_inline unsigned long long
+__ak_omap_unlink_impl(struct ak_omap __arena *m, const unsigned long long *k, int first,
+		      unsigned long long *key_out, int *err)
 {
 	unsigned long long __arena *entry;
+	__ak_omap_node_t freed;
 	unsigned int w;
 
 	*err = __ak_omap_lock(m);
 	if (*err)
 		return 0;
 	entry = __ak_omap_unlink_locked(m, first ? 0 : k, err);
+	freed = m->freed;
+	m->freed = 0;
 	ak_lock_release(&m->lock);
+	__ak_omap_free_chain(freed);
 	/* Out of the tree: no one else reaches it now. */
 	for (w = 0; entry && w < m->key_words && w < __AK_OMAP_KW_MAX; w++)
 		key_out[w] = ((volatile unsigned long long __arena *)entry)[w];
@@ -775,20 +812,23 @@ static inline unsigned long long __ak_omap_unlink_impl(struct ak_omap __arena *m
  *    *@key_out; with __AK_OMAP_HOLD, the lock stays held when found;
  *  - unlink: the entry of *@key (first: of the first key) out of the
  *    tree, its key in *@key_out; the caller copies the value and frees it;
+ *    a first key's unlink takes NULL for both (ak_omap_destroy);
  *  - begin_sleepable, begin_nosleep: __ak_omap_update_begin.
  */
 /* find and unlink: @impl on a copy of the key, its key out copied back (@arg: the mode, first). */
 #define __AK_OMAP_KEYED(n, name, impl)					\
 __ak_global unsigned long long							\
 __ak_omap_##name##n(__arg_arena struct ak_omap __arena *m,		\
-		    __ak_nonnull const struct __ak_omap_key##n *key, int arg,	\
-		    __ak_nonnull struct __ak_omap_key##n *key_out, __ak_nonnull int *err) \
+		    const struct __ak_omap_key##n *key, int arg,		\
+		    struct __ak_omap_key##n *key_out, __ak_nonnull int *err)	\
 {									\
 	unsigned long long k[__AK_OMAP_KW_MAX] = {}, out[__AK_OMAP_KW_MAX] = {}, r; \
 									\
-	__builtin_memcpy(k, key->w, sizeof(key->w));			\
+	if (key)							\
+		__builtin_memcpy(k, key->w, sizeof(key->w));		\
 	r = impl(m, k, arg, out, err);					\
-	__builtin_memcpy(key_out->w, out, sizeof(key_out->w));		\
+	if (key_out)							\
+		__builtin_memcpy(key_out->w, out, sizeof(key_out->w));	\
 	return r;							\
 }
 
@@ -960,21 +1000,29 @@ static inline unsigned long long ak_omap_count(const struct ak_omap __arena *m)
 	return m->count;
 }
 
-static inline int ak_omap_destroy(struct ak_omap __arena *m)
+/* Out of line: its loops are checked once, whatever loops its caller runs it in. */
+__ak_global int __ak_omap_destroy(__arg_arena struct ak_omap __arena *m)
 {
-	unsigned long long __arena *entry;
-	unsigned long long spins;
-	int err = __ak_omap_lock(m);
+	unsigned long long entry, spins;
+	int err = 0;
 
-	if (err)
-		return err;
-	/* Each take leaves a whole tree; the map holds at most this many keys. */
-	for (spins = 0; m->count && spins < (1ULL << 40) && ak_can_loop; spins++) {
-		entry = __ak_omap_unlink_locked(m, 0, &err);
+	/*
+	 * The first key's entry at a time, through the out-of-line unlink (any
+	 * width's version: it is given no key and copies none out): each take
+	 * leaves a whole tree, so a destroy the budget cut goes on where it
+	 * stopped.
+	 */
+	while (ak_read_once(m->count) && ak_can_loop) {	/* each take lowers the count */
+		entry = __ak_omap_unlink1(m, NULL, 1, NULL, &err);
 		if (!entry)
 			break;
-		ak_free_nosleep(entry);
+		ak_free_nosleep((void __arena *)entry);
 	}
+	if (err && err != -ENOENT)
+		return err;
+	err = __ak_omap_lock(m);
+	if (err)
+		return err;
 	if (m->count) {
 		ak_lock_release(&m->lock);
 		return -AK_EBUDGET;	/* call again: it goes on */
@@ -986,6 +1034,11 @@ static inline int ak_omap_destroy(struct ak_omap __arena *m)
 	m->depth = 0;
 	ak_lock_release(&m->lock);
 	return 0;
+}
+
+static inline int ak_omap_destroy(struct ak_omap __arena *m)
+{
+	return __ak_omap_destroy(m);
 }
 
 /* @from and @end: keys of @from_size and @end_size bytes, or NULL. */
@@ -1000,69 +1053,23 @@ static inline void __ak_omap_cursor_init(struct ak_omap_cursor *c, const void *f
 		__builtin_memcpy(c->end, end, end_size < sizeof(c->end) ? end_size : sizeof(c->end));
 }
 
-/*
- * The walk's step, given the entry found (the lock held) or not: check
- * it and move the cursor, the lock still held; 0 or the error (a cursor
- * spent by it is reset).
- */
-static inline int __ak_omap_next_check(struct ak_omap __arena *m, struct ak_omap_cursor *c,
-				       unsigned long long v, const unsigned long long *found,
-				       int err)
-{
-	if (v) {
-		if (c->map && (c->map != (unsigned long long)m || (c->exact && c->gen != m->gen)))
-			err = -AK_ESTALE;
-		else if (c->bounded &&	/* the entry's key, before its value */
-			 __ak_omap_cmp((unsigned long long __arena *)v - m->key_words, c->end,
-				       m->key_words) >= 0)
-			err = -ENOENT;
-		if (!err) {
-			__builtin_memcpy(c->key, found, sizeof(c->key));
-			c->map = (unsigned long long)m;
-			c->gen = m->gen;
-			c->started = 1;
-		}
-	}
-	if (err && err != -EBUSY && err != -AK_EBUDGET)
-		c->map = 0;	/* spent: only ak_omap_cursor_init makes it walk again */
-	return err;
-}
-
-/*
- * The find of a walk's next entry, the lock held if found: its value's
- * address, or 0.
- */
-static __ak_always_inline unsigned long long __ak_omap_next_find(struct ak_omap __arena *m,
-								struct ak_omap_cursor *c,
-								unsigned long long *found,
-								int *err)
-{
-	*err = -EINVAL;
-	return __ak_omap_step(m, c, (void *)found, err);
-}
-
-/* The walk's next entry: one step from the cursor, the lock held until the cursor moved. */
+/* The walk's next entry: one step from the cursor (the lock released at once). */
 #define __ak_omap_next(m, c, key_out, errp)				\
 	({								\
 		struct ak_omap __arena *___ak_nm = (m);			\
-		struct ak_omap_cursor *___ak_nc = (c);			\
 		typeof(key_out) ___ak_nko = (key_out);			\
-		unsigned long long ___ak_nfound[__AK_OMAP_KW_MAX] = {}, ___ak_nv = 0; \
+		struct __ak_omap_key4 ___ak_nfound = {};		\
 		int *___ak_ne = (errp), ___ak_nerr = -EINVAL;		\
+		unsigned long long ___ak_nv = 0;			\
 									\
 		__ak_omap_key_ok(___ak_nko);				\
 		if (sizeof(*___ak_nko) == ___ak_nm->key_words * 8)	\
-			___ak_nv = __ak_omap_next_find(___ak_nm, ___ak_nc, ___ak_nfound, &___ak_nerr); \
-		___ak_nerr = __ak_omap_next_check(___ak_nm, ___ak_nc, ___ak_nv, ___ak_nfound, \
-						  ___ak_nv ? 0 : ___ak_nerr); \
-		if (___ak_nv)						\
+			___ak_nv = __ak_omap_step(___ak_nm, (c), &___ak_nfound, &___ak_nerr); \
+		if (___ak_nv) {						\
 			ak_lock_release(&___ak_nm->lock);		\
-		if (___ak_nerr) {					\
-			___ak_nv = 0;					\
-			if (___ak_ne)					\
-				*___ak_ne = ___ak_nerr;			\
-		} else {						\
-			__builtin_memcpy(___ak_nko, ___ak_nfound, sizeof(*___ak_nko)); \
+			__builtin_memcpy(___ak_nko, ___ak_nfound.w, sizeof(*___ak_nko)); \
+		} else if (___ak_ne) {					\
+			*___ak_ne = ___ak_nerr;				\
 		}							\
 		(void __arena *)___ak_nv;				\
 	})

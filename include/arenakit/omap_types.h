@@ -56,6 +56,9 @@ struct ak_omap_node {
  * @nspare: nodes in @spare
  * @spare: nodes the next splits take, filled before the lock is taken
  *	(allocation may sleep; a holder of the lock must not)
+ * @freed: nodes a delete took out beyond the spare stock's room, linked
+ *	by @next: freed by that delete after it releases the lock (NULL
+ *	whenever the lock is free)
  */
 struct ak_omap {
 	struct ak_lock lock;
@@ -69,6 +72,7 @@ struct ak_omap {
 	unsigned long long seq;
 	unsigned long long nspare;
 	struct ak_omap_node __arena *spare[AK_OMAP_MAX_DEPTH + 1];
+	struct ak_omap_node __arena *freed;
 };
 
 /**

@@ -17,20 +17,20 @@
 static inline int __ak_omap_next_copy(struct ak_omap *m, struct ak_omap_cursor *c, void *key,
 				      unsigned long long ks, void *value, unsigned long long vs)
 {
-	unsigned long long found[__AK_OMAP_KW_MAX] = {}, v = 0;
+	struct __ak_omap_key4 found = {};
+	unsigned long long v;
 	int err = -EINVAL;
 
-	if (ks == m->key_words * 8ULL && vs == m->value_size)
-		v = __ak_omap_next_find(m, c, found, &err);
-	err = __ak_omap_next_check(m, c, v, found, v ? 0 : err);
+	if (ks != m->key_words * 8ULL || vs != m->value_size)
+		return err;
+	v = __ak_omap_step(m, c, &found, &err);
+	if (!v)		/* never 0 then: said so that a compiler sees 0 only with the copies */
+		return err < 0 ? err : -EFAULT;
 	/* The value while the lock is held: a program may delete and free it after. */
-	if (!err)
-		__builtin_memcpy(value, (const void *)v, vs);
-	if (v)
-		ak_lock_release(&m->lock);
-	if (!err)
-		__builtin_memcpy(key, found, ks);
-	return err;
+	__builtin_memcpy(value, (const void *)v, vs);
+	ak_lock_release(&m->lock);
+	__builtin_memcpy(key, found.w, ks);
+	return 0;
 }
 
 /**
