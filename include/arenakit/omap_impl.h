@@ -81,14 +81,41 @@ __ak_global int __ak_omap_move(__arg_arena unsigned long long __arena *dst,
 	volatile unsigned long long __arena *s = src;
 	unsigned long long i;
 
+	unsigned long long a, b, c, e;
+
 	if (n > __AK_OMAP_MOVE_MAX)
 		return -EINVAL;	/* never: every caller's count is a node's */
+	/*
+	 * Four words a step while four are left, each read before any is
+	 * written (a step's words may overlap), then one at a time: a third
+	 * of the instructions of a word a step.
+	 */
 	if (d < s) {
-		for (i = 0; i < n && i < __AK_OMAP_MOVE_MAX; i++)
+		for (i = 0; i + 4 <= n && i < __AK_OMAP_MOVE_MAX; i += 4) {
+			a = s[i];
+			b = s[i + 1];
+			c = s[i + 2];
+			e = s[i + 3];
+			d[i] = a;
+			d[i + 1] = b;
+			d[i + 2] = c;
+			d[i + 3] = e;
+		}
+		for (; i < n && i < __AK_OMAP_MOVE_MAX; i++)
 			d[i] = s[i];
 	} else if (d > s) {
-		for (i = 0; i < n && i < __AK_OMAP_MOVE_MAX; i++)
-			d[n - 1 - i] = s[n - 1 - i];
+		for (i = n; i >= 4 && i <= __AK_OMAP_MOVE_MAX; i -= 4) {
+			a = s[i - 1];
+			b = s[i - 2];
+			c = s[i - 3];
+			e = s[i - 4];
+			d[i - 1] = a;
+			d[i - 2] = b;
+			d[i - 3] = c;
+			d[i - 4] = e;
+		}
+		for (; i > 0 && i <= __AK_OMAP_MOVE_MAX; i--)
+			d[i - 1] = s[i - 1];
 	}
 	return 0;
 }
@@ -137,10 +164,31 @@ __ak_global int __ak_omap_search(__arg_arena const struct ak_omap __arena *m,
 				 __ak_nonnull const struct __ak_omap_kbuf *k, int strict)
 {
 	unsigned int lo = 0, hi = n->nkeys, mid, step;
+	unsigned long long key, x;
 	int c;
 
 	if (hi > AK_OMAP_FANOUT)
 		hi = AK_OMAP_FANOUT;
+	if (m->key_words == 1) {
+		/*
+		 * One word, the common key: one compare a step. The first
+		 * key after @key is the first at or after @key + 1, unless
+		 * @key is the largest word (nothing is after it).
+		 */
+		key = k->w[0];
+		if (strict && key == ~0ULL)
+			return hi;
+		key += strict;
+		for (step = 0; step < 7 && lo < hi; step++) {
+			mid = (lo + hi) / 2;
+			x = n->w[mid];
+			if (x < key)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo;
+	}
 	for (step = 0; step < 7 && lo < hi; step++) {	/* log2(AK_OMAP_FANOUT) + 1 */
 		mid = (lo + hi) / 2;
 		c = __ak_omap_cmp(__ak_omap_key(m, n, mid), k->w, m->key_words);

@@ -410,3 +410,65 @@ Test(omap_host, byte_string_keys_walk_in_strcmp_order)
 	cr_assert_eq(ak_omap_destroy(&map), 0);
 	printf("omap_host: %u distinct names of 2000 walked in strcmp order\n", n);
 }
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * One-word keys (their own search): bounds at and after every key of a
+ * random set, the words at either end among them, against a sorted array.
+ */
+Test(omap_host, one_word_keys_bound_as_a_sorted_array)
+{
+	static uint64_t keys[3000];
+	unsigned long long k, got, value = 7;
+	unsigned int seed = 5, n = 0, i, strict, at;
+	uint64_t probe;
+	int err;
+
+	cr_assert_eq(ak_omap_init(&map, sizeof(k), sizeof(value)), 0);
+	keys[n++] = 0;
+	keys[n++] = ~0ULL;
+	keys[n++] = ~0ULL - 1;
+	while (n < 3000)
+		keys[n++] = (uint64_t)rand_r(&seed) << 33 ^ (uint64_t)rand_r(&seed) << 2;
+	for (i = 0; i < n; i++) {
+		k = keys[i];
+		err = ak_omap_update(&map, &k, &value, AK_OMAP_ANY);
+		cr_assert_eq(err, 0);
+	}
+	qsort(keys, n, sizeof(keys[0]), u64_cmp);
+	for (i = 1, at = 1; i < n; i++)	/* unique */
+		if (keys[i] != keys[at - 1])
+			keys[at++] = keys[i];
+	n = at;
+	cr_assert_eq(ak_omap_count(&map), n);
+	cr_assert_eq(ak_omap_check(&map), 0);
+	for (i = 0; i < 3 * n; i++) {
+		probe = i % 3 == 0 ? keys[i / 3] : i % 3 == 1 ? keys[i / 3] + 1 : keys[i / 3] - 1;
+		for (strict = 0; strict < 2; strict++) {
+			for (at = 0; at < n && (keys[at] < probe || (strict && keys[at] == probe));
+			     at++)
+				;
+			k = probe;
+			got = 0;
+			if (at == n) {
+				cr_assert_null(ak_omap_bound(&map, &k, strict, &got, &err),
+					       "%llx strict %u: nothing after", (unsigned long long)probe,
+					       strict);
+				cr_assert_eq(err, -ENOENT);
+			} else {
+				cr_assert_not_null(ak_omap_bound(&map, &k, strict, &got, &err));
+				cr_assert_eq(got, keys[at], "%llx strict %u: %llx, want %llx",
+					     (unsigned long long)probe, strict, got,
+					     (unsigned long long)keys[at]);
+			}
+		}
+	}
+	cr_assert_eq(ak_omap_destroy(&map), 0);
+	printf("omap_host: %u one-word keys, %u bounds each way as a sorted array's\n", n, 3 * n);
+}
