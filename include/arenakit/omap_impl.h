@@ -158,37 +158,36 @@ struct __ak_omap_kbuf {
 	unsigned long long w[__AK_OMAP_KW_MAX];
 };
 
-/* The first key of @n at or after @k (after, if @strict): a binary search. */
+/*
+ * The first of @n's @hi keys at or after the one-word key @key (the
+ * common key): steps of 16, 8, 4, 2 and 1 keys, each taken if the last key
+ * it passes is below @key, then one more. No loop, a load and two
+ * compares a step: inline, where a call would cost as much as the search.
+ */
+static __ak_always_inline unsigned int __ak_omap_search_word(__ak_omap_node_t n,
+							     unsigned long long key,
+							     unsigned int hi)
+{
+	unsigned int lo = 0, step;
+
+	for (step = AK_OMAP_FANOUT / 2; step; step /= 2)
+		if (lo + step <= hi && n->w[lo + step - 1] < key)
+			lo += step;
+	if (lo < hi && n->w[lo] < key)
+		lo++;
+	return lo;
+}
+
+/* The first key of @n at or after @k (after, if @strict), for keys of 2 to 4 words. */
 __ak_global int __ak_omap_search(__arg_arena const struct ak_omap __arena *m,
 				 __arg_arena struct ak_omap_node __arena *n,
 				 __ak_nonnull const struct __ak_omap_kbuf *k, int strict)
 {
 	unsigned int lo = 0, hi = n->nkeys, mid, step;
-	unsigned long long key, x;
 	int c;
 
 	if (hi > AK_OMAP_FANOUT)
 		hi = AK_OMAP_FANOUT;
-	if (m->key_words == 1) {
-		/*
-		 * One word, the common key: one compare a step. The first
-		 * key after @key is the first at or after @key + 1, unless
-		 * @key is the largest word (nothing is after it).
-		 */
-		key = k->w[0];
-		if (strict && key == ~0ULL)
-			return hi;
-		key += strict;
-		for (step = 0; step < 7 && lo < hi; step++) {
-			mid = (lo + hi) / 2;
-			x = n->w[mid];
-			if (x < key)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		return lo;
-	}
 	for (step = 0; step < 7 && lo < hi; step++) {	/* log2(AK_OMAP_FANOUT) + 1 */
 		mid = (lo + hi) / 2;
 		c = __ak_omap_cmp(__ak_omap_key(m, n, mid), k->w, m->key_words);
@@ -198,6 +197,23 @@ __ak_global int __ak_omap_search(__arg_arena const struct ak_omap __arena *m,
 			hi = mid;
 	}
 	return lo;
+}
+
+/* The first key of @n at or after @k (after, if @strict): a binary search. */
+static __ak_always_inline unsigned int __ak_omap_slot(const struct ak_omap __arena *m,
+						      __ak_omap_node_t n,
+						      const unsigned long long *k, int strict)
+{
+	unsigned int hi = n->nkeys;
+
+	if (m->key_words != 1)
+		return __ak_omap_search(m, n, (const void *)k, strict);
+	if (hi > AK_OMAP_FANOUT)
+		hi = AK_OMAP_FANOUT;
+	/* After @key is at or after @key + 1, unless @key is the largest word. */
+	if (strict && k[0] == ~0ULL)
+		return hi;
+	return __ak_omap_search_word(n, k[0] + !!strict, hi);
 }
 
 /*
@@ -213,37 +229,57 @@ __ak_global int __ak_omap_search(__arg_arena const struct ak_omap __arena *m,
 		___ak_level & (AK_OMAP_MAX_DEPTH - 1);			\
 	})
 
-/* A descent's nodes from the root, and the child taken at each inner one. */
+/*
+ * A descent's nodes from the root, and the child taken at each inner one.
+ * The nodes' addresses are numbers: a global function fills it (the
+ * verifier takes only scalars in a struct it passes).
+ */
 struct __ak_omap_path {
-	__ak_omap_node_t node[AK_OMAP_MAX_DEPTH];
+	unsigned long long node[AK_OMAP_MAX_DEPTH];
 	unsigned int at[AK_OMAP_MAX_DEPTH];
 };
+
+/* The node at depth @d of path @p. */
+#define __ak_omap_path_node(p, d) ((__ak_omap_node_t)(p)->node[__AK_OMAP_LEVEL(d)])
 
 #define __AK_OMAP_LEFTMOST ((const unsigned long long *)0)
 #define __AK_OMAP_RIGHTMOST ((const unsigned long long *)1)
 
-/* The leaf that holds @k (or would), the leftmost or the rightmost; its path in @p. */
-static inline __ak_omap_node_t __ak_omap_descend(const struct ak_omap __arena *m,
-						 const unsigned long long *k,
-						 struct __ak_omap_path *p)
+/*
+ * The descent, out of line: the verifier checks its level loop and the
+ * search in it once, for every operation. To @k's leaf, or with @k NULL
+ * to the rightmost leaf if @right, else the leftmost. The leaf's
+ * address; its path in @p.
+ */
+__ak_global unsigned long long __ak_omap_walk_down(__arg_arena const struct ak_omap __arena *m,
+						   const struct __ak_omap_kbuf *k, int right,
+						   __ak_nonnull struct __ak_omap_path *p)
 {
 	__ak_omap_node_t n = m->root;
 	unsigned int d, at;
 
 	for (d = 0; d + 1 < m->depth && d < AK_OMAP_MAX_DEPTH - 1; d++) {
-		if (k == __AK_OMAP_LEFTMOST)
-			at = 0;
-		else if (k == __AK_OMAP_RIGHTMOST)
-			at = n->nkeys;
+		if (k)
+			at = __ak_omap_slot(m, n, k->w, 1);	/* keys at or below @k go left */
 		else
-			at = __ak_omap_search(m, n, (const void *)k, 1);	/* keys at or below @k go left */
-		p->node[__AK_OMAP_LEVEL(d)] = n;
+			at = right ? n->nkeys : 0;
+		p->node[__AK_OMAP_LEVEL(d)] = (unsigned long long)n;
 		p->at[__AK_OMAP_LEVEL(d)] = at;
 		n = __ak_omap_child(m, n, at);
 	}
-	p->node[__AK_OMAP_LEVEL(d)] = n;
+	p->node[__AK_OMAP_LEVEL(d)] = (unsigned long long)n;
 	p->at[__AK_OMAP_LEVEL(d)] = 0;
-	return n;
+	return (unsigned long long)n;
+}
+
+/* The leaf that holds @k (or would), the leftmost or the rightmost; its path in @p. */
+static __ak_always_inline __ak_omap_node_t __ak_omap_descend(const struct ak_omap __arena *m,
+							     const unsigned long long *k,
+							     struct __ak_omap_path *p)
+{
+	if (k == __AK_OMAP_LEFTMOST || k == __AK_OMAP_RIGHTMOST)
+		return (__ak_omap_node_t)__ak_omap_walk_down(m, NULL, k == __AK_OMAP_RIGHTMOST, p);
+	return (__ak_omap_node_t)__ak_omap_walk_down(m, (const void *)k, 0, p);
 }
 
 static inline __ak_omap_node_t __ak_omap_take_spare(struct ak_omap __arena *m)
@@ -393,7 +429,7 @@ static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsig
 	int d;
 
 	n = __ak_omap_descend(m, k, &p);
-	a.pos = __ak_omap_search(m, n, (const void *)k, 0);
+	a.pos = __ak_omap_slot(m, n, k, 0);
 	if (a.pos < n->nkeys && !__ak_omap_cmp(__ak_omap_key(m, n, a.pos), k, m->key_words)) {
 		if (flags == AK_OMAP_NOEXIST)
 			return -EEXIST;
@@ -408,7 +444,7 @@ static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsig
 	 */
 	for (i = 0; i < AK_OMAP_MAX_DEPTH; i++) {
 		d = (int)depth - 1 - (int)i;
-		if (d < 0 || p.node[__AK_OMAP_LEVEL(d)]->nkeys != AK_OMAP_FANOUT)
+		if (d < 0 || __ak_omap_path_node(&p, d)->nkeys != AK_OMAP_FANOUT)
 			break;
 		need++;
 	}
@@ -426,7 +462,7 @@ static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsig
 		d = (int)depth - 1 - (int)i;
 		if (d < 0)
 			break;
-		n = p.node[__AK_OMAP_LEVEL(d)];
+		n = __ak_omap_path_node(&p, d);
 		if (d + 1 < (int)depth)
 			a.pos = p.at[__AK_OMAP_LEVEL(d)];
 		a.spare = n->nkeys >= AK_OMAP_FANOUT ? (unsigned long long)__ak_omap_take_spare(m) : 0;
@@ -551,9 +587,9 @@ static inline void __ak_omap_rebalance(struct ak_omap __arena *m, struct __ak_om
 		d = from - (int)i;
 		if (d <= 0)
 			break;
-		n = p->node[__AK_OMAP_LEVEL(d)];
+		n = __ak_omap_path_node(p, d);
 		if (n->nkeys >= __AK_OMAP_LOW ||
-		    !__ak_omap_fix(m, p->node[__AK_OMAP_LEVEL(d - 1)], p->at[__AK_OMAP_LEVEL(d - 1)]))
+		    !__ak_omap_fix(m, __ak_omap_path_node(p, d - 1), p->at[__AK_OMAP_LEVEL(d - 1)]))
 			break;
 	}
 	for (d = 0; d < AK_OMAP_MAX_DEPTH && m->depth > 1 && !m->root->nkeys; d++) {
@@ -579,7 +615,7 @@ static inline unsigned long long __arena *__ak_omap_unlink_locked(struct ak_omap
 
 	n = __ak_omap_descend(m, k ?: __AK_OMAP_LEFTMOST, &p);
 	if (k)
-		pos = __ak_omap_search(m, n, (const void *)k, 0);
+		pos = __ak_omap_slot(m, n, k, 0);
 	if (pos >= n->nkeys || (k && __ak_omap_cmp(__ak_omap_key(m, n, pos), k, m->key_words))) {
 		*err = -ENOENT;
 		return 0;
@@ -629,7 +665,7 @@ __ak_omap_find_locked(struct ak_omap __arena *m, const unsigned long long *k, in
 	if (mode == __AK_OMAP_LAST)
 		pos = n->nkeys ? n->nkeys - 1 : 0;
 	else if (mode != __AK_OMAP_FIRST)
-		pos = __ak_omap_search(m, n, (const void *)k, mode == __AK_OMAP_GT);
+		pos = __ak_omap_slot(m, n, k, mode == __AK_OMAP_GT);
 	if (pos >= n->nkeys && (mode == __AK_OMAP_GE || mode == __AK_OMAP_GT)) {
 		/* Past this leaf's keys: the next leaf's first (no leaf but the root is empty). */
 		n = n->next;
