@@ -126,4 +126,51 @@ struct stress_conc_thread {
 #define STRESS_EXHAUST_PAGES 128
 #define STRESS_EXHAUST_FILLERS 8192
 
+/*
+ * omap: an ordered map built to sizes up to 10M keys (key i is
+ * stress_omap_key(i), distinct and in no order; its value the key's
+ * stress_omap_value), walked across runs, looked up, drained; then random
+ * operations on keys below STRESS_OMAP_MODEL_KEYS against a model.
+ */
+#define STRESS_OMAP_MODEL_KEYS 4096
+#define STRESS_OMAP_BATCH 4096
+
+static inline unsigned long long stress_omap_key(unsigned long long i)
+{
+	return (unsigned int)(i * 2654435761u) | i >> 32 << 32;
+}
+
+static inline unsigned long long stress_omap_value(unsigned long long key)
+{
+	return key * 3 + 1;
+}
+
+enum stress_omap_op_kind {
+	STRESS_OMAP_INSERT,	/* @flags: AK_OMAP_ANY, NOEXIST or EXIST */
+	STRESS_OMAP_DELETE,	/* lookup_and_delete: its value in @out_value */
+	STRESS_OMAP_LOOKUP,
+	STRESS_OMAP_BOUND,	/* @flags: 1 strict */
+	STRESS_OMAP_POP,
+	STRESS_OMAP_STEP,	/* a live walk's step; @flags 1: a new walk from @key */
+	STRESS_OMAP_KINDS
+};
+
+struct stress_omap_op {
+	unsigned int kind, flags;
+	unsigned long long key, value;
+	long long result;
+	unsigned long long out_key, out_value;
+};
+
+/* The figures the edge programs leave for user space. */
+struct stress_omap_edge {
+	unsigned long long next;	/* the next index a resumable program takes */
+	unsigned long long n;		/* keys built */
+	unsigned long long walked;	/* keys a walk returned */
+	unsigned long long last;	/* the last key a walk or drain returned */
+	unsigned long long wrong;	/* out of order, a wrong value, a key missing */
+	unsigned long long runs;	/* program runs a walk took */
+	long long err;			/* the first error other than a cut */
+};
+
 #endif

@@ -35,6 +35,7 @@ static const struct stress_scenario *const scenarios[] = {
 	&stress_scenario_exhaust,
 	&stress_scenario_concurrent,
 	&stress_scenario_model,
+	&stress_scenario_omap,
 };
 #define N_SCENARIOS ARRAY_SIZE(scenarios)
 

@@ -61,7 +61,8 @@ struct stress_scenario {
 /* Each in its file: user/stress_long.c has stress_scenario_long. */
 extern const struct stress_scenario stress_scenario_long, stress_scenario_cycle,
 	stress_scenario_corrupt, stress_scenario_glob_worst, stress_scenario_misuse,
-	stress_scenario_exhaust, stress_scenario_concurrent, stress_scenario_model;
+	stress_scenario_exhaust, stress_scenario_concurrent, stress_scenario_model,
+	stress_scenario_omap;
 
 /*
  * The first state of a scenario's xorshift64 generator from the seed: odd
