@@ -34,14 +34,14 @@ static inline unsigned long long __ak_omap_node_size(unsigned int kw)
 static inline unsigned long long __arena *__ak_omap_key(const struct ak_omap __arena *m,
 						       __ak_omap_node_t n, unsigned int i)
 {
-	return &n->w[i * m->key_words];
+	return &n->w[(n->start + i) * m->key_words];
 }
 
 /* A node's links after its keys: an inner node's children, a leaf's entries. */
 static inline unsigned long long __arena *__ak_omap_links(const struct ak_omap __arena *m,
 							 __ak_omap_node_t n)
 {
-	return &n->w[AK_OMAP_FANOUT * m->key_words];
+	return &n->w[AK_OMAP_FANOUT * m->key_words + n->start];
 }
 
 /* A leaf's entry of key @i: the key's words, then the value. */
@@ -168,12 +168,13 @@ static __ak_always_inline unsigned int __ak_omap_search_word(__ak_omap_node_t n,
 							     unsigned long long key,
 							     unsigned int hi)
 {
+	const unsigned long long __arena *w = &n->w[n->start];
 	unsigned int lo = 0, step;
 
 	for (step = AK_OMAP_FANOUT / 2; step; step /= 2)
-		if (lo + step <= hi && n->w[lo + step - 1] < key)
+		if (lo + step <= hi && w[lo + step - 1] < key)
 			lo += step;
-	if (lo < hi && n->w[lo] < key)
+	if (lo < hi && w[lo] < key)
 		lo++;
 	return lo;
 }
@@ -315,26 +316,56 @@ static inline void __ak_omap_free_chain(__ak_omap_node_t n)
 	}
 }
 
+/* A leaf's keys and entries moved down to slot 0, where a split or merge expects them. */
+static inline void __ak_omap_compact(const struct ak_omap __arena *m, __ak_omap_node_t n)
+{
+	unsigned int start = n->start;
+
+	if (!start)
+		return;
+	n->start = 0;
+	__ak_omap_move(__ak_omap_key(m, n, 0), &n->w[start * m->key_words],
+		       n->nkeys * m->key_words);
+	__ak_omap_move(__ak_omap_links(m, n), __ak_omap_links(m, n) + start, n->nkeys);
+}
+
 /*
  * Open a gap at key @i of @n, @n not full: the keys from @i on move up
  * one, and the links beside them (a leaf's entry @i on, an inner node's
- * children from @i + 1 on).
+ * children from @i + 1 on); a leaf with no slot above its last key is
+ * compacted first.
  */
 static inline void __ak_omap_open(const struct ak_omap __arena *m, __ak_omap_node_t n,
 				  unsigned int i)
 {
 	unsigned int rest = n->nkeys - i, link = n->leaf ? i : i + 1;
 
+	if (n->start + n->nkeys >= AK_OMAP_FANOUT)
+		__ak_omap_compact(m, n);
+
 	__ak_omap_move(__ak_omap_key(m, n, i + 1), __ak_omap_key(m, n, i), rest * m->key_words);
 	__ak_omap_move(__ak_omap_links(m, n) + link + 1, __ak_omap_links(m, n) + link, rest);
 	n->nkeys++;
 }
 
-/* Close key @i of @n, and its link (a leaf's entry @i, an inner node's child @i + 1). */
+/*
+ * Close key @i of @n, and its link (a leaf's entry @i, an inner node's
+ * child @i + 1). A leaf moves the shorter side: the keys before @i up one
+ * slot (its start with them), or those after it down; its first key moves
+ * nothing.
+ */
 static inline void __ak_omap_close(const struct ak_omap __arena *m, __ak_omap_node_t n,
 				   unsigned int i)
 {
 	unsigned int rest = n->nkeys - i - 1, link = n->leaf ? i : i + 1;
+
+	if (n->leaf && i < rest) {
+		__ak_omap_move(__ak_omap_key(m, n, 1), __ak_omap_key(m, n, 0), i * m->key_words);
+		__ak_omap_move(__ak_omap_links(m, n) + 1, __ak_omap_links(m, n), i);
+		n->start++;
+		n->nkeys--;
+		return;
+	}
 
 	__ak_omap_move(__ak_omap_key(m, n, i), __ak_omap_key(m, n, i + 1), rest * m->key_words);
 	__ak_omap_move(__ak_omap_links(m, n) + link, __ak_omap_links(m, n) + link + 1, rest);
@@ -351,8 +382,9 @@ static inline void __ak_omap_split(const struct ak_omap __arena *m, __ak_omap_no
 {
 	unsigned int mid = AK_OMAP_FANOUT / 2, from = n->leaf ? mid : mid + 1;
 
-	__ak_omap_key_get(up, m, n, mid);
+	__ak_omap_key_get(up, m, n, mid);	/* full: @n's start is 0 */
 	right->leaf = n->leaf;
+	right->start = 0;
 	right->nkeys = AK_OMAP_FANOUT - from;
 	__ak_omap_move(__ak_omap_key(m, right, 0), __ak_omap_key(m, n, from),
 		       (AK_OMAP_FANOUT - from) * m->key_words);
@@ -474,6 +506,7 @@ static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsig
 	if (right) {
 		root = __ak_omap_take_spare(m);
 		root->leaf = 0;
+		root->start = 0;
 		root->nkeys = 1;
 		root->next = 0;
 		__ak_omap_key_put(m, root, 0, a.key.w);
@@ -498,6 +531,7 @@ static inline void __ak_omap_merge(struct ak_omap __arena *m, __ak_omap_node_t p
 	unsigned int kw = m->key_words, ln = left->nkeys, rn = right->nkeys;
 
 	if (left->leaf) {
+		__ak_omap_compact(m, left);	/* room for @right's keys after its own */
 		__ak_omap_move(__ak_omap_key(m, left, ln), __ak_omap_key(m, right, 0), rn * kw);
 		__ak_omap_move(__ak_omap_links(m, left) + ln, __ak_omap_links(m, right), rn);
 		left->next = right->next;
@@ -1068,6 +1102,7 @@ static inline int ak_omap_init(struct ak_omap __arena *m, unsigned int key_size,
 		return err;
 	root->nkeys = 0;
 	root->leaf = 1;
+	root->start = 0;
 	root->next = 0;
 	m->key_words = key_size / 8;
 	m->value_size = value_size;
@@ -1180,9 +1215,10 @@ static inline int ak_omap_check(struct ak_omap __arena *m)
 	next_leaf = __ak_omap_descend(m, __AK_OMAP_LEFTMOST, &p);
 	while (d >= 0 && !err && ak_can_loop) {
 		n = node[d];
-		if (n->nkeys > AK_OMAP_FANOUT || (d && !n->nkeys) ||
-		    n->leaf != (d + 1 == (int)m->depth)) {
-			err = -EINVAL;	/* a count out of range, an empty node, a leaf not at the bottom */
+		if (n->start + n->nkeys > AK_OMAP_FANOUT || (d && !n->nkeys) ||
+		    n->leaf != (d + 1 == (int)m->depth) || (!n->leaf && n->start)) {
+			/* Keys past the node's end, an empty node, a leaf not at the bottom. */
+			err = -EINVAL;
 			break;
 		}
 		if (n->leaf) {

@@ -31,13 +31,17 @@
  * struct ak_omap_node - a node of the tree
  * @nkeys: keys in use, 0 to AK_OMAP_FANOUT
  * @leaf: 1 in a leaf
+ * @start: the slot of a leaf's first key and entry (0 in an inner node):
+ *	a leaf's keys are slots @start to @start + @nkeys - 1, so taking its
+ *	first key moves nothing (@start + @nkeys <= AK_OMAP_FANOUT)
  * @next: a leaf's right neighbour (NULL for the last)
  * @w: AK_OMAP_FANOUT keys of the map's key words, then AK_OMAP_FANOUT + 1
  *	links: an inner node's children, or a leaf's entries (one a key)
  */
 struct ak_omap_node {
 	unsigned int nkeys;
-	unsigned int leaf;
+	unsigned short leaf;
+	unsigned short start;
 	struct ak_omap_node __arena *next;
 	unsigned long long w[];
 };
