@@ -124,11 +124,23 @@ static unsigned long long model_next(const struct omap_model *m, unsigned long l
 	return k;
 }
 
+/*
+ * An answer that names a key: the model's @at (STRESS_OMAP_MODEL_KEYS:
+ * none, -ENOENT), with its value.
+ */
+static int model_names(const struct omap_model *m, const struct stress_omap_op *op,
+		       unsigned long long at)
+{
+	if (at == STRESS_OMAP_MODEL_KEYS)
+		return op->result == -ENOENT;
+	return !op->result && op->out_key == at && op->out_value == m->value[at];
+}
+
 /* Does @op's answer agree with the model's? The model takes @op's change. */
 static int model_agrees(struct omap_model *m, const struct stress_omap_op *op)
 {
 	unsigned long long k = op->key, at;
-	int has = m->present[k];
+	int has = m->present[k], ok;
 
 	switch (op->kind) {
 	case STRESS_OMAP_INSERT:
@@ -149,31 +161,27 @@ static int model_agrees(struct omap_model *m, const struct stress_omap_op *op)
 	case STRESS_OMAP_LOOKUP:
 		return has ? !op->result && op->out_value == m->value[k] : op->result == -ENOENT;
 	case STRESS_OMAP_BOUND:
+		return model_names(m, op, model_next(m, k, op->flags));
 	case STRESS_OMAP_POP:
-	default:
-		if (op->kind == STRESS_OMAP_BOUND) {
-			at = model_next(m, k, op->flags);
-		} else if (op->kind == STRESS_OMAP_POP) {
-			at = model_next(m, 0, 0);
-		} else {
-			if (op->flags) {
-				m->walk_from = k;
-				m->walk_started = 0;
-			}
-			at = model_next(m, m->walk_from, m->walk_started);
-		}
-		if (at == STRESS_OMAP_MODEL_KEYS)
-			return op->result == -ENOENT;
-		if (op->result || op->out_key != at || op->out_value != m->value[at])
-			return 0;
-		if (op->kind == STRESS_OMAP_POP) {
+		at = model_next(m, 0, 0);
+		ok = model_names(m, op, at);
+		if (ok && at < STRESS_OMAP_MODEL_KEYS) {
 			m->present[at] = 0;
 			m->count--;
-		} else if (op->kind == STRESS_OMAP_STEP) {
+		}
+		return ok;
+	default:	/* STRESS_OMAP_STEP: from the bound, then after the last key */
+		if (op->flags) {
+			m->walk_from = k;
+			m->walk_started = 0;
+		}
+		at = model_next(m, m->walk_from, m->walk_started);
+		ok = model_names(m, op, at);
+		if (ok && at < STRESS_OMAP_MODEL_KEYS) {
 			m->walk_from = at;
 			m->walk_started = 1;
 		}
-		return 1;
+		return ok;
 	}
 }
 

@@ -87,8 +87,8 @@ __ak_global int __ak_omap_move(__arg_arena unsigned long long __arena *dst,
 		return -EINVAL;	/* never: every caller's count is a node's */
 	/*
 	 * Four words a step while four are left, each read before any is
-	 * written (a step's words may overlap), then one at a time: a third
-	 * of the instructions of a word a step.
+	 * written (a step's words may overlap), then one at a time: one
+	 * count and one bound check for four words.
 	 */
 	if (d < s) {
 		for (i = 0; i + 4 <= n && i < __AK_OMAP_MOVE_MAX; i += 4) {
