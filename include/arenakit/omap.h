@@ -26,7 +26,12 @@
  * its change (O(levels x log2(fanout)) compares, plus a node's shift), so
  * a wait is bounded as lock.h says. An update allocates its entry and the
  * nodes a split may need before it takes the lock: a holder never
- * allocates.
+ * allocates. A delete keeps its entry and nodes for the next inserts
+ * (ak_omap_trim gives them back), so a queue's pushes after its pops, or
+ * a map's inserts after deletes, allocate nothing.
+ *
+ * The smallest key needs no descent: the leftmost leaf stays the same node
+ * for the map's life, so first and pop-first start there.
  *
  * Program types: lookups, bounds, walks, deletes and pops work anywhere;
  * ak_omap_update allocates with ak_alloc (sleepable programs),
@@ -70,14 +75,28 @@ static inline int ak_omap_init(struct ak_omap __arena *m, unsigned int key_size,
 static inline int ak_omap_destroy(struct ak_omap __arena *m);
 
 /**
+ * ak_omap_trim - free the entries and nodes @m keeps for its inserts
+ * @m: the map
+ *
+ * A delete keeps its key's entry, and a merge the node it takes out, for
+ * the inserts that follow (struct ak_omap says why): a map that shrank
+ * for good gives that memory back to the allocator here. Any program.
+ *
+ * Return: 0; -EBUSY; -AK_EBUDGET if the budget ran out first (what is
+ * left stays kept: call again).
+ */
+static inline int ak_omap_trim(struct ak_omap __arena *m);
+
+/**
  * ak_omap_update - store *@value under *@key, as @flags say (sleepable)
  * @m: the map
  * @key: a pointer to the key (its type's size is the map's key size)
  * @value: a pointer to the value (its type's size is the map's)
  * @flags: AK_OMAP_ANY, AK_OMAP_NOEXIST or AK_OMAP_EXIST
  *
- * A new key's entry, and the nodes a split may need, are allocated before
- * the lock is taken; the value is written under it.
+ * A new key takes an entry a delete kept, else one allocated before the
+ * lock is taken, as are the nodes a split may need; the value is written
+ * under the lock.
  *
  * Return: 0; -EEXIST (NOEXIST, present); -ENOENT (EXIST, absent);
  * -EINVAL (sizes, flags, a map not initialised); -E2BIG past
@@ -151,8 +170,8 @@ static inline int ak_omap_destroy(struct ak_omap __arena *m);
  * @m: the map
  * @key: a pointer to the key
  *
- * Nodes left small are merged with a neighbour; the entry and any node
- * freed go back with ak_free_nosleep.
+ * Nodes left small are merged with a neighbour; the entry, and any node
+ * a merge takes out, are kept for the next inserts (ak_omap_trim).
  *
  * Return: 0; -ENOENT if absent; -EINVAL; -EBUSY; -AK_EBUDGET.
  */

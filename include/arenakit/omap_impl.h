@@ -285,35 +285,27 @@ static __ak_always_inline __ak_omap_node_t __ak_omap_descend(const struct ak_oma
 
 static inline __ak_omap_node_t __ak_omap_take_spare(struct ak_omap __arena *m)
 {
-	return m->spare[--m->nspare];
+	__ak_omap_node_t n = m->spare;
+
+	m->spare = n->next;
+	m->nspare--;
+	return n;
 }
 
-/*
- * A node out of the tree: kept for the next split, or chained on
- * m->freed for its delete to free once the lock is released (a free is
- * not called from the tree's functions: their chain of calls is deep).
- */
+/* A node out of the tree: kept for the next split (ak_omap_trim frees it). */
 static inline void __ak_omap_give_back(struct ak_omap __arena *m, __ak_omap_node_t n)
 {
-	if (m->nspare < AK_OMAP_MAX_DEPTH + 1) {
-		m->spare[m->nspare++] = n;
-	} else {
-		n->next = m->freed;
-		m->freed = n;
-	}
+	n->next = m->spare;
+	m->spare = n;
+	m->nspare++;
 }
 
-/* Free the nodes a delete chained (at most two a level: a merge's and a root's). */
-static inline void __ak_omap_free_chain(__ak_omap_node_t n)
+/* An entry out of the tree, or not used: kept for the next insert, linked by its first word. */
+static inline void __ak_omap_keep_entry(struct ak_omap __arena *m,
+					unsigned long long __arena *entry)
 {
-	__ak_omap_node_t next;
-	unsigned int i;
-
-	for (i = 0; n && i < 2 * AK_OMAP_MAX_DEPTH; i++) {
-		next = n->next;
-		ak_free_nosleep(n);
-		n = next;
-	}
+	entry[0] = (unsigned long)m->idle;
+	m->idle = entry;
 }
 
 /* A leaf's keys and entries moved down to slot 0, where a split or merge expects them. */
@@ -342,9 +334,11 @@ static inline void __ak_omap_open(const struct ak_omap __arena *m, __ak_omap_nod
 
 	if (n->start + n->nkeys >= AK_OMAP_FANOUT)
 		__ak_omap_compact(m, n);
-
-	__ak_omap_move(__ak_omap_key(m, n, i + 1), __ak_omap_key(m, n, i), rest * m->key_words);
-	__ak_omap_move(__ak_omap_links(m, n) + link + 1, __ak_omap_links(m, n) + link, rest);
+	if (rest) {	/* a call saved at the end of a node */
+		__ak_omap_move(__ak_omap_key(m, n, i + 1), __ak_omap_key(m, n, i),
+			       rest * m->key_words);
+		__ak_omap_move(__ak_omap_links(m, n) + link + 1, __ak_omap_links(m, n) + link, rest);
+	}
 	n->nkeys++;
 }
 
@@ -360,15 +354,21 @@ static inline void __ak_omap_close(const struct ak_omap __arena *m, __ak_omap_no
 	unsigned int rest = n->nkeys - i - 1, link = n->leaf ? i : i + 1;
 
 	if (n->leaf && i < rest) {
-		__ak_omap_move(__ak_omap_key(m, n, 1), __ak_omap_key(m, n, 0), i * m->key_words);
-		__ak_omap_move(__ak_omap_links(m, n) + 1, __ak_omap_links(m, n), i);
+		if (i) {
+			__ak_omap_move(__ak_omap_key(m, n, 1), __ak_omap_key(m, n, 0),
+				       i * m->key_words);
+			__ak_omap_move(__ak_omap_links(m, n) + 1, __ak_omap_links(m, n), i);
+		}
 		n->start++;
 		n->nkeys--;
 		return;
 	}
-
-	__ak_omap_move(__ak_omap_key(m, n, i), __ak_omap_key(m, n, i + 1), rest * m->key_words);
-	__ak_omap_move(__ak_omap_links(m, n) + link, __ak_omap_links(m, n) + link + 1, rest);
+	if (rest) {
+		__ak_omap_move(__ak_omap_key(m, n, i), __ak_omap_key(m, n, i + 1),
+			       rest * m->key_words);
+		__ak_omap_move(__ak_omap_links(m, n) + link, __ak_omap_links(m, n) + link + 1,
+			       rest);
+	}
 	n->nkeys--;
 }
 
@@ -444,16 +444,18 @@ __ak_global unsigned long long __ak_omap_place(__arg_arena struct ak_omap __aren
 }
 
 /*
- * The insert of @entry (its key written) under the lock, or the entry of
- * the key if present: its address in *@found, and __AK_OMAP_PRESENT then. Nodes a split
- * needs come from the spare stock, counted first: __AK_OMAP_REFILL if it
- * holds too few (or @entry is NULL for a new key), with nothing changed.
+ * The insert of @k under the lock, or the entry of the key if present:
+ * its address in *@found, and __AK_OMAP_PRESENT then. A new key's entry
+ * is *@entry, or one of m->idle's if that is NULL (taken into *@entry),
+ * its key written here. Nodes a split needs come from the spare stock,
+ * counted first: __AK_OMAP_REFILL if it holds too few, or no entry is at
+ * hand, with nothing changed.
  */
 static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsigned long long *k,
-					  unsigned long long __arena *entry, unsigned int flags,
+					  unsigned long long __arena **entry, unsigned int flags,
 					  unsigned long long __arena **found)
 {
-	struct __ak_omap_place a = { .link = (unsigned long)entry };
+	struct __ak_omap_place a = {};
 	unsigned int need = 0, depth = m->depth, i;
 	unsigned long long right = 0;
 	struct __ak_omap_path p;
@@ -485,8 +487,15 @@ static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsig
 			return -E2BIG;
 		need++;		/* a new root */
 	}
-	if (m->nspare < need || !entry)
+	if (m->nspare < need || (!*entry && !m->idle))
 		return __AK_OMAP_REFILL;
+	if (!*entry) {
+		*entry = m->idle;
+		m->idle = (unsigned long long __arena *)(unsigned long)m->idle[0];
+	}
+	for (i = 0; i < m->key_words && i < __AK_OMAP_KW_MAX; i++)
+		((volatile unsigned long long __arena *)*entry)[i] = k[i];
+	a.link = (unsigned long)*entry;
 
 	/* From the leaf up: each split's right half goes into the parent. */
 	__builtin_memcpy(a.key.w, k, sizeof(a.key.w));
@@ -516,7 +525,7 @@ static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsig
 		m->depth = depth + 1;
 	}
 	m->count++;
-	*found = entry;
+	*found = *entry;
 	return 0;
 }
 
@@ -644,9 +653,17 @@ static inline unsigned long long __arena *__ak_omap_unlink_locked(struct ak_omap
 {
 	unsigned long long __arena *entry;
 	struct __ak_omap_path p;
-	__ak_omap_node_t n;
+	__ak_omap_node_t n = m->head;
 	unsigned int pos = 0;
 
+	if (!k && n->nkeys && (m->depth == 1 || n->nkeys > __AK_OMAP_LOW)) {
+		/* The first key, from the head leaf, which keeps enough to need no fix. */
+		entry = __ak_omap_entry(m, n, 0);
+		__ak_omap_close(m, n, 0);
+		m->count--;
+		m->gen++;
+		return entry;
+	}
 	n = __ak_omap_descend(m, k ?: __AK_OMAP_LEFTMOST, &p);
 	if (k)
 		pos = __ak_omap_slot(m, n, k, 0);
@@ -695,7 +712,9 @@ __ak_omap_find_locked(struct ak_omap __arena *m, const unsigned long long *k, in
 		where = __AK_OMAP_LEFTMOST;
 	else if (mode == __AK_OMAP_LAST)
 		where = __AK_OMAP_RIGHTMOST;
-	n = __ak_omap_descend(m, where, &p);
+	n = m->head;
+	if (mode != __AK_OMAP_FIRST || !n->nkeys)	/* the head's first key is the first */
+		n = __ak_omap_descend(m, where, &p);
 	if (mode == __AK_OMAP_LAST)
 		pos = n->nkeys ? n->nkeys - 1 : 0;
 	else if (mode != __AK_OMAP_FIRST)
@@ -749,13 +768,8 @@ static inline int __ak_omap_refill(struct ak_omap __arena *m, int sleepable)
 			ak_free_nosleep(n);
 			return err;
 		}
-		if (m->nspare < AK_OMAP_MAX_DEPTH + 1) {
-			m->spare[m->nspare++] = n;
-			n = 0;
-		}
+		__ak_omap_give_back(m, n);
 		ak_lock_release(&m->lock);
-		if (n)
-			ak_free_nosleep(n);
 	}
 	return 0;
 }
@@ -769,8 +783,8 @@ struct __ak_omap_update {
  * Find or add the entry of @k, as @flags say, and return its value's
  * address with the lock held (the caller writes the value, then
  * __ak_omap_update_end), or 0 with @u->err set and nothing held. A new
- * entry and the nodes a split may need are allocated first, with no lock
- * held: a holder never allocates.
+ * key takes an entry the map kept, else one allocated first, with no lock
+ * held, as are the nodes a split may need: a holder never allocates.
  */
 static inline void __arena *__ak_omap_update_begin(struct ak_omap __arena *m,
 						   const unsigned long long *k, unsigned int flags,
@@ -778,29 +792,28 @@ static inline void __arena *__ak_omap_update_begin(struct ak_omap __arena *m,
 {
 	unsigned long long __arena *entry = 0;
 	unsigned long long __arena *found = 0;
-	unsigned int tries, w;
+	unsigned int tries;
 	int err = -EINVAL;
 
 	if (flags > AK_OMAP_EXIST || !ak_read_once(m->depth))
 		goto out;
 	for (tries = 0; tries < 4; tries++) {
 		err = 0;
-		if (!entry && flags != AK_OMAP_EXIST) {
+		/* A hint, read unlocked: the insert takes a kept entry if one is left. */
+		if (!entry && flags != AK_OMAP_EXIST && !ak_read_once(m->idle)) {
 			entry = sleepable ? ak_alloc(m->entry_size, &err) :
 					    ak_alloc_nosleep(m->entry_size, &err);
 			if (!entry)
 				goto out;
-			for (w = 0; w < m->key_words && w < __AK_OMAP_KW_MAX; w++)
-				((volatile unsigned long long __arena *)entry)[w] = k[w];
 		}
 		err = __ak_omap_lock(m);
 		if (err)
 			goto out;
-		err = __ak_omap_insert_locked(m, k, entry, flags, &found);
+		err = __ak_omap_insert_locked(m, k, &entry, flags, &found);
 		if (err == 0 || err == __AK_OMAP_PRESENT) {
 			m->gen++;
-			if (err == __AK_OMAP_PRESENT)	/* the new entry is not needed */
-				ak_free_nosleep(entry);
+			if (err == __AK_OMAP_PRESENT && entry)	/* not needed: kept */
+				__ak_omap_keep_entry(m, entry);
 			u->err = 0;
 			return found + m->key_words;
 		}
@@ -810,7 +823,7 @@ static inline void __arena *__ak_omap_update_begin(struct ak_omap __arena *m,
 		err = __ak_omap_refill(m, sleepable);
 		if (err)
 			goto out;
-		err = -EBUSY;	/* other CPUs took the spare nodes each time */
+		err = -EBUSY;	/* other CPUs took the spare nodes or kept entries each time */
 	}
 out:
 	ak_free_nosleep(entry);
@@ -898,26 +911,38 @@ static inline unsigned long long __ak_omap_step_impl(struct ak_omap __arena *m,
 	return (unsigned long long)(entry + m->key_words);
 }
 
+/*
+ * The entry of @k (@first: of the first key) out of the tree, its key in
+ * @key_out, returned with the lock held: the caller copies the value out
+ * while no insert can take the entry, then __ak_omap_take_end. 0 with
+ * *@err and the lock free if none.
+ */
 static __ak_always_inline unsigned long long
 __ak_omap_unlink_impl(struct ak_omap __arena *m, const unsigned long long *k, int first,
 		      unsigned long long *key_out, int *err)
 {
 	unsigned long long __arena *entry;
-	__ak_omap_node_t freed;
 	unsigned int w;
 
 	*err = __ak_omap_lock(m);
 	if (*err)
 		return 0;
 	entry = __ak_omap_unlink_locked(m, first ? 0 : k, err);
-	freed = m->freed;
-	m->freed = 0;
-	ak_lock_release(&m->lock);
-	__ak_omap_free_chain(freed);
-	/* Out of the tree: no one else reaches it now. */
-	for (w = 0; entry && w < m->key_words && w < __AK_OMAP_KW_MAX; w++)
+	if (!entry) {
+		ak_lock_release(&m->lock);
+		return 0;
+	}
+	for (w = 0; w < m->key_words && w < __AK_OMAP_KW_MAX; w++)
 		key_out[w] = ((volatile unsigned long long __arena *)entry)[w];
 	return (unsigned long long)entry;
+}
+
+/* After an unlink, its value copied: the entry kept for the next insert, the lock released. */
+static __ak_always_inline void __ak_omap_take_end(struct ak_omap __arena *m,
+						  unsigned long long __arena *entry)
+{
+	__ak_omap_keep_entry(m, entry);
+	ak_lock_release(&m->lock);
 }
 
 /*
@@ -929,8 +954,9 @@ __ak_omap_unlink_impl(struct ak_omap __arena *m, const unsigned long long *k, in
  *  - find: the value's address of the entry a mode asks for, its key in
  *    *@key_out; with __AK_OMAP_HOLD, the lock stays held when found;
  *  - unlink: the entry of *@key (first: of the first key) out of the
- *    tree, its key in *@key_out; the caller copies the value and frees it;
- *    a first key's unlink takes NULL for both (ak_omap_destroy);
+ *    tree, its key in *@key_out, the lock held; the caller copies the
+ *    value, then __ak_omap_take_end; a first key's unlink takes NULL for
+ *    both (ak_omap_destroy);
  *  - begin_sleepable, begin_nosleep: __ak_omap_update_begin.
  */
 /* find and unlink: @impl on a copy of the key, its key out copied back (@arg: the mode, first). */
@@ -1054,7 +1080,7 @@ __ak_global unsigned long long __ak_omap_step(__arg_arena struct ak_omap __arena
 		___ak_u.err;						\
 	})
 
-/* Unlink (@first: the first key's entry), copy the key and value out, free the entry. */
+/* Unlink (@first: the first key's entry), copy the key and value out, keep the entry. */
 #define __ak_omap_take(m, key, first, key_out, value)			\
 	({								\
 		struct ak_omap __arena *___ak_tm = (m);			\
@@ -1075,9 +1101,9 @@ __ak_global unsigned long long __ak_omap_step(__arg_arena struct ak_omap __arena
 			if (___ak_tval)					\
 				__ak_arena_fetch(___ak_tval, (unsigned long long __arena *)___ak_te + \
 						 sizeof(*___ak_tk) / 8, sizeof(*___ak_tval)); \
+			__ak_omap_take_end(___ak_tm, (void __arena *)___ak_te); \
 			if (___ak_to)					\
 				__builtin_memcpy(___ak_to, ___ak_tout, sizeof(___ak_tout)); \
-			ak_free_nosleep((void __arena *)___ak_te);	\
 			___ak_terr = 0;					\
 		} else if (___ak_terr >= 0) {				\
 			/* Never: said so that a verifier sees 0 only with the copies made. */ \
@@ -1107,9 +1133,9 @@ static inline int ak_omap_init(struct ak_omap __arena *m, unsigned int key_size,
 	m->key_words = key_size / 8;
 	m->value_size = value_size;
 	m->entry_size = key_size + (value_size + 7) / 8 * 8;	/* the value word-aligned */
-	m->count = 0;
-	m->nspare = 0;
+	m->count = 0;	/* the spare nodes and kept entries: none in a zeroed or destroyed map */
 	m->root = root;
+	m->head = root;
 	m->depth = 1;
 	return 0;
 }
@@ -1119,39 +1145,79 @@ static inline unsigned long long ak_omap_count(const struct ak_omap __arena *m)
 	return m->count;
 }
 
+/*
+ * The entries and nodes @m keeps, freed one at a time, each taken out
+ * under the lock: a trim the budget cut leaves the rest kept, and goes on
+ * when called again. Out of line, as __ak_omap_destroy.
+ */
+__ak_global int __ak_omap_trim(__arg_arena struct ak_omap __arena *m)
+{
+	void __arena *kept;
+	int err;
+
+	while (ak_can_loop) {
+		err = ak_lock_acquire(&m->lock);
+		if (err)
+			return err;
+		kept = m->idle;
+		if (kept) {
+			m->idle = (unsigned long long __arena *)(unsigned long)m->idle[0];
+		} else if (m->spare) {
+			kept = m->spare;
+			m->spare = m->spare->next;
+			m->nspare--;
+		}
+		ak_lock_release(&m->lock);
+		if (!kept)
+			return 0;
+		ak_free_nosleep(kept);
+	}
+	return -AK_EBUDGET;
+}
+
+static inline int ak_omap_trim(struct ak_omap __arena *m)
+{
+	return __ak_omap_trim(m);
+}
+
 /* Out of line: its loops are checked once, whatever loops its caller runs it in. */
 __ak_global int __ak_omap_destroy(__arg_arena struct ak_omap __arena *m)
 {
-	unsigned long long entry, spins;
+	unsigned long long entry;
+	__ak_omap_node_t root;
 	int err = 0;
 
 	/*
 	 * The first key's entry at a time, through the out-of-line unlink (any
 	 * width's version: it is given no key and copies none out): each take
 	 * leaves a whole tree, so a destroy the budget cut goes on where it
-	 * stopped.
+	 * stopped. The entries are kept, then freed with the rest the map keeps.
 	 */
 	while (ak_read_once(m->count) && ak_can_loop) {	/* each take lowers the count */
 		entry = __ak_omap_unlink1(m, NULL, 1, NULL, &err);
 		if (!entry)
 			break;
-		ak_free_nosleep((void __arena *)entry);
+		__ak_omap_take_end(m, (unsigned long long __arena *)entry);
 	}
 	if (err && err != -ENOENT)
+		return err;
+	err = __ak_omap_trim(m);
+	if (err)
 		return err;
 	err = __ak_omap_lock(m);
 	if (err)
 		return err;
-	if (m->count) {
+	if (m->count || m->idle || m->spare) {
 		ak_lock_release(&m->lock);
 		return -AK_EBUDGET;	/* call again: it goes on */
 	}
-	ak_free_nosleep(m->root);
-	for (spins = 0; m->nspare && spins <= AK_OMAP_MAX_DEPTH; spins++)
-		ak_free_nosleep(m->spare[--m->nspare]);
+	root = m->root;
 	m->root = 0;
+	/* A plain store here is paired with the one above and loses its arena cast (clang 19). */
+	ak_write_once(m->head, 0);
 	m->depth = 0;
 	ak_lock_release(&m->lock);
+	ak_free_nosleep(root);
 	return 0;
 }
 
@@ -1213,6 +1279,8 @@ static inline int ak_omap_check(struct ak_omap __arena *m)
 	node[0] = m->root;
 	at[0] = 0;
 	next_leaf = __ak_omap_descend(m, __AK_OMAP_LEFTMOST, &p);
+	if (next_leaf != m->head)
+		err = -EINVAL;
 	while (d >= 0 && !err && ak_can_loop) {
 		n = node[d];
 		if (n->start + n->nkeys > AK_OMAP_FANOUT || (d && !n->nkeys) ||

@@ -50,6 +50,10 @@ struct ak_omap_node {
  * struct ak_omap - an ordered map in the arena; zero before ak_omap_init
  * @lock: held by every call that reads or changes the tree
  * @root: the root node: a leaf while the map fits one
+ * @head: the leftmost leaf, where the smallest keys are: the map's first
+ *	leaf for its whole life (a split leaves a node's lower half in place,
+ *	a merge keeps the left node, a root that shrinks leaves its first
+ *	child), so the first key is found without a descent
  * @depth: levels of the tree, 1 for a lone leaf (0: not initialised)
  * @key_words: words per key
  * @value_size: bytes per value
@@ -58,15 +62,22 @@ struct ak_omap_node {
  * @gen: moved by every change: an exact walk's cursor checks it
  * @seq: the priority queue's tie-breaker: pushes in order
  * @nspare: nodes in @spare
- * @spare: nodes the next splits take, filled before the lock is taken
- *	(allocation may sleep; a holder of the lock must not)
- * @freed: nodes a delete took out beyond the spare stock's room, linked
- *	by @next: freed by that delete after it releases the lock (NULL
- *	whenever the lock is free)
+ * @spare: nodes kept for the next splits, linked by @next: filled before
+ *	the lock is taken (allocation may sleep; a holder of the lock must
+ *	not), and given the nodes merges take out
+ * @idle: entries kept for the next inserts, each linked by its first
+ *	word: those of deleted keys, and those an insert of a present key
+ *	did not use
+ *
+ * A map keeps what its deletes take out, as a preallocated BPF hash map
+ * keeps its elements: its memory stays that of its largest size, and
+ * inserts that follow deletes take no allocation. ak_omap_trim gives it
+ * back; ak_omap_destroy frees it.
  */
 struct ak_omap {
 	struct ak_lock lock;
 	struct ak_omap_node __arena *root;
+	struct ak_omap_node __arena *head;
 	unsigned int depth;
 	unsigned int key_words;
 	unsigned int value_size;
@@ -75,8 +86,8 @@ struct ak_omap {
 	unsigned long long gen;
 	unsigned long long seq;
 	unsigned long long nspare;
-	struct ak_omap_node __arena *spare[AK_OMAP_MAX_DEPTH + 1];
-	struct ak_omap_node __arena *freed;
+	struct ak_omap_node __arena *spare;
+	unsigned long long __arena *idle;
 };
 
 /**
