@@ -653,17 +653,9 @@ static inline unsigned long long __arena *__ak_omap_unlink_locked(struct ak_omap
 {
 	unsigned long long __arena *entry;
 	struct __ak_omap_path p;
-	__ak_omap_node_t n = m->head;
+	__ak_omap_node_t n;
 	unsigned int pos = 0;
 
-	if (!k && n->nkeys && (m->depth == 1 || n->nkeys > __AK_OMAP_LOW)) {
-		/* The first key, from the head leaf, which keeps enough to need no fix. */
-		entry = __ak_omap_entry(m, n, 0);
-		__ak_omap_close(m, n, 0);
-		m->count--;
-		m->gen++;
-		return entry;
-	}
 	n = __ak_omap_descend(m, k ?: __AK_OMAP_LEFTMOST, &p);
 	if (k)
 		pos = __ak_omap_slot(m, n, k, 0);
@@ -674,6 +666,30 @@ static inline unsigned long long __arena *__ak_omap_unlink_locked(struct ak_omap
 	entry = __ak_omap_entry(m, n, pos);
 	__ak_omap_close(m, n, pos);
 	__ak_omap_rebalance(m, &p, (int)m->depth - 1);
+	m->count--;
+	m->gen++;
+	return entry;
+}
+
+/*
+ * The first key's entry out of the head leaf under the lock, if the leaf
+ * keeps a key after it (or is the root): its first slot, so nothing moves
+ * (see __ak_omap_close). 0 if not: the descent's unlink takes the last
+ * key, and the fix merges the emptied leaf with its neighbour. The head
+ * alone may stay below __AK_OMAP_LOW, which no bound rests on (every node
+ * but the root keeps a key): a queue's pops then merge once a leaf, not
+ * once a key after the leaf ran low.
+ */
+static __ak_always_inline unsigned long long __arena *__ak_omap_pop_head(struct ak_omap __arena *m)
+{
+	__ak_omap_node_t n = m->head;
+	unsigned long long __arena *entry;
+
+	if (!n->nkeys || (n->nkeys == 1 && m->depth > 1))
+		return 0;
+	entry = __ak_omap_entry(m, n, 0);
+	n->start++;
+	n->nkeys--;
 	m->count--;
 	m->gen++;
 	return entry;
@@ -927,7 +943,9 @@ __ak_omap_unlink_impl(struct ak_omap __arena *m, const unsigned long long *k, in
 	*err = __ak_omap_lock(m);
 	if (*err)
 		return 0;
-	entry = __ak_omap_unlink_locked(m, first ? 0 : k, err);
+	entry = first ? __ak_omap_pop_head(m) : 0;
+	if (!entry)
+		entry = __ak_omap_unlink_locked(m, first ? 0 : k, err);
 	if (!entry) {
 		ak_lock_release(&m->lock);
 		return 0;

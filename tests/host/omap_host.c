@@ -265,6 +265,64 @@ Test(omap_host, an_ascending_fill_drains_in_order_by_pop_first)
 	printf("omap_host: %llu keys in ascending order drained by pop_first\n", n);
 }
 
+/* The nodes of the subtree under @n (the tree is whole: no lock taken). */
+static unsigned long long nodes_under(struct ak_omap_node *n)
+{
+	unsigned long long nodes = 1;
+	unsigned int i;
+
+	for (i = 0; !n->leaf && i <= n->nkeys; i++)
+		nodes += nodes_under(__ak_omap_child(&map, n, i));
+	return nodes;
+}
+
+/*
+ * A drain keeps every entry and node (the allocator's count of objects
+ * does not fall), the same keys put back take none from the allocator,
+ * and a trim gives back all the map keeps and nothing in use: the keys
+ * are all still there, and the destroy leaves the count where it began.
+ */
+Test(omap_host, a_drain_keeps_its_entries_for_the_next_inserts_until_a_trim)
+{
+	unsigned long long before = alloc_stats().objects, n, filled, trimmed, i;
+	struct key2 k = {};
+	struct value v;
+
+	n = fill_until_a_root_child_is_full(0);
+	filled = alloc_stats().objects;
+	for (i = 0; i < n; i++)
+		cr_assert_eq(ak_omap_pop_first(&map, &k, &v), 0);
+	cr_expect_eq(alloc_stats().objects, filled, "the drain freed %lld objects",
+		     (long long)(filled - alloc_stats().objects));
+	cr_assert_not_null(map.idle, "the entries are kept");
+	for (i = 0; i < n; i++) {
+		k.lo = i;
+		v = value_of(&k, 7);
+		cr_assert_eq(ak_omap_update(&map, &k, &v, AK_OMAP_NOEXIST), 0);
+	}
+	cr_expect_eq(alloc_stats().objects, filled, "the same keys again took %lld objects",
+		     (long long)(alloc_stats().objects - filled));
+	for (i = 0; i < n / 2; i++)	/* half the entries kept, and the nodes merges emptied */
+		cr_assert_eq(ak_omap_pop_first(&map, &k, &v), 0);
+	trimmed = alloc_stats().objects;
+	cr_assert_eq(ak_omap_trim(&map), 0);
+	trimmed -= alloc_stats().objects;
+	cr_expect(!map.idle && !map.spare && !map.nspare, "the trim left some kept");
+	cr_expect_eq(alloc_stats().objects - before, n - n / 2 + nodes_under(map.root),
+		     "after the trim: %llu objects for %llu entries and %llu nodes",
+		     alloc_stats().objects - before, n - n / 2, nodes_under(map.root));
+	cr_assert_eq(ak_omap_check(&map), 0);
+	for (i = n / 2; i < n; i++) {
+		k.lo = i;
+		cr_assert_not_null(ak_omap_lookup(&map, &k, NULL), "key %llu after the trim", i);
+	}
+	cr_assert_eq(ak_omap_destroy(&map), 0);
+	cr_expect_eq(alloc_stats().objects, before, "the destroy left %lld objects",
+		     (long long)(alloc_stats().objects - before));
+	printf("omap_host: %llu keys drained and put back with no allocation; the trim freed %llu\n",
+	       n, trimmed);
+}
+
 Test(omap_host, a_descending_fill_drains_from_the_back)
 {
 	unsigned long long n = fill_until_a_root_child_is_full(1), i;
