@@ -250,30 +250,38 @@ struct __ak_omap_path {
  * The descent, out of line: the verifier checks its level loop and the
  * search in it once, for every operation. To @k's leaf, or with @k NULL
  * to the rightmost leaf if @right, else the leftmost. The leaf's
- * address; its path in @p.
+ * address; its path in @p, if a change needs it (a find passes NULL).
  */
 __ak_global unsigned long long __ak_omap_walk_down(__arg_arena const struct ak_omap __arena *m,
 						   const struct __ak_omap_kbuf *k, int right,
-						   __ak_nonnull struct __ak_omap_path *p)
+						   struct __ak_omap_path *p)
 {
+	/* An inner node's children, after its keys: its start is 0. */
+	unsigned long long children = AK_OMAP_FANOUT * (unsigned long long)m->key_words;
 	__ak_omap_node_t n = m->root;
-	unsigned int d, at;
+	unsigned int d, at, depth = m->depth;
 
-	for (d = 0; d + 1 < m->depth && d < AK_OMAP_MAX_DEPTH - 1; d++) {
+	for (d = 0; d + 1 < depth && d < AK_OMAP_MAX_DEPTH - 1; d++) {
 		if (k)
 			at = __ak_omap_slot(m, n, k->w, 1);	/* keys at or below @k go left */
 		else
 			at = right ? n->nkeys : 0;
-		p->node[__AK_OMAP_LEVEL(d)] = (unsigned long long)n;
-		p->at[__AK_OMAP_LEVEL(d)] = at;
-		n = __ak_omap_child(m, n, at);
+		if (p) {
+			ak_barrier_var(p);	/* or clang takes &p->at before the check */
+			p->node[__AK_OMAP_LEVEL(d)] = (unsigned long long)n;
+			p->at[__AK_OMAP_LEVEL(d)] = at;
+		}
+		n = (__ak_omap_node_t)(unsigned long)n->w[children + at];
 	}
-	p->node[__AK_OMAP_LEVEL(d)] = (unsigned long long)n;
-	p->at[__AK_OMAP_LEVEL(d)] = 0;
+	if (p) {
+		ak_barrier_var(p);
+		p->node[__AK_OMAP_LEVEL(d)] = (unsigned long long)n;
+		p->at[__AK_OMAP_LEVEL(d)] = 0;
+	}
 	return (unsigned long long)n;
 }
 
-/* The leaf that holds @k (or would), the leftmost or the rightmost; its path in @p. */
+/* The leaf that holds @k (or would), the leftmost or the rightmost; its path in @p (or NULL). */
 static __ak_always_inline __ak_omap_node_t __ak_omap_descend(const struct ak_omap __arena *m,
 							     const unsigned long long *k,
 							     struct __ak_omap_path *p)
@@ -720,7 +728,6 @@ __ak_omap_find_locked(struct ak_omap __arena *m, const unsigned long long *k, in
 		      unsigned long long *key_out, int *err, struct __ak_omap_at *at)
 {
 	const unsigned long long *where = k;
-	struct __ak_omap_path p;
 	__ak_omap_node_t n;
 	unsigned int pos = 0;
 
@@ -730,7 +737,7 @@ __ak_omap_find_locked(struct ak_omap __arena *m, const unsigned long long *k, in
 		where = __AK_OMAP_RIGHTMOST;
 	n = m->head;
 	if (mode != __AK_OMAP_FIRST || !n->nkeys)	/* the head's first key is the first */
-		n = __ak_omap_descend(m, where, &p);
+		n = __ak_omap_descend(m, where, NULL);	/* no change: no path */
 	if (mode == __AK_OMAP_LAST)
 		pos = n->nkeys ? n->nkeys - 1 : 0;
 	else if (mode != __AK_OMAP_FIRST)
