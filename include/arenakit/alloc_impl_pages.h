@@ -363,9 +363,12 @@ static __ak_always_inline void __ak_page_init(struct __ak_page __arena *page, un
 	/*
 	 * Live bytes after the blocks: where an earlier class of a spare page
 	 * had blocks, whatever their objects left there. Every one clear, or
-	 * a block just cut, not yet live, would pass a free's claim.
+	 * a block just cut, not yet live, would pass a free's claim. Live
+	 * bytes in the header are clear already (above): the page's blocks
+	 * are not theirs to clear.
 	 */
-	__ak_lives_clear(page);
+	if (page->lives_at != __builtin_offsetof(struct __ak_page, lives))
+		__ak_lives_clear(page);
 }
 
 /* ---- spare pages: empty, of no class, kept as runs of adjacent pages ---- */

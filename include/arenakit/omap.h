@@ -24,11 +24,11 @@
  *
  * Concurrency: one ak_lock per map, held by every call for one descent and
  * its change (O(levels x log2(fanout)) compares, plus a node's shift), so
- * a wait is bounded as lock.h says. An update allocates its entry and the
- * nodes a split may need before it takes the lock: a holder never
- * allocates. A delete keeps its entry and nodes for the next inserts
- * (ak_omap_trim gives them back), so a queue's pushes after its pops, or
- * a map's inserts after deletes, allocate nothing.
+ * a wait is bounded as lock.h says. An update allocates what it needs
+ * (entries a chunk at a time, the nodes a split may need) before it takes
+ * the lock: a holder never allocates. A delete keeps its entry and nodes
+ * for the next inserts (ak_omap_trim gives them back), so a queue's pushes
+ * after its pops, or a map's inserts after deletes, allocate nothing.
  *
  * The smallest key needs no descent: the leftmost leaf stays the same node
  * for the map's life, so first and pop-first start there.
@@ -75,12 +75,13 @@ static inline int ak_omap_init(struct ak_omap __arena *m, unsigned int key_size,
 static inline int ak_omap_destroy(struct ak_omap __arena *m);
 
 /**
- * ak_omap_trim - free the entries and nodes @m keeps for its inserts
+ * ak_omap_trim - free the nodes @m keeps for its inserts, and its entries if empty
  * @m: the map
  *
  * A delete keeps its key's entry, and a merge the node it takes out, for
  * the inserts that follow (struct ak_omap says why): a map that shrank
- * for good gives that memory back to the allocator here. Any program.
+ * for good gives back its spare nodes here, and an empty map its entries'
+ * chunks too. Any program.
  *
  * Return: 0; -EBUSY; -AK_EBUDGET if the budget ran out first (what is
  * left stays kept: call again).
@@ -94,9 +95,9 @@ static inline int ak_omap_trim(struct ak_omap __arena *m);
  * @value: a pointer to the value (its type's size is the map's)
  * @flags: AK_OMAP_ANY, AK_OMAP_NOEXIST or AK_OMAP_EXIST
  *
- * A new key takes an entry a delete kept, else one allocated before the
- * lock is taken, as are the nodes a split may need; the value is written
- * under the lock.
+ * A new key takes an idle entry: one a delete kept, or one cut from a
+ * chunk of AK_OMAP_CHUNK bytes allocated before the lock is taken, as are
+ * the nodes a split may need; the value is written under the lock.
  *
  * Return: 0; -EEXIST (NOEXIST, present); -ENOENT (EXIST, absent);
  * -EINVAL (sizes, flags, a map not initialised); -E2BIG past
@@ -111,7 +112,8 @@ static inline int ak_omap_trim(struct ak_omap __arena *m);
  * @value: a pointer to the value
  * @flags: as ak_omap_update
  *
- * Entries and nodes come from ak_alloc_nosleep's pool (ak_alloc_reserve).
+ * Chunks of entries (AK_OMAP_CHUNK bytes) and nodes come from
+ * ak_alloc_nosleep's pool (ak_alloc_reserve).
  *
  * Return: as ak_omap_update; -ENOMEM when the pool is empty.
  */

@@ -453,17 +453,16 @@ __ak_global unsigned long long __ak_omap_place(__arg_arena struct ak_omap __aren
 
 /*
  * The insert of @k under the lock, or the entry of the key if present:
- * its address in *@found, and __AK_OMAP_PRESENT then. A new key's entry
- * is *@entry, or one of m->idle's if that is NULL (taken into *@entry),
- * its key written here. Nodes a split needs come from the spare stock,
- * counted first: __AK_OMAP_REFILL if it holds too few, or no entry is at
- * hand, with nothing changed.
+ * its address in *@found, and __AK_OMAP_PRESENT then. A new key takes an
+ * idle entry (m->idle), its key written here. Nodes a split needs come
+ * from the spare stock, counted first: __AK_OMAP_REFILL if it holds too
+ * few, or no entry is idle, with nothing changed.
  */
 static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsigned long long *k,
-					  unsigned long long __arena **entry, unsigned int flags,
-					  unsigned long long __arena **found)
+					  unsigned int flags, unsigned long long __arena **found)
 {
 	struct __ak_omap_place a = {};
+	unsigned long long __arena *entry;
 	unsigned int need = 0, depth = m->depth, i;
 	unsigned long long right = 0;
 	struct __ak_omap_path p;
@@ -495,15 +494,13 @@ static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsig
 			return -E2BIG;
 		need++;		/* a new root */
 	}
-	if (m->nspare < need || (!*entry && !m->idle))
+	if (m->nspare < need || !m->idle)
 		return __AK_OMAP_REFILL;
-	if (!*entry) {
-		*entry = m->idle;
-		m->idle = (unsigned long long __arena *)(unsigned long)m->idle[0];
-	}
+	entry = m->idle;
+	m->idle = (unsigned long long __arena *)(unsigned long)entry[0];
 	for (i = 0; i < m->key_words && i < __AK_OMAP_KW_MAX; i++)
-		((volatile unsigned long long __arena *)*entry)[i] = k[i];
-	a.link = (unsigned long)*entry;
+		((volatile unsigned long long __arena *)entry)[i] = k[i];
+	a.link = (unsigned long)entry;
 
 	/* From the leaf up: each split's right half goes into the parent. */
 	__builtin_memcpy(a.key.w, k, sizeof(a.key.w));
@@ -533,7 +530,7 @@ static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsig
 		m->depth = depth + 1;
 	}
 	m->count++;
-	*found = *entry;
+	*found = entry;
 	return 0;
 }
 
@@ -772,6 +769,54 @@ static inline int __ak_omap_lock(struct ak_omap __arena *m)
 	return 0;
 }
 
+/*
+ * A chunk's entries onto m->idle: allocated and chained with no lock held
+ * (no one sees them yet), then given to the map under it. 0, or an
+ * allocation's or the lock's error. Out of line, one for each kind of
+ * allocation: its loop is checked once.
+ */
+static __ak_always_inline int __ak_omap_add_chunk(struct ak_omap __arena *m, int sleepable)
+{
+	unsigned long long size = m->entry_size, per, i;
+	unsigned long long __arena *chunk, *first, *last;
+	int err = 0;
+
+	if (!size || size > AK_OMAP_CHUNK - 8)
+		return -EINVAL;	/* never: ak_omap_init's sizes */
+	chunk = sleepable ? ak_alloc(AK_OMAP_CHUNK, &err) : ak_alloc_nosleep(AK_OMAP_CHUNK, &err);
+	if (!chunk)
+		return err;
+	per = (AK_OMAP_CHUNK - 8) / size;
+	first = chunk + 1;
+	last = first;
+	/* Entry i links to entry i + 1; the budget may cut the chain short (the rest unused). */
+	for (i = 1; i < per && i < AK_OMAP_CHUNK / 8 && ak_can_loop; i++) {
+		last[0] = (unsigned long)last + size;
+		last = (unsigned long long __arena *)((char __arena *)last + size);
+	}
+	err = ak_lock_acquire(&m->lock);
+	if (err) {
+		ak_free_nosleep(chunk);
+		return err;
+	}
+	last[0] = (unsigned long)m->idle;
+	m->idle = first;
+	chunk[0] = (unsigned long)m->chunks;
+	m->chunks = chunk;
+	ak_lock_release(&m->lock);
+	return 0;
+}
+
+__ak_global int __ak_omap_add_chunk_sleepable(__arg_arena struct ak_omap __arena *m)
+{
+	return __ak_omap_add_chunk(m, 1);
+}
+
+__ak_global int __ak_omap_add_chunk_nosleep(__arg_arena struct ak_omap __arena *m)
+{
+	return __ak_omap_add_chunk(m, 0);
+}
+
 /* Fill the spare stock to a split per level and a new root, allocating with no lock held. */
 static inline int __ak_omap_refill(struct ak_omap __arena *m, int sleepable)
 {
@@ -806,14 +851,13 @@ struct __ak_omap_update {
  * Find or add the entry of @k, as @flags say, and return its value's
  * address with the lock held (the caller writes the value, then
  * __ak_omap_update_end), or 0 with @u->err set and nothing held. A new
- * key takes an entry the map kept, else one allocated first, with no lock
- * held, as are the nodes a split may need: a holder never allocates.
+ * key takes an idle entry; a chunk of them, and the nodes a split may
+ * need, are allocated first, with no lock held: a holder never allocates.
  */
 static inline void __arena *__ak_omap_update_begin(struct ak_omap __arena *m,
 						   const unsigned long long *k, unsigned int flags,
 						   int sleepable, struct __ak_omap_update *u)
 {
-	unsigned long long __arena *entry = 0;
 	unsigned long long __arena *found = 0;
 	unsigned int tries;
 	int err = -EINVAL;
@@ -821,22 +865,19 @@ static inline void __arena *__ak_omap_update_begin(struct ak_omap __arena *m,
 	if (flags > AK_OMAP_EXIST || !ak_read_once(m->depth))
 		goto out;
 	for (tries = 0; tries < 4; tries++) {
-		err = 0;
-		/* A hint, read unlocked: the insert takes a kept entry if one is left. */
-		if (!entry && flags != AK_OMAP_EXIST && !ak_read_once(m->idle)) {
-			entry = sleepable ? ak_alloc(m->entry_size, &err) :
-					    ak_alloc_nosleep(m->entry_size, &err);
-			if (!entry)
+		/* A hint, read unlocked: the insert says so if none is left. */
+		if (flags != AK_OMAP_EXIST && !ak_read_once(m->idle)) {
+			err = sleepable ? __ak_omap_add_chunk_sleepable(m) :
+					  __ak_omap_add_chunk_nosleep(m);
+			if (err)
 				goto out;
 		}
 		err = __ak_omap_lock(m);
 		if (err)
 			goto out;
-		err = __ak_omap_insert_locked(m, k, &entry, flags, &found);
+		err = __ak_omap_insert_locked(m, k, flags, &found);
 		if (err == 0 || err == __AK_OMAP_PRESENT) {
 			m->gen++;
-			if (err == __AK_OMAP_PRESENT && entry)	/* not needed: kept */
-				__ak_omap_keep_entry(m, entry);
 			u->err = 0;
 			return found + m->key_words;
 		}
@@ -846,10 +887,9 @@ static inline void __arena *__ak_omap_update_begin(struct ak_omap __arena *m,
 		err = __ak_omap_refill(m, sleepable);
 		if (err)
 			goto out;
-		err = -EBUSY;	/* other CPUs took the spare nodes or kept entries each time */
+		err = -EBUSY;	/* other CPUs took the spare nodes or the idle entries each time */
 	}
 out:
-	ak_free_nosleep(entry);
 	u->err = err;
 	return 0;
 }
@@ -1171,9 +1211,12 @@ static inline unsigned long long ak_omap_count(const struct ak_omap __arena *m)
 }
 
 /*
- * The entries and nodes @m keeps, freed one at a time, each taken out
- * under the lock: a trim the budget cut leaves the rest kept, and goes on
- * when called again. Out of line, as __ak_omap_destroy.
+ * The spare nodes, and an empty map's chunks, freed one at a time, each
+ * taken out under the lock: a trim the budget cut leaves the rest, and
+ * goes on when called again. Under the lock every entry is in the tree or
+ * idle, so with no key in the map the chunks hold no entry in use: they
+ * move to m->retired at once (the idle list emptied with them), and are
+ * freed from there. Out of line, as __ak_omap_destroy.
  */
 __ak_global int __ak_omap_trim(__arg_arena struct ak_omap __arena *m)
 {
@@ -1184,9 +1227,15 @@ __ak_global int __ak_omap_trim(__arg_arena struct ak_omap __arena *m)
 		err = ak_lock_acquire(&m->lock);
 		if (err)
 			return err;
-		kept = m->idle;
+		if (!m->count && m->chunks && !m->retired) {
+			m->retired = m->chunks;
+			/* Plain stores of 0 side by side lose their arena cast (clang 19). */
+			ak_write_once(m->chunks, 0);
+			ak_write_once(m->idle, 0);
+		}
+		kept = m->retired;
 		if (kept) {
-			m->idle = (unsigned long long __arena *)(unsigned long)m->idle[0];
+			m->retired = (unsigned long long __arena *)(unsigned long)m->retired[0];
 		} else if (m->spare) {
 			kept = m->spare;
 			m->spare = m->spare->next;
@@ -1232,14 +1281,13 @@ __ak_global int __ak_omap_destroy(__arg_arena struct ak_omap __arena *m)
 	err = __ak_omap_lock(m);
 	if (err)
 		return err;
-	if (m->count || m->idle || m->spare) {
+	if (m->count || m->chunks || m->retired || m->spare) {
 		ak_lock_release(&m->lock);
 		return -AK_EBUDGET;	/* call again: it goes on */
 	}
 	root = m->root;
 	m->root = 0;
-	/* A plain store here is paired with the one above and loses its arena cast (clang 19). */
-	ak_write_once(m->head, 0);
+	ak_write_once(m->head, 0);	/* as in __ak_omap_trim */
 	m->depth = 0;
 	ak_lock_release(&m->lock);
 	ak_free_nosleep(root);

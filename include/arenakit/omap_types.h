@@ -26,6 +26,8 @@
 /* A key is 1 to 4 words, compared as unsigned words, the first most significant. */
 #define AK_OMAP_MAX_KEY 32
 #define AK_OMAP_MAX_VALUE 128
+/* Bytes of the blocks entries are cut from: a link, then whole entries (6 at the largest). */
+#define AK_OMAP_CHUNK 1024
 
 /**
  * struct ak_omap_node - a node of the tree
@@ -65,14 +67,17 @@ struct ak_omap_node {
  * @spare: nodes kept for the next splits, linked by @next: filled before
  *	the lock is taken (allocation may sleep; a holder of the lock must
  *	not), and given the nodes merges take out
- * @idle: entries kept for the next inserts, each linked by its first
- *	word: those of deleted keys, and those an insert of a present key
- *	did not use
+ * @idle: entries no key uses, each linked by its first word: new ones,
+ *	those of deleted keys, and those an insert of a present key took
+ * @chunks: the blocks the entries are cut from (AK_OMAP_CHUNK bytes each,
+ *	linked by their first word): one allocation serves many inserts
+ * @retired: chunks ak_omap_trim took out of an empty map, not yet freed
  *
  * A map keeps what its deletes take out, as a preallocated BPF hash map
  * keeps its elements: its memory stays that of its largest size, and
- * inserts that follow deletes take no allocation. ak_omap_trim gives it
- * back; ak_omap_destroy frees it.
+ * inserts that follow deletes take no allocation. ak_omap_trim gives the
+ * spare nodes back, and the chunks once the map is empty; ak_omap_destroy
+ * frees all.
  */
 struct ak_omap {
 	struct ak_lock lock;
@@ -88,6 +93,8 @@ struct ak_omap {
 	unsigned long long nspare;
 	struct ak_omap_node __arena *spare;
 	unsigned long long __arena *idle;
+	unsigned long long __arena *chunks;
+	unsigned long long __arena *retired;
 };
 
 /**

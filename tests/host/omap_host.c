@@ -276,11 +276,23 @@ static unsigned long long nodes_under(struct ak_omap_node *n)
 	return nodes;
 }
 
+/* The chunks the map's entries are cut from. */
+static unsigned long long chunks_of_map(void)
+{
+	unsigned long long chunks = 0, *c;
+
+	for (c = map.chunks; c; c = (unsigned long long *)*c)
+		chunks++;
+	return chunks;
+}
+
 /*
  * A drain keeps every entry and node (the allocator's count of objects
- * does not fall), the same keys put back take none from the allocator,
- * and a trim gives back all the map keeps and nothing in use: the keys
- * are all still there, and the destroy leaves the count where it began.
+ * does not fall), and the same keys put back take none from the
+ * allocator. A trim with keys in gives back the spare nodes only, and
+ * leaves the tree's nodes and the chunks; with none, the chunks too: the
+ * map is its root leaf again, and the destroy leaves the count where it
+ * began.
  */
 Test(omap_host, a_drain_keeps_its_entries_for_the_next_inserts_until_a_trim)
 {
@@ -302,25 +314,33 @@ Test(omap_host, a_drain_keeps_its_entries_for_the_next_inserts_until_a_trim)
 	}
 	cr_expect_eq(alloc_stats().objects, filled, "the same keys again took %lld objects",
 		     (long long)(alloc_stats().objects - filled));
-	for (i = 0; i < n / 2; i++)	/* half the entries kept, and the nodes merges emptied */
+	for (i = 0; i < n / 2; i++)	/* the nodes merges emptied kept */
 		cr_assert_eq(ak_omap_pop_first(&map, &k, &v), 0);
 	trimmed = alloc_stats().objects;
 	cr_assert_eq(ak_omap_trim(&map), 0);
 	trimmed -= alloc_stats().objects;
-	cr_expect(!map.idle && !map.spare && !map.nspare, "the trim left some kept");
-	cr_expect_eq(alloc_stats().objects - before, n - n / 2 + nodes_under(map.root),
-		     "after the trim: %llu objects for %llu entries and %llu nodes",
-		     alloc_stats().objects - before, n - n / 2, nodes_under(map.root));
+	cr_expect(!map.spare && !map.nspare && map.idle, "the trim: spare nodes left, or entries freed");
+	cr_expect_eq(alloc_stats().objects - before, chunks_of_map() + nodes_under(map.root),
+		     "after the trim: %llu objects for %llu chunks and %llu nodes",
+		     alloc_stats().objects - before, chunks_of_map(), nodes_under(map.root));
 	cr_assert_eq(ak_omap_check(&map), 0);
 	for (i = n / 2; i < n; i++) {
 		k.lo = i;
 		cr_assert_not_null(ak_omap_lookup(&map, &k, NULL), "key %llu after the trim", i);
 	}
+	for (i = n / 2; i < n; i++)
+		cr_assert_eq(ak_omap_pop_first(&map, &k, &v), 0);
+	cr_assert_eq(ak_omap_trim(&map), 0);
+	cr_expect(!map.idle && !map.chunks && !map.retired && !map.spare,
+		  "an empty map's trim left some kept");
+	cr_expect_eq(alloc_stats().objects - before, 1, "an empty map is its root leaf");
+	k.lo = 5;
+	cr_assert_eq(ak_omap_update(&map, &k, &v, AK_OMAP_NOEXIST), 0, "an insert after the trim");
 	cr_assert_eq(ak_omap_destroy(&map), 0);
 	cr_expect_eq(alloc_stats().objects, before, "the destroy left %lld objects",
 		     (long long)(alloc_stats().objects - before));
-	printf("omap_host: %llu keys drained and put back with no allocation; the trim freed %llu\n",
-	       n, trimmed);
+	printf("omap_host: %llu keys drained and put back with no allocation; "
+	       "a trim with %llu in freed %llu spare nodes\n", n, n - n / 2, trimmed);
 }
 
 Test(omap_host, a_descending_fill_drains_from_the_back)
