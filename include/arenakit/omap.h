@@ -190,6 +190,35 @@ static inline int ak_omap_trim(struct ak_omap __arena *m);
 #define ak_omap_lookup_and_delete(m, key, value) __ak_omap_take(m, key, 0, NULL, value)
 
 /**
+ * ak_omap_rekey - move *@key's entry to the key *@to (sleepable programs)
+ * @m: the map
+ * @key: a pointer to the key
+ * @to: a pointer to its new key (the same type)
+ *
+ * One call under the lock: the entry is linked at *@to before it leaves
+ * *@key's place, so no other call finds the map without it, and its value
+ * stays at its address. The nodes a split at *@to may need are allocated
+ * first, with no lock held.
+ *
+ * Return: 0 (also when *@to is *@key); -ENOENT if *@key is absent;
+ * -EEXIST if *@to is present; -EINVAL; -E2BIG; -EBUSY; -AK_EBUDGET; an
+ * allocation's error.
+ */
+#define ak_omap_rekey(m, key, to) __ak_omap_rekey(m, key, to, sleepable)
+
+/**
+ * ak_omap_rekey_nosleep - ak_omap_rekey for any program type
+ * @m: the map
+ * @key: a pointer to the key
+ * @to: a pointer to its new key
+ *
+ * Nodes come from ak_alloc_nosleep's pool (ak_alloc_reserve).
+ *
+ * Return: as ak_omap_rekey; -ENOMEM when the pool is empty.
+ */
+#define ak_omap_rekey_nosleep(m, key, to) __ak_omap_rekey(m, key, to, nosleep)
+
+/**
  * ak_omap_pop_first - take the smallest key out, copying it and its value
  * @m: the map
  * @key_out: where the key is copied (a pointer to the key type)

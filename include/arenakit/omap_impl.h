@@ -237,7 +237,7 @@ static __ak_always_inline unsigned int __ak_omap_slot(const struct ak_omap __are
  */
 struct __ak_omap_path {
 	unsigned long long node[AK_OMAP_MAX_DEPTH];
-	unsigned int at[AK_OMAP_MAX_DEPTH];
+	unsigned char at[AK_OMAP_MAX_DEPTH];	/* at most AK_OMAP_FANOUT: a byte keeps the frames small */
 };
 
 /* The node at depth @d of path @p. */
@@ -453,16 +453,17 @@ __ak_global unsigned long long __ak_omap_place(__arg_arena struct ak_omap __aren
 
 /*
  * The insert of @k under the lock, or the entry of the key if present:
- * its address in *@found, and __AK_OMAP_PRESENT then. A new key takes an
- * idle entry (m->idle), its key written here. Nodes a split needs come
- * from the spare stock, counted first: __AK_OMAP_REFILL if it holds too
- * few, or no entry is idle, with nothing changed.
+ * its address in *@found, and __AK_OMAP_PRESENT then. A new key takes
+ * @entry (a rekey's: the entry it moves), or an idle one if that is NULL;
+ * its key is written here. Nodes a split needs come from the spare stock,
+ * counted first: __AK_OMAP_REFILL if it holds too few, or no entry is at
+ * hand, with nothing changed.
  */
 static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsigned long long *k,
-					  unsigned int flags, unsigned long long __arena **found)
+					  unsigned int flags, unsigned long long __arena *entry,
+					  unsigned long long __arena **found)
 {
 	struct __ak_omap_place a = {};
-	unsigned long long __arena *entry;
 	unsigned int need = 0, depth = m->depth, i;
 	unsigned long long right = 0;
 	struct __ak_omap_path p;
@@ -494,10 +495,12 @@ static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsig
 			return -E2BIG;
 		need++;		/* a new root */
 	}
-	if (m->nspare < need || !m->idle)
+	if (m->nspare < need || (!entry && !m->idle))
 		return __AK_OMAP_REFILL;
-	entry = m->idle;
-	m->idle = (unsigned long long __arena *)(unsigned long)entry[0];
+	if (!entry) {
+		entry = m->idle;
+		m->idle = (unsigned long long __arena *)(unsigned long)entry[0];
+	}
 	for (i = 0; i < m->key_words && i < __AK_OMAP_KW_MAX; i++)
 		((volatile unsigned long long __arena *)entry)[i] = k[i];
 	a.link = (unsigned long)entry;
@@ -842,6 +845,16 @@ static inline int __ak_omap_refill(struct ak_omap __arena *m, int sleepable)
 	return 0;
 }
 
+__ak_global int __ak_omap_refill_sleepable(__arg_arena struct ak_omap __arena *m)
+{
+	return __ak_omap_refill(m, 1);
+}
+
+__ak_global int __ak_omap_refill_nosleep(__arg_arena struct ak_omap __arena *m)
+{
+	return __ak_omap_refill(m, 0);
+}
+
 /* An update in progress: 0 in @err with the lock held and the value's address returned. */
 struct __ak_omap_update {
 	int err;
@@ -875,7 +888,7 @@ static inline void __arena *__ak_omap_update_begin(struct ak_omap __arena *m,
 		err = __ak_omap_lock(m);
 		if (err)
 			goto out;
-		err = __ak_omap_insert_locked(m, k, flags, &found);
+		err = __ak_omap_insert_locked(m, k, flags, 0, &found);
 		if (err == 0 || err == __AK_OMAP_PRESENT) {
 			m->gen++;
 			u->err = 0;
@@ -898,6 +911,36 @@ static inline void __ak_omap_update_end(struct ak_omap __arena *m, struct __ak_o
 {
 	if (!u->err)
 		ak_lock_release(&m->lock);
+}
+
+/*
+ * Move the entry of @k to the key @to under the lock: linked at @to first
+ * (the spare stock counted first: nothing changed if it is short), then
+ * taken out of @k's place, so the entry, and its value's address, stay
+ * the same, and no call sees the map without it. Between the two it is
+ * linked twice, with @to's words: only the tree's keys are searched. 0
+ * (also when @to is @k); -ENOENT (@k absent); -EEXIST (@to present);
+ * __AK_OMAP_REFILL; -E2BIG.
+ */
+static __ak_always_inline int __ak_omap_rekey_locked(struct ak_omap __arena *m,
+						     const unsigned long long *k,
+						     const unsigned long long *to)
+{
+	unsigned long long __arena *entry, *found = 0;
+	__ak_omap_node_t n = __ak_omap_descend(m, k, NULL);
+	unsigned int pos = __ak_omap_slot(m, n, k, 0);
+	int err = 0;
+
+	if (pos >= n->nkeys || __ak_omap_cmp(__ak_omap_key(m, n, pos), k, m->key_words))
+		return -ENOENT;
+	entry = __ak_omap_entry(m, n, pos);
+	if (!__ak_omap_cmp(entry, to, m->key_words))
+		return 0;
+	err = __ak_omap_insert_locked(m, to, AK_OMAP_NOEXIST, entry, &found);
+	if (err)
+		return err;
+	__ak_omap_unlink_locked(m, k, &err);	/* @k's place: @entry, now also at @to */
+	return err;
 }
 
 /* The bodies of the global functions below, for a key of @kw words. */
@@ -1022,7 +1065,10 @@ static __ak_always_inline void __ak_omap_take_end(struct ak_omap __arena *m,
  *    tree, its key in *@key_out, the lock held; the caller copies the
  *    value, then __ak_omap_take_end; a first key's unlink takes NULL for
  *    both (ak_omap_destroy);
- *  - begin_sleepable, begin_nosleep: __ak_omap_update_begin.
+ *  - begin_sleepable, begin_nosleep: __ak_omap_update_begin;
+ *  - rekey: __ak_omap_rekey_locked; __AK_OMAP_REFILL when the spare
+ *    stock is short (the caller fills it: __ak_omap_refill_sleepable or
+ *    _nosleep, out of line, so no allocation runs below a tree's frame).
  */
 /* find and unlink: @impl on a copy of the key, its key out copied back (@arg: the mode, first). */
 #define __AK_OMAP_KEYED(n, name, impl)					\
@@ -1054,6 +1100,24 @@ __ak_omap_begin_##kind##n(__arg_arena struct ak_omap __arena *m,		\
 	return (unsigned long long)__ak_omap_update_begin(m, k, flags, sleepable, u); \
 }
 
+/* rekey: __ak_omap_rekey_locked on copies of both keys, under the lock. */
+#define __AK_OMAP_REKEY(n)						\
+__ak_global int __ak_omap_rekey##n(__arg_arena struct ak_omap __arena *m,		\
+				   __ak_nonnull const struct __ak_omap_key##n *key,	\
+				   __ak_nonnull const struct __ak_omap_key##n *to)	\
+{									\
+	unsigned long long k[__AK_OMAP_KW_MAX] = {}, t[__AK_OMAP_KW_MAX] = {}; \
+	int err = __ak_omap_lock(m);					\
+									\
+	if (err)							\
+		return err;						\
+	__builtin_memcpy(k, key->w, sizeof(key->w));			\
+	__builtin_memcpy(t, to->w, sizeof(to->w));			\
+	err = __ak_omap_rekey_locked(m, k, t);				\
+	ak_lock_release(&m->lock);					\
+	return err;							\
+}
+
 #define __AK_OMAP_WIDTH(n, ...)						\
 struct __ak_omap_key##n {						\
 	unsigned long long w[n];					\
@@ -1062,7 +1126,8 @@ struct __ak_omap_key##n {						\
 __AK_OMAP_KEYED(n, find, __ak_omap_find_impl)				\
 __AK_OMAP_KEYED(n, unlink, __ak_omap_unlink_impl)			\
 __AK_OMAP_BEGIN(n, sleepable, 1)					\
-__AK_OMAP_BEGIN(n, nosleep, 0)
+__AK_OMAP_BEGIN(n, nosleep, 0)						\
+__AK_OMAP_REKEY(n)
 
 #define __AK_OMAP_WIDTHS(X) X(1) X(2) X(3) X(4)
 __AK_OMAP_WIDTHS(__AK_OMAP_WIDTH)
@@ -1143,6 +1208,34 @@ __ak_global unsigned long long __ak_omap_step(__arg_arena struct ak_omap __arena
 			}						\
 		}							\
 		___ak_u.err;						\
+	})
+
+/*
+ * A rekey of *@key to *@to, keys of one type; the spare stock filled
+ * (@kind: the allocator's kind) and the rekey tried again when it fell
+ * short, at most 4 times (-EBUSY: other CPUs took the nodes each time).
+ */
+#define __ak_omap_rekey(m, key, to, kind)				\
+	({								\
+		struct ak_omap __arena *___ak_rm = (m);			\
+		typeof(key) ___ak_rk = (key);				\
+		typeof(key) ___ak_rt = (to);				\
+		int ___ak_rerr = -EINVAL;				\
+		unsigned int ___ak_rtry;				\
+									\
+		__ak_omap_key_ok(___ak_rk);				\
+		for (___ak_rtry = 0; ___ak_rtry < 4 &&			\
+		     sizeof(*___ak_rk) == ___ak_rm->key_words * 8; ___ak_rtry++) { \
+			___ak_rerr = __AK_OMAP_BY_WIDTH(__ak_omap_rekey,	\
+				sizeof(*___ak_rk) / 8, ___ak_rm, (const void *)___ak_rk, \
+				(const void *)___ak_rt);		\
+			if (___ak_rerr != __AK_OMAP_REFILL)		\
+				break;					\
+			___ak_rerr = __ak_omap_refill_##kind(___ak_rm) ?: -EBUSY; \
+			if (___ak_rerr != -EBUSY)			\
+				break;					\
+		}							\
+		___ak_rerr;						\
 	})
 
 /* Unlink (@first: the first key's entry), copy the key and value out, keep the entry. */

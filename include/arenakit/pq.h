@@ -122,36 +122,46 @@ static inline int ak_pq_destroy(struct ak_pq __arena *q)
 #define ak_pq_delete(q, handle, value)					\
 	__ak_omap_take(&(q)->map, (const struct ak_pq_handle *)(handle), 0, NULL, value)
 
+/* A priority's change, @kind sleepable or nosleep: the handle keeps its push's number. */
+#define __ak_pq_set_prio(q, handle, priority, kind)			\
+	({								\
+		struct ak_pq __arena *___ak_sq = (q);			\
+		struct ak_pq_handle *___ak_sh = (handle);		\
+		struct ak_pq_handle ___ak_snew = { .prio = (priority), .seq = ___ak_sh->seq }; \
+		int ___ak_serr = __ak_omap_rekey(&___ak_sq->map, ___ak_sh, &___ak_snew, kind); \
+									\
+		if (!___ak_serr)					\
+			*___ak_sh = ___ak_snew;				\
+		___ak_serr;						\
+	})
+
 /**
  * ak_pq_set_prio - move the element of *@handle to priority @priority
  * (sleepable programs)
  * @q: the queue
  * @handle: its handle (struct ak_pq_handle *): updated to the new one
  * @priority: the new priority (smaller: a decrease-key)
- * @value: scratch for its value (a pointer to the value type)
  *
  * The element keeps its push's number, so among its new equals it stands
- * where its first push put it. A delete and a push: between the two it is
- * in neither place (a CPU popping then does not see it), and if the push
- * fails, the element is gone and its value is in *@value.
+ * where its first push put it. One call under the queue's lock
+ * (ak_omap_rekey): a CPU popping meanwhile sees the element at its old
+ * priority or at its new one, never neither, and its value stays at its
+ * address.
  *
- * Return: 0; -ENOENT if it left already; as ak_omap_update otherwise.
+ * Return: 0; -ENOENT if it left already; as ak_omap_rekey otherwise.
  */
-#define ak_pq_set_prio(q, handle, priority, value)			\
-	({								\
-		struct ak_pq __arena *___ak_sq = (q);			\
-		struct ak_pq_handle *___ak_sh = (handle);		\
-		typeof(value) ___ak_sv = (value);			\
-		struct ak_pq_handle ___ak_snew = { .prio = (priority), .seq = ___ak_sh->seq }; \
-		int ___ak_serr = ak_omap_lookup_and_delete(&___ak_sq->map, ___ak_sh, ___ak_sv); \
-									\
-		if (!___ak_serr)					\
-			___ak_serr = ak_omap_update(&___ak_sq->map, &___ak_snew, ___ak_sv, \
-						    AK_OMAP_NOEXIST);	\
-		if (!___ak_serr)					\
-			*___ak_sh = ___ak_snew;				\
-		___ak_serr;						\
-	})
+#define ak_pq_set_prio(q, handle, priority) __ak_pq_set_prio(q, handle, priority, sleepable)
+
+/**
+ * ak_pq_set_prio_nosleep - ak_pq_set_prio from any program type
+ * @q: the queue
+ * @handle: its handle, updated
+ * @priority: the new priority
+ *
+ * Return: as ak_pq_set_prio; -ENOMEM when ak_alloc_reserve's pool is empty.
+ */
+#define ak_pq_set_prio_nosleep(q, handle, priority)			\
+	__ak_pq_set_prio(q, handle, priority, nosleep)
 
 /**
  * ak_pq_count - the elements in @q

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * omap.h's calls as a table for the generator (gen.h), with their
- * sequential model: a set of keys below 64 (a bit each), values key * 3.
+ * sequential model: a set of keys below 64 (a bit each), values key * 3,
+ * but key 62's: it holds only key 9's value, which a rekey moves there.
  * The states: one full leaf (keys 1-32), where the next new key splits it
  * and grows a root from a spare stock that is empty, so racing inserts
  * refill it outside the lock and take it from one another; and a tree of
@@ -107,6 +108,20 @@ static void op_bound(struct gen_call *c)
 	c->aux = v ? *v : 0;
 }
 
+/* Key 9's entry to key 62, value and all. */
+static void op_rekey(struct gen_call *c)
+{
+	unsigned long long from = 9, to = 62;
+
+	c->ret = ak_omap_rekey(&map, &from, &to);
+}
+
+/* The value a key holds: key * 3, and key 62 the value key 9 had. */
+static unsigned long long value_of(unsigned long long k)
+{
+	return k == 62 ? 27 : k * 3;
+}
+
 /* A live walk of every key: the keys it returned as bits of out. */
 static void op_walk(struct gen_call *c)
 {
@@ -121,7 +136,7 @@ static void op_walk(struct gen_call *c)
 			c->ret = err == -ENOENT ? 0 : err;
 			return;
 		}
-		if (k >= 64 || *v != k * 3 || (c->out >> k & 1) || (calls && k <= last)) {
+		if (k >= 64 || *v != value_of(k) || (c->out >> k & 1) || (calls && k <= last)) {
 			c->out = ~0ULL;		/* a stranger, a twin, or out of order */
 			c->ret = 0;
 			return;
@@ -138,13 +153,14 @@ static void op_count(struct gen_call *c)
 	c->ret = ak_omap_check(&map);
 }
 
-enum { INSERT_NEW, UPDATE, DELETE, POP_FIRST, LOOKUP, BOUND, WALK, COUNT, NOPS };
+enum { INSERT_NEW, UPDATE, DELETE, POP_FIRST, REKEY, LOOKUP, BOUND, WALK, COUNT, NOPS };
 
 static const struct gen_op ops[NOPS] = {
 	[INSERT_NEW] = { "update(new, NOEXIST)", GEN_CHANGES, op_insert_new },
 	[UPDATE] = { "update(5, ANY)", GEN_CHANGES, op_update_present },
 	[DELETE] = { "lookup_and_delete(3)", GEN_CHANGES, op_delete },
 	[POP_FIRST] = { "pop_first", GEN_CHANGES, op_pop_first },
+	[REKEY] = { "rekey(9 to 62)", GEN_CHANGES, op_rekey },
 	[LOOKUP] = { "lookup(7)", 0, op_lookup },
 	[BOUND] = { "bound(after 2)", 0, op_bound },
 	[WALK] = { "walk", GEN_SPANS, op_walk },
@@ -210,9 +226,18 @@ static int model_step(const struct gen_call *c, int phase, int others_change)
 		k = after(0);
 		if (c->ret == -ENOENT)
 			return k == 64 ? 1 : gen_refuse("pop_first: empty with keys in");
-		if (c->ret || c->out != k || c->aux != k * 3)
+		if (c->ret || c->out != k || c->aux != value_of(k))
 			return gen_refuse("pop_first: not the smallest key, or not its value");
 		m.keys &= ~(1ULL << k);
+		return 1;
+	case REKEY:
+		if (c->ret == -ENOENT)
+			return has(9) ? gen_refuse("rekey: a present key not found") : 1;
+		if (c->ret == -EEXIST)
+			return has(9) && has(62) ? 1 : gen_refuse("rekey: -EEXIST, 62 absent");
+		if (c->ret || !has(9) || has(62))
+			return gen_refuse("rekey: an undocumented answer, or 9 absent, or 62 present");
+		m.keys = (m.keys & ~(1ULL << 9)) | 1ULL << 62;
 		return 1;
 	case LOOKUP:
 		if (c->ret == -ENOENT)
@@ -222,7 +247,7 @@ static int model_step(const struct gen_call *c, int phase, int others_change)
 		k = after(2);
 		if (c->ret == -ENOENT)
 			return k == 64 ? 1 : gen_refuse("bound: none, with a key after 2");
-		return !c->ret && c->out == k && c->aux == k * 3 ? 1 :
+		return !c->ret && c->out == k && c->aux == value_of(k) ? 1 :
 			gen_refuse("bound: not the first key after 2");
 	case WALK:
 		if (phase == 0) {
@@ -255,7 +280,7 @@ static int model_end(void)
 		return gen_refuse("the map is broken, or its count is not the model's");
 	ak_omap_cursor_init(&cursor, NULL, NULL, 1);
 	for (i = 0; i < 80 && (v = ak_omap_next(&map, &cursor, &k, &err)); i++) {
-		if (k >= 64 || *v != k * 3)
+		if (k >= 64 || *v != value_of(k))
 			return gen_refuse("the map holds a key or value the model does not");
 		seen |= 1ULL << k;
 	}

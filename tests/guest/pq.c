@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * A deadline queue drained in order by a tracing program: jobs pushed with
- * deadlines from a few values (so many tie), then taken one a getppid(2),
- * must come out by deadline and, among equal deadlines, in push order.
+ * deadlines from a few values (so many tie), a third moved to new ones by
+ * their handles, then taken one a getppid(2), must come out by deadline
+ * and, among equal deadlines, in push order.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,6 +34,13 @@ Test(pq, a_tracing_program_drains_deadlines_in_order, .timeout = 120)
 	cr_assert_eq(ak_run_until_done(skel->progs.push_jobs, NULL, 0, 1000, &retval, &runs), 0);
 	cr_assert_eq(retval, 0, "push_jobs: %d", retval);
 	cr_assert_eq(ak_pq_count((struct ak_pq *)&skel->arena->queue), JOBS);
+	/* A third of the jobs to new deadlines: the order checked below is by the new ones. */
+	for (i = 0; i < JOBS; i += 3)
+		skel->arena->jobs_in[i].deadline = rand_r(&seed) % 50;
+	cr_assert_eq(ak_run_until_done(skel->progs.move_jobs, NULL, 0, 1000, &retval, &runs), 0);
+	cr_assert_eq(retval, 0, "move_jobs: %d", retval);
+	cr_assert_eq(ak_pq_count((struct ak_pq *)&skel->arena->queue), JOBS);
+	cr_assert_eq(ak_omap_check((struct ak_omap *)&skel->arena->queue.map), 0);
 
 	skel->bss->target_tgid = getpid();
 	cr_assert_eq(pq__attach(skel), 0);
@@ -46,6 +54,9 @@ Test(pq, a_tracing_program_drains_deadlines_in_order, .timeout = 120)
 	cr_assert_eq(skel->bss->empty_pops, EXTRA, "%u pops of an empty queue",
 		     skel->bss->empty_pops);
 	out = (const struct pq_job *)skel->arena->jobs_out;
+	for (i = 0; i < JOBS; i++)
+		cr_assert_eq(out[i].deadline, skel->arena->jobs_in[out[i].id].deadline,
+			     "job %llu: deadline %llu, not its new one", out[i].id, out[i].deadline);
 	for (i = 1; i < JOBS; i++) {
 		cr_assert(out[i - 1].deadline < out[i].deadline ||
 			  (out[i - 1].deadline == out[i].deadline && out[i - 1].id < out[i].id),
