@@ -775,8 +775,8 @@ static inline int __ak_omap_lock(struct ak_omap __arena *m)
 /*
  * A chunk's entries onto m->idle: allocated and chained with no lock held
  * (no one sees them yet), then given to the map under it. 0, or an
- * allocation's or the lock's error. Out of line, one for each kind of
- * allocation: its loop is checked once.
+ * allocation's or the lock's error. Out of line (__AK_OMAP_KINDS): its
+ * loop is checked once.
  */
 static __ak_always_inline int __ak_omap_add_chunk(struct ak_omap __arena *m, int sleepable)
 {
@@ -810,15 +810,23 @@ static __ak_always_inline int __ak_omap_add_chunk(struct ak_omap __arena *m, int
 	return 0;
 }
 
-__ak_global int __ak_omap_add_chunk_sleepable(__arg_arena struct ak_omap __arena *m)
-{
-	return __ak_omap_add_chunk(m, 1);
+/*
+ * @fn(m, sleepable) as two global functions, one per kind of allocation:
+ * a global function is checked knowing nothing of its arguments, so one
+ * that could reach the sleepable allocator is refused in other programs.
+ */
+#define __AK_OMAP_KINDS(fn)						\
+__ak_global int fn##_sleepable(__arg_arena struct ak_omap __arena *m)	\
+{									\
+	return fn(m, 1);						\
+}									\
+									\
+__ak_global int fn##_nosleep(__arg_arena struct ak_omap __arena *m)	\
+{									\
+	return fn(m, 0);						\
 }
 
-__ak_global int __ak_omap_add_chunk_nosleep(__arg_arena struct ak_omap __arena *m)
-{
-	return __ak_omap_add_chunk(m, 0);
-}
+__AK_OMAP_KINDS(__ak_omap_add_chunk)
 
 /* Fill the spare stock to a split per level and a new root, allocating with no lock held. */
 static inline int __ak_omap_refill(struct ak_omap __arena *m, int sleepable)
@@ -845,15 +853,7 @@ static inline int __ak_omap_refill(struct ak_omap __arena *m, int sleepable)
 	return 0;
 }
 
-__ak_global int __ak_omap_refill_sleepable(__arg_arena struct ak_omap __arena *m)
-{
-	return __ak_omap_refill(m, 1);
-}
-
-__ak_global int __ak_omap_refill_nosleep(__arg_arena struct ak_omap __arena *m)
-{
-	return __ak_omap_refill(m, 0);
-}
+__AK_OMAP_KINDS(__ak_omap_refill)
 
 /* An update in progress: 0 in @err with the lock held and the value's address returned. */
 struct __ak_omap_update {
