@@ -178,7 +178,7 @@ GUEST_MEM ?= 4G
 # Criterion options: FILTER='suite/test' selects tests, CRITERION_ARGS adds more.
 TEST_ARGS := --color=never $(if $(FILTER),--filter='$(FILTER)') $(CRITERION_ARGS)
 
-.PHONY: all test run vm deps deps-bench deps-selftests help clean kernel-clean kernel-selftests bench bench-kernels replay stress
+.PHONY: all test run vm deps deps-bench deps-selftests help clean kernel-clean kernel-selftests bench bench-kernels replay profile stress
 .PHONY: same-code kernel bpf tool tests host-test system-test guest-test example explore install uninstall flags kernel-dir
 
 help:
@@ -216,6 +216,10 @@ help:
 	@echo "                  ak_list_for_each_entry) as both kernels JIT them, replayed natively on"
 	@echo "                  this host's CPU beside native C and the last make bench: ns/node"
 	@echo "                  (bench/replay/replay.py; REPLAY_ARGS='--nodes N --rounds R')"
+	@echo 'make profile    where a BPF program'"'"'s instructions go, by function, from a trace'
+	@echo '                  of the JIT code under TCG (x86-64): build/profile/profile.txt;'
+	@echo "                  PROFILE_ARGS='OPS OBJECT [NAME=VALUE|PROGRAM]... [-- --annotate FUNC]'"
+	@echo '                  (bench/profile/profile.sh; the default: the omap bench'"'"'s inserts)'
 	@echo 'make stress     arenakit stress, every scenario, lists up to 100M items, in a'
 	@echo '                  4-CPU 6 GiB VM; STRESS_ARGS= other arguments (make run ARGS="stress --help")'
 	@echo "make kernel-selftests  the tree's BPF selftests on the stock and patched"
@@ -440,6 +444,16 @@ $(JIT_DUMP): bench/replay/jit_dump.c $(LOADER_OBJS)
 replay: deps-bench kernel $(JIT_DUMP) $(BUILD)/bench/walk.bpf.o
 	$(Q)KERNEL=stock kernel/build.sh > /dev/null
 	$(Q)bench/replay/replay.sh $(BUILD)/replay $(REPLAY_ARGS)
+
+# Where a program's instructions go, by function: a trace of the JIT's code
+# (bench/profile/profile.sh). The default: the omap bench's inserts, 8k keys.
+JIT_RUN := $(BUILD)/jit_run
+$(JIT_RUN): bench/profile/jit_run.c $(LOADER_OBJS)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -Iinclude -Iuser $(LIBBPF_INCLUDES) $(CFLAGS) -o $@ $^ $(LDLIBS)
+PROFILE_ARGS ?= 8192 build/bench/omap_vs_rbtree.bpf.o entries=8192 reps=1 setup timed -- --prog timed
+profile: deps-bench kernel $(JIT_RUN) $(BENCH_BPF_OBJS)
+	$(Q)bench/profile/profile.sh $(BUILD)/profile $(PROFILE_ARGS)
 
 # 100M items of 24 bytes: 2.4 GB of arena, so the VM gets 6 GiB.
 STRESS_ARGS ?= --size 100000000 all
