@@ -89,6 +89,24 @@ static inline int ak_omap_destroy(struct ak_omap __arena *m);
 static inline int ak_omap_trim(struct ak_omap __arena *m);
 
 /**
+ * ak_omap_reserve - keep @entries entries and @nodes nodes for inserts (sleepable)
+ * @m: the map
+ * @entries: idle entries to have at least (allocated a chunk at a time)
+ * @nodes: spare nodes to have at least
+ *
+ * What ak_omap_update_nosleep (and ak_pq_push_nosleep) then takes
+ * instead of allocating: an insert of a new key takes one entry, and one
+ * node for each full node on its path, plus one for a new root (a leaf
+ * splits once in 16 inserts at most, as a rule; a node a delete merged
+ * away is kept too). Others' inserts take from the same stock.
+ *
+ * Return: 0; -EINVAL (a map not initialised); an allocation's error;
+ * -EBUSY; -AK_EBUDGET (call again: it goes on).
+ */
+static inline int ak_omap_reserve(struct ak_omap __arena *m, unsigned long long entries,
+				  unsigned long long nodes);
+
+/**
  * ak_omap_update - store *@value under *@key, as @flags say (sleepable)
  * @m: the map
  * @key: a pointer to the key (its type's size is the map's key size)
@@ -112,8 +130,9 @@ static inline int ak_omap_trim(struct ak_omap __arena *m);
  * @value: a pointer to the value
  * @flags: as ak_omap_update
  *
- * Chunks of entries (AK_OMAP_CHUNK bytes) and nodes come from
- * ak_alloc_nosleep's pool (ak_alloc_reserve).
+ * Entries and nodes come from those the map keeps (ak_omap_reserve, or
+ * what deletes left), else from ak_alloc_nosleep's pool (ak_alloc_reserve:
+ * chunks of AK_OMAP_CHUNK bytes and nodes).
  *
  * Return: as ak_omap_update; -ENOMEM when the pool is empty.
  */

@@ -314,6 +314,7 @@ static inline void __ak_omap_keep_entry(struct ak_omap __arena *m,
 {
 	entry[0] = (unsigned long)m->idle;
 	m->idle = entry;
+	m->nidle++;
 }
 
 /* A leaf's keys and entries moved down to slot 0, where a split or merge expects them. */
@@ -500,6 +501,7 @@ static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsig
 	if (!entry) {
 		entry = m->idle;
 		m->idle = (unsigned long long __arena *)(unsigned long)entry[0];
+		m->nidle--;
 	}
 	for (i = 0; i < m->key_words && i < __AK_OMAP_KW_MAX; i++)
 		((volatile unsigned long long __arena *)entry)[i] = k[i];
@@ -804,6 +806,7 @@ static __ak_always_inline int __ak_omap_add_chunk(struct ak_omap __arena *m, int
 	}
 	last[0] = (unsigned long)m->idle;
 	m->idle = first;
+	m->nidle += i;	/* the entries chained: all of the chunk's, unless the budget cut it */
 	chunk[0] = (unsigned long)m->chunks;
 	m->chunks = chunk;
 	ak_lock_release(&m->lock);
@@ -829,31 +832,69 @@ __ak_global int fn##_nosleep(__arg_arena struct ak_omap __arena *m)	\
 __AK_OMAP_KINDS(__ak_omap_add_chunk)
 
 /* Fill the spare stock to a split per level and a new root, allocating with no lock held. */
-static inline int __ak_omap_refill(struct ak_omap __arena *m, int sleepable)
+/* A node allocated with no lock held, then given to the spare stock under it. */
+static __ak_always_inline int __ak_omap_add_node(struct ak_omap __arena *m, int sleepable)
 {
 	unsigned long long size = __ak_omap_node_size(m->key_words);
 	__ak_omap_node_t n;
-	unsigned int i;
 	int err = 0;
 
-	for (i = 0; i <= AK_OMAP_MAX_DEPTH; i++) {
-		if (ak_read_once(m->nspare) >= ak_read_once(m->depth) + 1)
-			return 0;
-		n = sleepable ? ak_alloc(size, &err) : ak_alloc_nosleep(size, &err);
-		if (!n)
-			return err;
-		err = ak_lock_acquire(&m->lock);
-		if (err) {
-			ak_free_nosleep(n);
-			return err;
-		}
-		__ak_omap_give_back(m, n);
-		ak_lock_release(&m->lock);
+	n = sleepable ? ak_alloc(size, &err) : ak_alloc_nosleep(size, &err);
+	if (!n)
+		return err;
+	err = ak_lock_acquire(&m->lock);
+	if (err) {
+		ak_free_nosleep(n);
+		return err;
 	}
+	__ak_omap_give_back(m, n);
+	ak_lock_release(&m->lock);
 	return 0;
 }
 
+static inline int __ak_omap_refill(struct ak_omap __arena *m, int sleepable)
+{
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i <= AK_OMAP_MAX_DEPTH && !err; i++) {
+		if (ak_read_once(m->nspare) >= ak_read_once(m->depth) + 1)
+			return 0;
+		err = __ak_omap_add_node(m, sleepable);
+	}
+	return err;
+}
+
 __AK_OMAP_KINDS(__ak_omap_refill)
+
+/*
+ * Chunks until @entries entries are idle, then nodes until @nodes are
+ * spare, allocating with no lock held (the counts read unlocked: others'
+ * inserts may take some meanwhile, which a call again makes up).
+ */
+__ak_global int __ak_omap_reserve(__arg_arena struct ak_omap __arena *m,
+				  unsigned long long entries, unsigned long long nodes)
+{
+	int err = 0;
+
+	if (!ak_read_once(m->depth))
+		return -EINVAL;
+	while (!err && ak_can_loop) {
+		if (ak_read_once(m->nidle) < entries)
+			err = __ak_omap_add_chunk(m, 1);
+		else if (ak_read_once(m->nspare) < nodes)
+			err = __ak_omap_add_node(m, 1);
+		else
+			return 0;
+	}
+	return err ?: -AK_EBUDGET;
+}
+
+static inline int ak_omap_reserve(struct ak_omap __arena *m, unsigned long long entries,
+				  unsigned long long nodes)
+{
+	return __ak_omap_reserve(m, entries, nodes);
+}
 
 /* An update in progress: 0 in @err with the lock held and the value's address returned. */
 struct __ak_omap_update {
@@ -1325,6 +1366,7 @@ __ak_global int __ak_omap_trim(__arg_arena struct ak_omap __arena *m)
 			/* Plain stores of 0 side by side lose their arena cast (clang 19). */
 			ak_write_once(m->chunks, 0);
 			ak_write_once(m->idle, 0);
+			ak_write_once(m->nidle, 0);
 		}
 		kept = m->retired;
 		if (kept) {

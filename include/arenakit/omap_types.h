@@ -69,6 +69,7 @@ struct ak_omap_node {
  *	not), and given the nodes merges take out
  * @idle: entries no key uses, each linked by its first word: new ones,
  *	those of deleted keys, and those an insert of a present key took
+ * @nidle: entries in @idle
  * @chunks: the blocks the entries are cut from (AK_OMAP_CHUNK bytes each,
  *	linked by their first word): one allocation serves many inserts
  * @retired: chunks ak_omap_trim took out of an empty map, not yet freed
@@ -93,6 +94,7 @@ struct ak_omap {
 	unsigned long long nspare;
 	struct ak_omap_node __arena *spare;
 	unsigned long long __arena *idle;
+	unsigned long long nidle;
 	unsigned long long __arena *chunks;
 	unsigned long long __arena *retired;
 };

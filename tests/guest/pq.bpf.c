@@ -21,7 +21,9 @@ int target_tgid, last_error;
 SEC("syscall")
 int init_queue(void *ctx)
 {
-	return ak_pq_init(&queue, sizeof(struct pq_job));
+	/* Half the jobs' entries kept ahead: the pushes take them, then chunks. */
+	return ak_pq_init(&queue, sizeof(struct pq_job)) ?:
+	       ak_omap_reserve(&queue.map, PQ_MAX_JOBS / 2, 16);
 }
 
 /* Push jobs_in[next_push..njobs), resumable: -AK_EBUDGET, run again. */

@@ -343,6 +343,41 @@ Test(omap_host, a_drain_keeps_its_entries_for_the_next_inserts_until_a_trim)
 	       "a trim with %llu in freed %llu spare nodes\n", n, n - n / 2, trimmed);
 }
 
+/*
+ * After ak_omap_reserve, the nosleep inserts it was sized for take no
+ * object from the allocator: 600 keys in ascending order split a leaf
+ * every 16 keys, and the reserve's 64 nodes cover those and the inner
+ * splits; the map's idle count is what its idle list holds throughout.
+ */
+Test(omap_host, a_reserve_serves_nosleep_inserts_with_no_allocation)
+{
+	unsigned long long before, i, idle, *e;
+	struct key2 k = {};
+	struct value v;
+
+	cr_assert_eq(ak_omap_init(&map, sizeof(struct key2), sizeof(struct value)), 0);
+	cr_assert_eq(ak_omap_reserve(&map, 600, 64), 0);
+	cr_assert_geq(map.nidle, 600);
+	cr_assert_geq(map.nspare, 64);
+	before = alloc_stats().objects;
+	for (i = 0; i < 600; i++) {
+		k.lo = i;
+		v = value_of(&k, 7);
+		cr_assert_eq(ak_omap_update_nosleep(&map, &k, &v, AK_OMAP_NOEXIST), 0, "insert %llu", i);
+	}
+	cr_expect_eq(alloc_stats().objects, before, "the reserved inserts took %lld objects",
+		     (long long)(alloc_stats().objects - before));
+	cr_assert_eq(ak_omap_check(&map), 0);
+	for (i = 0; i < 300; i++)
+		cr_assert_eq(ak_omap_pop_first(&map, &k, &v), 0);
+	for (idle = 0, e = map.idle; e; e = (unsigned long long *)*e)
+		idle++;
+	cr_expect_eq(idle, map.nidle, "%llu entries idle, the count says %llu", idle, map.nidle);
+	cr_assert_eq(ak_omap_reserve(&(struct ak_omap){}, 1, 1), -EINVAL, "a map not initialised");
+	cr_assert_eq(ak_omap_destroy(&map), 0);
+	printf("omap_host: 600 nosleep inserts after ak_omap_reserve(600, 64), no allocation\n");
+}
+
 Test(omap_host, a_descending_fill_drains_from_the_back)
 {
 	unsigned long long n = fill_until_a_root_child_is_full(1), i;
