@@ -64,6 +64,10 @@ static int set_global(const char *arg)
 
 	snprintf(name, sizeof(name), "%s", arg);
 	eq = strchr(name, '=');
+	if (!eq) {	/* the name filled the buffer before its '=' */
+		fprintf(stderr, "jit_run: %s: a name of at most %zu bytes\n", arg, sizeof(name) - 2);
+		return 1;
+	}
 	*eq = 0;
 	dot = strchr(name, '.');
 	if (dot) {
