@@ -105,6 +105,27 @@ void bpf_arena_free_pages(void *map, void __arena *ptr, __u32 page_cnt) __ksym _
 #endif /* __BPF__ */
 
 /*
+ * __ak_arena_clamp(p): the arena pointer @p, which a reader with no lock
+ * loaded and follows before it knows that what it read was consistent (a
+ * sequence count's reader, omap_impl.h), kept inside the arena. In BPF
+ * that is nothing: the JIT adds the arena's base to a pointer's low 32
+ * bits, and a load from a page not mapped reads 0. In user space a build
+ * whose readers race with writers defines AK_ARENA_CLAMP(p), an address
+ * in its arena, to do the same (the explorer does); without it
+ * __AK_ARENA_CLAMPED is 0 and such a reader takes the lock instead.
+ */
+#if defined(__BPF__)
+#define __ak_arena_clamp(p) (p)
+#define __AK_ARENA_CLAMPED 1
+#elif defined(AK_ARENA_CLAMP)
+#define __ak_arena_clamp(p) ((typeof(p))AK_ARENA_CLAMP(p))
+#define __AK_ARENA_CLAMPED 1
+#else
+#define __ak_arena_clamp(p) (p)
+#define __AK_ARENA_CLAMPED 0
+#endif
+
+/*
  * What user space asks of AK_ALLOC_PROGRAM (alloc.h) through
  * ak_arena_alloc() (user.h): @size bytes; the program answers with the
  * object's address as user space sees it in the arena's mmap, or @err.

@@ -15,6 +15,7 @@
  *   ak_fetch_and(p, v, oldp)   and, the same way
  *   ak_spin_wait()             in a bounded spin, after an attempt failed
  *   ak_store_release(x, v)     a store that publishes what came before it
+ *   ak_read_fence()            the loads before it before the loads after it
  *   ak_byte_publish(p, v)      a byte store, ordered before the stores after it
  *   ak_byte_claim(p, oldp)     zero a byte if it is not zero; its old value
  *
@@ -343,6 +344,34 @@
 			ak_write_once(x, v);				\
 		} else {						\
 			(void)ak_xchg(&(x), (v));			\
+		}							\
+	} while (0)
+
+/*
+ * ak_read_fence(): the loads before it are satisfied before the loads
+ * after it: the kernel's smp_rmb(), which a sequence count's reader needs
+ * around its reads (omap_impl.h's __ak_omap_find_impl).
+ *
+ * On x86-64 (TSO) loads are never satisfied out of order: only the
+ * compiler is kept from moving them. 6.12's BPF has no barrier
+ * instruction, so a weakly ordered CPU gets a fully ordered atomic (a
+ * value-returning add: the kernel's memory model puts a full barrier on
+ * each side of it) on a word of the caller's stack, which no other CPU
+ * touches: no cache line bounces between readers, as one on a shared word
+ * would. arm64's JIT emits LDADDAL, or an exclusive pair and a DMB ISH.
+ * The asm gives the word's address away so that the compiler keeps the
+ * atomic on a variable no one else could see.
+ */
+#define ak_read_fence()							\
+	do {								\
+		if (AK_TSO) {						\
+			ak_compiler_barrier();				\
+		} else {						\
+			unsigned long long ___ak_fence = 0;		\
+									\
+			__asm__ __volatile__("" : : "r"(&___ak_fence) : "memory"); \
+			___ak_fence = ak_fetch_add(&___ak_fence, 1);	\
+			__asm__ __volatile__("" : : "r"(___ak_fence) : "memory"); \
 		}							\
 	} while (0)
 

@@ -284,7 +284,10 @@ static inline int ak_omap_reserve(struct ak_omap __arena *m, unsigned long long 
  * ak_omap_count - the keys in @m
  * @m: the map
  *
- * Return: the count (a plain read: exact under the lock, else a moment's).
+ * Return: the count: exact under the lock, else the count between two
+ * changes (a read section, as a lookup's), or, if changes kept running
+ * through three of them, the count a change left (a rekey's is one more
+ * until it ends).
  */
 static inline unsigned long long ak_omap_count(const struct ak_omap __arena *m);
 

@@ -31,17 +31,33 @@ static inline unsigned long long __ak_omap_node_size(unsigned int kw)
 						  AK_OMAP_FANOUT + 1);
 }
 
+/*
+ * A node's first slot and its key count as a reader with no lock reads
+ * them (__ak_omap_find_impl): it may meet a node mid-change, or memory
+ * that is no longer a node, and whatever it reads there keeps its loads
+ * near the node. The tree's own starts are at most AK_OMAP_FANOUT (an
+ * emptied root leaf's), below the mask.
+ */
+#define __ak_omap_start(n) ((n)->start & (2 * AK_OMAP_FANOUT - 1))
+
+static __ak_always_inline unsigned int __ak_omap_nkeys(__ak_omap_node_t n)
+{
+	unsigned int nkeys = ak_read_once(n->nkeys);
+
+	return nkeys < AK_OMAP_FANOUT ? nkeys : AK_OMAP_FANOUT;
+}
+
 static inline unsigned long long __arena *__ak_omap_key(const struct ak_omap __arena *m,
 						       __ak_omap_node_t n, unsigned int i)
 {
-	return &n->w[(n->start + i) * m->key_words];
+	return &n->w[(__ak_omap_start(n) + i) * m->key_words];
 }
 
 /* A node's links after its keys: an inner node's children, a leaf's entries. */
 static inline unsigned long long __arena *__ak_omap_links(const struct ak_omap __arena *m,
 							 __ak_omap_node_t n)
 {
-	return &n->w[AK_OMAP_FANOUT * m->key_words + n->start];
+	return &n->w[AK_OMAP_FANOUT * m->key_words + __ak_omap_start(n)];
 }
 
 /* A leaf's entry of key @i: the key's words, then the value. */
@@ -168,7 +184,7 @@ static __ak_always_inline unsigned int __ak_omap_search_word(__ak_omap_node_t n,
 							     unsigned long long key,
 							     unsigned int hi)
 {
-	const unsigned long long __arena *w = &n->w[n->start];
+	const unsigned long long __arena *w = &n->w[__ak_omap_start(n)];
 	unsigned int lo = 0, step;
 
 	for (step = AK_OMAP_FANOUT / 2; step; step /= 2)
@@ -184,11 +200,9 @@ __ak_global int __ak_omap_search(__arg_arena const struct ak_omap __arena *m,
 				 __arg_arena struct ak_omap_node __arena *n,
 				 __ak_nonnull const struct __ak_omap_kbuf *k, int strict)
 {
-	unsigned int lo = 0, hi = n->nkeys, mid, step;
+	unsigned int lo = 0, hi = __ak_omap_nkeys(n), mid, step;
 	int c;
 
-	if (hi > AK_OMAP_FANOUT)
-		hi = AK_OMAP_FANOUT;
 	for (step = 0; step < 7 && lo < hi; step++) {	/* log2(AK_OMAP_FANOUT) + 1 */
 		mid = (lo + hi) / 2;
 		c = __ak_omap_cmp(__ak_omap_key(m, n, mid), k->w, m->key_words);
@@ -205,12 +219,11 @@ static __ak_always_inline unsigned int __ak_omap_slot(const struct ak_omap __are
 						      __ak_omap_node_t n,
 						      const unsigned long long *k, int strict)
 {
-	unsigned int hi = n->nkeys;
+	unsigned int hi;
 
 	if (m->key_words != 1)
 		return __ak_omap_search(m, n, (const void *)k, strict);
-	if (hi > AK_OMAP_FANOUT)
-		hi = AK_OMAP_FANOUT;
+	hi = __ak_omap_nkeys(n);
 	/* After @key is at or after @key + 1, unless @key is the largest word. */
 	if (strict && k[0] == ~0ULL)
 		return hi;
@@ -251,6 +264,8 @@ struct __ak_omap_path {
  * search in it once, for every operation. To @k's leaf, or with @k NULL
  * to the rightmost leaf if @right, else the leftmost. The leaf's
  * address; its path in @p, if a change needs it (a find passes NULL).
+ * A find may descend with no lock: what it reads is read once, and the
+ * links it follows are kept in the arena (__ak_arena_clamp).
  */
 __ak_global unsigned long long __ak_omap_walk_down(__arg_arena const struct ak_omap __arena *m,
 						   const struct __ak_omap_kbuf *k, int right,
@@ -258,20 +273,20 @@ __ak_global unsigned long long __ak_omap_walk_down(__arg_arena const struct ak_o
 {
 	/* An inner node's children, after its keys: its start is 0. */
 	unsigned long long children = AK_OMAP_FANOUT * (unsigned long long)m->key_words;
-	__ak_omap_node_t n = m->root;
-	unsigned int d, at, depth = m->depth;
+	__ak_omap_node_t n = ak_read_once(m->root);
+	unsigned int d, at, depth = ak_read_once(m->depth);
 
 	for (d = 0; d + 1 < depth && d < AK_OMAP_MAX_DEPTH - 1; d++) {
 		if (k)
 			at = __ak_omap_slot(m, n, k->w, 1);	/* keys at or below @k go left */
 		else
-			at = right ? n->nkeys : 0;
+			at = right ? __ak_omap_nkeys(n) : 0;
 		if (p) {
 			ak_barrier_var(p);	/* or clang takes &p->at before the check */
 			p->node[__AK_OMAP_LEVEL(d)] = (unsigned long long)n;
 			p->at[__AK_OMAP_LEVEL(d)] = at;
 		}
-		n = (__ak_omap_node_t)(unsigned long)n->w[children + at];
+		n = __ak_arena_clamp((__ak_omap_node_t)(unsigned long)ak_read_once(n->w[children + at]));
 	}
 	if (p) {
 		ak_barrier_var(p);
@@ -290,6 +305,62 @@ static __ak_always_inline __ak_omap_node_t __ak_omap_descend(const struct ak_oma
 		return (__ak_omap_node_t)__ak_omap_walk_down(m, NULL, k == __AK_OMAP_RIGHTMOST, p);
 	return (__ak_omap_node_t)__ak_omap_walk_down(m, (const void *)k, 0, p);
 }
+
+/*
+ * The read side's sequence count, m->gen: odd while a holder changes the
+ * tree, moved on by every change. A holder makes it odd before its first
+ * store to a node or to the map's links (__ak_omap_changing, once a hold)
+ * and even before it lets the lock go (__ak_omap_unlock), with the stores
+ * between ordered inside those two: the odd count is seen before any of
+ * them, and all of them before the even one. A reader that saw the same
+ * even count before and after its reads read no store of a change.
+ */
+static __ak_always_inline void __ak_omap_changing(struct ak_omap __arena *m)
+{
+	unsigned long long gen = m->gen;	/* only holders write it */
+
+	if (gen & 1)
+		return;
+	if (AK_TSO) {
+		ak_write_once(m->gen, gen + 1);
+		ak_compiler_barrier();	/* TSO keeps the stores after it after it */
+	} else {
+		(void)ak_fetch_add(&m->gen, 1);	/* fully ordered: before the stores after it */
+	}
+}
+
+static __ak_always_inline void __ak_omap_unlock(struct ak_omap __arena *m)
+{
+	unsigned long long gen = m->gen;
+
+	if (gen & 1)
+		ak_store_release(m->gen, gen + 1);
+	ak_lock_release(&m->lock);
+}
+
+/*
+ * A read section's start: the count, odd while a holder changes the tree
+ * (the caller waits or takes the lock), and a fence: the reads after it
+ * are satisfied after the count's.
+ */
+static __ak_always_inline unsigned long long __ak_omap_read_begin(const struct ak_omap __arena *m)
+{
+	unsigned long long gen = ak_read_once(m->gen);
+
+	ak_read_fence();
+	return gen;
+}
+
+/* Its end: 1 if no change ran since the start read @gen (even), so what was read holds. */
+static __ak_always_inline int __ak_omap_read_end(const struct ak_omap __arena *m,
+						 unsigned long long gen)
+{
+	ak_read_fence();
+	return ak_read_once(m->gen) == gen;
+}
+
+/* Read sections a find (or a count) tries before it takes the lock (or reads as it is). */
+#define __AK_OMAP_READ_TRIES 3
 
 static inline __ak_omap_node_t __ak_omap_take_spare(struct ak_omap __arena *m)
 {
@@ -498,6 +569,7 @@ static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsig
 	}
 	if (m->nspare < need || (!entry && !m->idle))
 		return __AK_OMAP_REFILL;
+	__ak_omap_changing(m);	/* a rekey's entry is in the tree: its key changes below */
 	if (!entry) {
 		entry = m->idle;
 		m->idle = (unsigned long long __arena *)(unsigned long)entry[0];
@@ -674,10 +746,10 @@ static inline unsigned long long __arena *__ak_omap_unlink_locked(struct ak_omap
 		return 0;
 	}
 	entry = __ak_omap_entry(m, n, pos);
+	__ak_omap_changing(m);
 	__ak_omap_close(m, n, pos);
 	__ak_omap_rebalance(m, &p, (int)m->depth - 1);
 	m->count--;
-	m->gen++;
 	return entry;
 }
 
@@ -698,10 +770,10 @@ static __ak_always_inline unsigned long long __arena *__ak_omap_pop_head(struct 
 	if (!n->nkeys || (n->nkeys == 1 && m->depth > 1))
 		return 0;
 	entry = __ak_omap_entry(m, n, 0);
+	__ak_omap_changing(m);
 	n->start++;
 	n->nkeys--;
 	m->count--;
-	m->gen++;
 	return entry;
 }
 
@@ -723,7 +795,9 @@ struct __ak_omap_at {
 
 /*
  * The entry @mode asks for, its key copied to @key_out, its place in *@at;
- * 0 with *@err -ENOENT if none.
+ * 0 with *@err -ENOENT if none. With the lock held, or in a read section
+ * (__ak_omap_find_impl): the counts it reads are read once and bounded,
+ * and the next leaf's link kept in the arena, whatever a change left.
  */
 static __ak_always_inline unsigned long long __arena *
 __ak_omap_find_locked(struct ak_omap __arena *m, const unsigned long long *k, int mode,
@@ -731,25 +805,30 @@ __ak_omap_find_locked(struct ak_omap __arena *m, const unsigned long long *k, in
 {
 	const unsigned long long *where = k;
 	__ak_omap_node_t n;
-	unsigned int pos = 0;
+	unsigned int pos = 0, nkeys;
 
 	if (mode == __AK_OMAP_FIRST)
 		where = __AK_OMAP_LEFTMOST;
 	else if (mode == __AK_OMAP_LAST)
 		where = __AK_OMAP_RIGHTMOST;
-	n = m->head;
-	if (mode != __AK_OMAP_FIRST || !n->nkeys)	/* the head's first key is the first */
+	n = ak_read_once(m->head);
+	nkeys = __ak_omap_nkeys(n);
+	if (mode != __AK_OMAP_FIRST || !nkeys) {	/* the head's first key is the first */
 		n = __ak_omap_descend(m, where, NULL);	/* no change: no path */
+		nkeys = __ak_omap_nkeys(n);
+	}
 	if (mode == __AK_OMAP_LAST)
-		pos = n->nkeys ? n->nkeys - 1 : 0;
+		pos = nkeys ? nkeys - 1 : 0;
 	else if (mode != __AK_OMAP_FIRST)
 		pos = __ak_omap_slot(m, n, k, mode == __AK_OMAP_GT);
-	if (pos >= n->nkeys && (mode == __AK_OMAP_GE || mode == __AK_OMAP_GT)) {
+	if (pos >= nkeys && (mode == __AK_OMAP_GE || mode == __AK_OMAP_GT)) {
 		/* Past this leaf's keys: the next leaf's first (no leaf but the root is empty). */
-		n = n->next;
+		n = ak_read_once(n->next);
+		n = n ? __ak_arena_clamp(n) : 0;
 		pos = 0;
+		nkeys = n ? __ak_omap_nkeys(n) : 0;
 	}
-	if (!n || pos >= n->nkeys ||
+	if (!n || pos >= nkeys ||
 	    (mode == __AK_OMAP_EQ && __ak_omap_cmp(__ak_omap_key(m, n, pos), k, m->key_words))) {
 		*err = -ENOENT;
 		return 0;
@@ -809,7 +888,7 @@ static __ak_always_inline int __ak_omap_add_chunk(struct ak_omap __arena *m, int
 	m->nidle += i;	/* the entries chained: all of the chunk's, unless the budget cut it */
 	chunk[0] = (unsigned long)m->chunks;
 	m->chunks = chunk;
-	ak_lock_release(&m->lock);
+	__ak_omap_unlock(m);
 	return 0;
 }
 
@@ -848,7 +927,7 @@ static __ak_always_inline int __ak_omap_add_node(struct ak_omap __arena *m, int 
 		return err;
 	}
 	__ak_omap_give_back(m, n);
-	ak_lock_release(&m->lock);
+	__ak_omap_unlock(m);
 	return 0;
 }
 
@@ -931,11 +1010,11 @@ static inline void __arena *__ak_omap_update_begin(struct ak_omap __arena *m,
 			goto out;
 		err = __ak_omap_insert_locked(m, k, flags, 0, &found);
 		if (err == 0 || err == __AK_OMAP_PRESENT) {
-			m->gen++;
+			__ak_omap_changing(m);	/* the value's store: an exact walk is stale */
 			u->err = 0;
 			return found + m->key_words;
 		}
-		ak_lock_release(&m->lock);
+		__ak_omap_unlock(m);
 		if (err != __AK_OMAP_REFILL)
 			goto out;
 		err = __ak_omap_refill(m, sleepable);
@@ -951,7 +1030,7 @@ out:
 static inline void __ak_omap_update_end(struct ak_omap __arena *m, struct __ak_omap_update *u)
 {
 	if (!u->err)
-		ak_lock_release(&m->lock);
+		__ak_omap_unlock(m);
 }
 
 /*
@@ -984,20 +1063,61 @@ static __ak_always_inline int __ak_omap_rekey_locked(struct ak_omap __arena *m,
 	return err;
 }
 
-/* The bodies of the global functions below, for a key of @kw words. */
+/*
+ * The bodies of the global functions below, for a key of @kw words.
+ *
+ * A find that does not hold the lock reads in a read section: the count
+ * (m->gen) read, even, then the descent and the leaf as with the lock,
+ * then the count again. The same count: no change ran during the reads,
+ * so they are one state of the map and the answer is as a holder's; the
+ * entry's address is returned, as with the lock, and stays the key's
+ * until a delete (ak_omap_lookup). Another count: a change ran, and the
+ * reads may mix two states; the answer is dropped and the section run
+ * again, at most __AK_OMAP_READ_TRIES times, then the lock is taken, so
+ * a reader is never starved by writers. Mid-change the words read may be
+ * anything the change left: the loops are bounded by constants, the
+ * counts read once and bounded, the links kept in the arena; nothing
+ * read is written, and nothing read is trusted before the second count.
+ * A read fence (atomic.h) orders the first count before the reads and the
+ * reads before the second, on arm64 as on x86-64.
+ */
 static inline unsigned long long __ak_omap_find_impl(struct ak_omap __arena *m,
 						     const unsigned long long *k, int mode,
 						     unsigned long long *key_out, int *err)
 {
-	unsigned long long __arena *entry;
+	unsigned long long __arena *entry = 0;
+	unsigned long long gen = 0;
 	struct __ak_omap_at at;
+	unsigned int tries;
+	int locked;
 
-	*err = __ak_omap_lock(m);
-	if (*err)
-		return 0;
-	entry = __ak_omap_find_locked(m, k, mode & ~__AK_OMAP_HOLD, key_out, err, &at);
-	if (!entry || !(mode & __AK_OMAP_HOLD))
-		ak_lock_release(&m->lock);
+	for (tries = 0; tries <= __AK_OMAP_READ_TRIES; tries++) {
+		locked = !__AK_ARENA_CLAMPED || tries == __AK_OMAP_READ_TRIES ||
+			 (mode & __AK_OMAP_HOLD);
+		if (locked) {
+			*err = __ak_omap_lock(m);
+			if (*err)
+				return 0;
+		} else {
+			gen = __ak_omap_read_begin(m);
+			if (gen & 1) {
+				ak_spin_wait();	/* a holder is changing the tree */
+				continue;
+			}
+			if (!ak_read_once(m->depth)) {
+				*err = -EINVAL;	/* not initialised */
+				return 0;
+			}
+		}
+		entry = __ak_omap_find_locked(m, k, mode & ~__AK_OMAP_HOLD, key_out, err, &at);
+		if (locked) {
+			if (!entry || !(mode & __AK_OMAP_HOLD))
+				__ak_omap_unlock(m);
+			break;
+		}
+		if (__ak_omap_read_end(m, gen))
+			break;
+	}
 	return entry ? (unsigned long long)(entry + m->key_words) : 0;
 }
 
@@ -1045,7 +1165,7 @@ static inline unsigned long long __ak_omap_step_impl(struct ak_omap __arena *m,
 		*err = -ENOENT;
 	}
 	if (!entry) {
-		ak_lock_release(&m->lock);
+		__ak_omap_unlock(m);
 		c->map = 0;	/* spent: only ak_omap_cursor_init makes it walk again */
 		return 0;
 	}
@@ -1078,7 +1198,7 @@ __ak_omap_unlink_impl(struct ak_omap __arena *m, const unsigned long long *k, in
 	if (!entry)
 		entry = __ak_omap_unlink_locked(m, first ? 0 : k, err);
 	if (!entry) {
-		ak_lock_release(&m->lock);
+		__ak_omap_unlock(m);
 		return 0;
 	}
 	for (w = 0; w < m->key_words && w < __AK_OMAP_KW_MAX; w++)
@@ -1091,7 +1211,7 @@ static __ak_always_inline void __ak_omap_take_end(struct ak_omap __arena *m,
 						  unsigned long long __arena *entry)
 {
 	__ak_omap_keep_entry(m, entry);
-	ak_lock_release(&m->lock);
+	__ak_omap_unlock(m);
 }
 
 /*
@@ -1155,7 +1275,7 @@ __ak_global int __ak_omap_rekey##n(__arg_arena struct ak_omap __arena *m,		\
 	__builtin_memcpy(k, key->w, sizeof(key->w));			\
 	__builtin_memcpy(t, to->w, sizeof(to->w));			\
 	err = __ak_omap_rekey_locked(m, k, t);				\
-	ak_lock_release(&m->lock);					\
+	__ak_omap_unlock(m);					\
 	return err;							\
 }
 
@@ -1341,7 +1461,21 @@ static inline int ak_omap_init(struct ak_omap __arena *m, unsigned int key_size,
 
 static inline unsigned long long ak_omap_count(const struct ak_omap __arena *m)
 {
-	return m->count;
+	unsigned long long gen, count;
+	unsigned int tries;
+
+	/* Between changes: a rekey's count is one more for a moment, between its link and unlink. */
+	for (tries = 0; tries < __AK_OMAP_READ_TRIES; tries++) {
+		gen = __ak_omap_read_begin(m);
+		if (gen & 1) {
+			ak_spin_wait();
+			continue;
+		}
+		count = ak_read_once(m->count);
+		if (__ak_omap_read_end(m, gen))
+			return count;
+	}
+	return ak_read_once(m->count);
 }
 
 /*
@@ -1376,7 +1510,7 @@ __ak_global int __ak_omap_trim(__arg_arena struct ak_omap __arena *m)
 			m->spare = m->spare->next;
 			m->nspare--;
 		}
-		ak_lock_release(&m->lock);
+		__ak_omap_unlock(m);
 		if (!kept)
 			return 0;
 		ak_free_nosleep(kept);
@@ -1417,14 +1551,14 @@ __ak_global int __ak_omap_destroy(__arg_arena struct ak_omap __arena *m)
 	if (err)
 		return err;
 	if (m->count || m->chunks || m->retired || m->spare) {
-		ak_lock_release(&m->lock);
+		__ak_omap_unlock(m);
 		return -AK_EBUDGET;	/* call again: it goes on */
 	}
 	root = m->root;
 	m->root = 0;
 	ak_write_once(m->head, 0);	/* as in __ak_omap_trim */
 	m->depth = 0;
-	ak_lock_release(&m->lock);
+	__ak_omap_unlock(m);
 	ak_free_nosleep(root);
 	return 0;
 }
@@ -1542,7 +1676,7 @@ static inline int ak_omap_check(struct ak_omap __arena *m)
 		err = -AK_EBUDGET;	/* the budget cut the walk: nothing found wrong so far */
 	if (!err && (next_leaf || keys != m->count))
 		err = -EINVAL;
-	ak_lock_release(&m->lock);
+	__ak_omap_unlock(m);
 	return err;
 }
 

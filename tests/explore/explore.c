@@ -743,7 +743,7 @@ static void on_fault(int sig, siginfo_t *info, void *context)
 	size_t page;
 
 	(void)sig;
-	if (arena_base && addr >= arena_base && addr < arena_base + (size_t)ARENA_PAGES * AK_PAGE_SIZE) {
+	if (arena_base && addr >= arena_base && addr < arena_base + (size_t)ARENA_ALL_PAGES * AK_PAGE_SIZE) {
 		page = (size_t)(addr - arena_base) / AK_PAGE_SIZE;
 		if (write || !scenario->allow_stale_reads)
 			explore_fail("T%d %s a %s arena page (%p) after its %s at %s:%d",

@@ -72,6 +72,15 @@ void explore_weak_forget(const void *p, unsigned long long bytes);
  * few calls of a scenario.
  */
 #define AK_ALLOC_PAGE_RUN 1
+/*
+ * A lock-free reader's link kept in the emulated arena, as BPF's JIT keeps
+ * every arena pointer in its arena (arena.h's __ak_arena_clamp): its
+ * offset from the arena's base, modulo the arena's size. Guard pages
+ * after the arena take a node's read that starts near its end; a read of
+ * a page not given reads zeros, in scenarios that allow such reads.
+ */
+void *explore_arena_clamp(const void *p);
+#define AK_ARENA_CLAMP(p) explore_arena_clamp((const void *)(p))
 /* Spins are free switches here; a holder that never comes back is -EBUSY. */
 #define AK_LOCK_SPINS 64
 /*

@@ -16,13 +16,20 @@
 #include "explore/explore_arena.h"
 
 char *arena_base;
-unsigned char page_state[ARENA_PAGES];
-unsigned char page_rw[ARENA_PAGES];
+unsigned char page_state[ARENA_ALL_PAGES];
+unsigned char page_rw[ARENA_ALL_PAGES];
 int checking;
 static unsigned int arena_bump;
 static unsigned long long pages_held;
 
 struct ak_allocator ak_allocator;
+
+void *explore_arena_clamp(const void *p)
+{
+	size_t bytes = (size_t)ARENA_PAGES * AK_PAGE_SIZE;	/* a power of two */
+
+	return arena_base + (((size_t)p - (size_t)arena_base) & (bytes - 1));
+}
 
 void *ak_user_pages_get(unsigned int pages)
 {
@@ -101,7 +108,7 @@ void explore_expect_given_back(int refused_frees_expected)
 void arena_reset(void)
 {
 	if (!arena_base) {
-		arena_base = mmap(NULL, (size_t)ARENA_PAGES * AK_PAGE_SIZE, PROT_NONE,
+		arena_base = mmap(NULL, (size_t)ARENA_ALL_PAGES * AK_PAGE_SIZE, PROT_NONE,
 				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (arena_base == MAP_FAILED)
 			abort();

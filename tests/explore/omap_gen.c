@@ -87,9 +87,10 @@ static void op_pop_first(struct gen_call *c)
 	c->aux = v;
 }
 
+/* Key 20: a split of the full leaf moves it to the new right leaf. */
 static void op_lookup(struct gen_call *c)
 {
-	unsigned long long k = 7, *v;
+	unsigned long long k = 20, *v;
 	int err = 0;
 
 	v = ak_omap_lookup(&map, &k, &err);
@@ -161,8 +162,8 @@ static const struct gen_op ops[NOPS] = {
 	[DELETE] = { "lookup_and_delete(3)", GEN_CHANGES, op_delete },
 	[POP_FIRST] = { "pop_first", GEN_CHANGES, op_pop_first },
 	[REKEY] = { "rekey(9 to 62)", GEN_CHANGES, op_rekey },
-	[LOOKUP] = { "lookup(7)", 0, op_lookup },
-	[BOUND] = { "bound(after 2)", 0, op_bound },
+	[LOOKUP] = { "lookup(20)", GEN_READS_FREED, op_lookup },
+	[BOUND] = { "bound(after 2)", GEN_READS_FREED, op_bound },
 	[WALK] = { "walk", GEN_SPANS, op_walk },
 	[COUNT] = { "count and check", 0, op_count },
 };
@@ -241,8 +242,8 @@ static int model_step(const struct gen_call *c, int phase, int others_change)
 		return 1;
 	case LOOKUP:
 		if (c->ret == -ENOENT)
-			return has(7) ? gen_refuse("lookup: a present key not found") : 1;
-		return !c->ret && has(7) && c->aux == 21 ? 1 : gen_refuse("lookup: a wrong answer");
+			return has(20) ? gen_refuse("lookup: a present key not found") : 1;
+		return !c->ret && has(20) && c->aux == 60 ? 1 : gen_refuse("lookup: a wrong answer");
 	case BOUND:
 		k = after(2);
 		if (c->ret == -ENOENT)

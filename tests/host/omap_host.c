@@ -13,6 +13,8 @@
 #include <string.h>
 #include <criterion/criterion.h>
 
+/* One thread: nothing races, so a find's read section follows links as they are, as in BPF. */
+#define AK_ARENA_CLAMP(p) (p)
 #include "host/alloc_pages.h"
 #include <arenakit/omap.h>
 
@@ -376,6 +378,56 @@ Test(omap_host, a_reserve_serves_nosleep_inserts_with_no_allocation)
 	cr_assert_eq(ak_omap_reserve(&(struct ak_omap){}, 1, 1), -EINVAL, "a map not initialised");
 	cr_assert_eq(ak_omap_destroy(&map), 0);
 	printf("omap_host: 600 nosleep inserts after ak_omap_reserve(600, 64), no allocation\n");
+}
+
+/*
+ * The read side: a find answers while another holds the lock (its read
+ * section takes none), waits out a change (an odd count) by taking the
+ * lock, and every change moves the count on by two, even again after it.
+ */
+Test(omap_host, finds_read_without_the_lock_and_wait_out_a_change)
+{
+	struct key2 k = {}, found = {};
+	unsigned long long gen;
+	struct value v, *got;
+	int err = 0;
+
+	cr_assert_eq(ak_omap_init(&map, sizeof(struct key2), sizeof(struct value)), 0);
+	for (k.lo = 0; k.lo < 100; k.lo++) {
+		v = value_of(&k, 7);
+		cr_assert_eq(ak_omap_update(&map, &k, &v, AK_OMAP_NOEXIST), 0);
+	}
+	gen = map.gen;
+	cr_assert_eq(gen % 2, 0, "the count is odd (%llu) with no change running", gen);
+	k.lo = 100;
+	v = value_of(&k, 7);
+	cr_assert_eq(ak_omap_update(&map, &k, &v, AK_OMAP_NOEXIST), 0);
+	cr_assert_eq(ak_omap_delete(&map, &k), 0);
+	cr_assert_eq(ak_omap_update(&map, &k, &v, AK_OMAP_EXIST), -ENOENT);
+	cr_assert_eq(map.gen, gen + 4, "two changes and a refused one moved the count by %llu",
+		     map.gen - gen);
+
+	cr_assert_eq(ak_lock_acquire(&map.lock), 0);
+	k.lo = 42;
+	got = ak_omap_lookup(&map, &k, &err);
+	cr_assert_not_null(got, "a lookup under another's lock: %d", err);
+	expect_value_of(&k, got);
+	got = ak_omap_bound(&map, &k, 1, &found, &err);
+	cr_assert(got && found.lo == 43, "the bound after 42 under another's lock");
+	cr_assert(ak_omap_first(&map, &found, &err) && found.lo == 0);
+	cr_assert(ak_omap_last(&map, &found, &err) && found.lo == 99);
+
+	map.gen = gen + 5;	/* as a holder's change leaves it while it runs */
+	err = 0;
+	cr_assert_null(ak_omap_lookup(&map, &k, &err), "a lookup read a tree mid-change");
+	cr_assert(err == -EBUSY || err == -AK_EBUDGET, "a lookup mid-change: %d", err);
+	ak_lock_release(&map.lock);
+	got = ak_omap_lookup(&map, &k, &err);
+	cr_assert_not_null(got, "a lookup after the holder left: %d", err);
+	expect_value_of(&k, got);
+	map.gen = gen + 6;
+	cr_assert_eq(ak_omap_destroy(&map), 0);
+	printf("omap_host: finds under another's lock; mid-change they take the lock\n");
 }
 
 Test(omap_host, a_descending_fill_drains_from_the_back)
