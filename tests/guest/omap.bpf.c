@@ -143,4 +143,93 @@ cut:
 	return -AK_EBUDGET;
 }
 
+__u32 __arena_global writers_done;
+unsigned int stable_next;	/* init_stable's place, when its budget cut it */
+
+SEC("syscall")
+int init_stable(void *ctx)
+{
+	unsigned int i;
+	__u64 k, v;
+	int err;
+
+	if (!stable_next && (err = ak_omap_init(&shared, sizeof(__u64), sizeof(__u64))))
+		return err;
+	for (i = stable_next; i < READ_STABLE; i++) {
+		ak_cond_break_label(cut);
+		k = 2ULL * i;
+		v = k * 3;
+		err = ak_omap_update(&shared, &k, &v, AK_OMAP_NOEXIST);
+		if (err)
+			return err;
+		stable_next = i + 1;
+	}
+	return 0;
+cut:
+	return -AK_EBUDGET;
+}
+
+/* A writer's step: its batch's next insert or delete; 1 once its rounds are done. */
+static int write_step(struct omap_read_args *a)
+{
+	__u64 k = 2ULL * (a->at * READ_WRITERS + (a->cpu % READ_WRITERS)) + 1, v = k * 3;
+	int err;
+
+	err = a->deleting ? ak_omap_delete(&shared, &k) :
+			    ak_omap_update(&shared, &k, &v, AK_OMAP_NOEXIST);
+	if (err)
+		return err;
+	a->done++;
+	if (++a->at < READ_BATCH)
+		return 0;
+	a->at = 0;
+	a->deleting = !a->deleting;
+	if (!a->deleting && ++a->round == READ_ROUNDS) {
+		__sync_fetch_and_add(&writers_done, 1);
+		return 1;
+	}
+	return 0;
+}
+
+/* A reader's step: a random stable key looked up, its value checked. */
+static int read_step(struct omap_read_args *a)
+{
+	__u64 k = 2ULL * (bpf_get_prandom_u32() % READ_STABLE);
+	__u64 __arena *v;
+	int err = 0;
+
+	v = ak_omap_lookup(&shared, &k, &err);
+	if (!v && err != -ENOENT)
+		return err;
+	if (!v || *v != k * 3)
+		a->wrong++;
+	a->done++;
+	return ak_read_once(writers_done) == READ_WRITERS;
+}
+
+SEC("syscall")
+int read_churn(struct omap_read_args *a)
+{
+	unsigned int steps;
+	int ret;
+
+	for (steps = ak_opaque_zero(); steps < cpu_steps; steps++) {
+		ak_cond_break_label(cut);
+		ret = a->reader ? read_step(a) : write_step(a);
+		if (ret == 1)
+			return 0;
+		if (ret == -EBUSY || ret == -AK_EBUDGET) {
+			a->busy++;
+			return -AK_EBUDGET;	/* a holder's vCPU is off: come back */
+		}
+		if (ret) {
+			a->err = ret;
+			return 0;
+		}
+	}
+	return -AK_EBUDGET;
+cut:
+	return -AK_EBUDGET;
+}
+
 char _license[] SEC("license") = "GPL";

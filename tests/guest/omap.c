@@ -6,6 +6,7 @@
  * the same header's ak_omap_check.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -265,5 +266,47 @@ Test(omap, the_loader_walks_a_range_through_the_mmap, .timeout = 120)
 	cr_assert_eq(err, -ENOENT);
 	cr_assert_eq(n, want, "%u keys in [%llu, %llu), want %u", n, from, end, want);
 	printf("omap: the loader walked %u keys of a range through the mmap\n", n);
+	omap__destroy(skel);
+}
+
+/*
+ * The read side on 4 CPUs: two look up stable keys, with no lock, while
+ * two insert and delete batches of other keys around them (splits,
+ * merges, a root that grows and shrinks): every lookup finds its key
+ * with its value.
+ */
+Test(omap, lookups_on_two_cpus_find_every_key_while_two_change_the_tree, .timeout = 300)
+{
+	struct omap *skel = omap__open();
+	struct omap_read_args a[CPU_MAX];
+	unsigned long long lookups = 0, wrong = 0;
+	int retval, errs[CPU_MAX];
+	unsigned int c;
+
+	cr_assert(skel);
+	cr_assert_eq(arenakit_load_skeleton(skel->skeleton), 0);
+	cr_assert_geq(sysconf(_SC_NPROCESSORS_ONLN), CPU_MAX, "this test wants 4 CPUs");
+	cr_assert_eq(ak_run_until_done(skel->progs.init_stable, NULL, 0, UINT_MAX, &retval, NULL), 0);
+	cr_assert_eq(retval, 0);
+	for (c = 0; c < CPU_MAX; c++)
+		a[c] = (struct omap_read_args){ .cpu = c, .reader = c >= READ_WRITERS };
+	guest_run_on_cpus(skel->progs.read_churn, CPU_MAX, a, sizeof(a[0]), errs);
+	for (c = 0; c < CPU_MAX; c++) {
+		cr_assert(!errs[c] && !a[c].err, "CPU %u: %d, map: %d", c, errs[c], a[c].err);
+		if (!a[c].reader) {
+			cr_assert_eq(a[c].round, READ_ROUNDS, "writer %u did not finish", c);
+			continue;
+		}
+		cr_expect_eq(a[c].wrong, 0, "reader %u: %llu of %llu lookups missed or misread",
+			     c, a[c].wrong, a[c].done);
+		cr_expect_gt(a[c].done, 0, "reader %u looked nothing up", c);
+		lookups += a[c].done;
+		wrong += a[c].wrong;
+	}
+	cr_assert_eq(ak_omap_count((struct ak_omap *)&skel->arena->shared), READ_STABLE);
+	cr_assert_eq(ak_omap_check((struct ak_omap *)&skel->arena->shared), 0);
+	printf("omap: %llu lookups on 2 CPUs, %llu missed or misread, while 2 CPUs made %llu "
+	       "changes (%u and %u busy answers tried again)\n", lookups, wrong,
+	       a[0].done + a[1].done, a[2].busy, a[3].busy);
 	omap__destroy(skel);
 }

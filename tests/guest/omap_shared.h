@@ -38,4 +38,26 @@ struct omap_cpu_args {
 	int err;			/* another failure */
 };
 
+/*
+ * The read side's test: even keys 0 to 2 * (READ_STABLE - 1) stay in
+ * throughout; writer CPUs insert READ_BATCH odd keys of their own and
+ * delete them again, READ_ROUNDS times (splits and merges under the
+ * readers), while reader CPUs look up random stable keys until both
+ * writers are done. Every lookup must find its key with its value.
+ */
+#define READ_STABLE 2000
+#define READ_BATCH 600
+#define READ_ROUNDS 6
+#define READ_WRITERS 2
+struct omap_read_args {
+	unsigned int cpu;
+	unsigned int reader;		/* 1: a reader; 0: a writer */
+	unsigned int round, at;		/* a writer's place: round, and key in its batch */
+	unsigned int deleting;		/* a writer in its round's deletes */
+	unsigned int busy;		/* -EBUSY or -AK_EBUDGET answers, tried again */
+	unsigned long long done;	/* a writer's changes; a reader's lookups */
+	unsigned long long wrong;	/* a reader's lookups that missed, or read another value */
+	int err;			/* another failure */
+};
+
 #endif
