@@ -19,6 +19,7 @@
 #include <criterion/criterion.h>
 
 #include "explore/explore.h"
+#include <arenakit/omap.h>
 
 static struct ak_htab table;
 
@@ -265,6 +266,81 @@ Test(explore_weak, a_walks_last_call_reads_the_generation_after_its_buckets)
 		.setup = setup_walk,
 		.thread = walk_vs_insert_delete_threads,
 		.check = check_walk_vs_insert_delete,
+	};
+
+	explore_test(&s);
+}
+
+/* ---- omap.h's read section against a split ---- */
+
+static struct ak_omap omap;
+static int omap_lookup_err;
+static unsigned long long omap_lookup_value;
+
+/* Keys 1-32, one full leaf: the next new key splits it, and 20 moves right. */
+static void setup_full_leaf(void)
+{
+	unsigned long long k, v;
+
+	memset(&omap, 0, sizeof(omap));
+	if (ak_omap_init(&omap, sizeof(k), sizeof(v)))
+		explore_fail("setup: omap init");
+	for (k = 1; k <= AK_OMAP_FANOUT; k++) {
+		v = k * 10;
+		if (ak_omap_update(&omap, &k, &v, AK_OMAP_NOEXIST))
+			explore_fail("setup: omap update %llu", k);
+	}
+	omap_lookup_err = 1;
+}
+
+static void lookup_vs_split_threads(int id)
+{
+	unsigned long long key = id ? 33 : 20, value = key * 10, *v;
+
+	if (id) {
+		if (ak_omap_update(&omap, &key, &value, AK_OMAP_NOEXIST))
+			explore_fail("T1: insert 33");
+		return;
+	}
+	omap_lookup_err = 0;
+	v = ak_omap_lookup(&omap, &key, &omap_lookup_err);
+	omap_lookup_value = v ? *v : 0;
+}
+
+static void check_lookup_vs_split(void)
+{
+	if (omap_lookup_err || omap_lookup_value != 200)
+		explore_fail("lookup of 20, there throughout: %d, value %llu", omap_lookup_err,
+			     omap_lookup_value);
+	if (ak_omap_check(&omap) || ak_omap_count(&omap) != AK_OMAP_FANOUT + 1)
+		explore_fail("the map is broken, or does not hold 33 keys");
+	if (ak_omap_destroy(&omap))
+		explore_fail("omap destroy");
+	explore_expect_given_back(0);
+}
+
+/*
+ * The insert of 33 splits the full leaf: keys 17-32 move to a new right
+ * leaf, and the old one keeps 16. A lookup of 20 that read the root
+ * before the split and the leaf's count after it finds nothing there; the
+ * count read again after the leaf must then be the split's, which only
+ * the read fence before it ensures: without it the count may be read as
+ * it was before the split, and the miss trusted.
+ */
+Test(explore_weak, an_omap_lookup_reads_the_count_again_after_the_leaf)
+{
+	static const struct explore_scenario s = {
+		.name = "weak: an omap lookup of 20 while 33's insert splits its leaf",
+		.threads = 2,
+		/* A read section reads nodes mid-change: BPF reads their bytes. */
+		.allow_stale_reads = 1,
+		.reads_freed_objects = 1,
+		.weak = 1,
+		.shared = &omap,
+		.shared_size = sizeof(omap),
+		.setup = setup_full_leaf,
+		.thread = lookup_vs_split_threads,
+		.check = check_lookup_vs_split,
 	};
 
 	explore_test(&s);
