@@ -1121,36 +1121,51 @@ static inline unsigned long long __ak_omap_find_impl(struct ak_omap __arena *m,
 	return entry ? (unsigned long long)(entry + m->key_words) : 0;
 }
 
+/* Keys in a program's memory, compared as the tree compares them. */
+static __ak_always_inline int __ak_omap_cmp_words(const unsigned long long *a,
+						  const unsigned long long *b, unsigned int kw)
+{
+	unsigned int i;
+
+	for (i = 0; i < kw && i < __AK_OMAP_KW_MAX; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	return 0;
+}
+
 /*
- * A walk's next entry, taken with the lock held if found and the cursor
- * moved to it; 0 with *@err and the lock free, the cursor spent unless
- * the error was -EBUSY or -AK_EBUDGET (unchanged: call again).
- * While the map's generation is the one the cursor saw, nothing has
- * changed since its last step, so the leaf and slot it kept still hold its
- * last key and the next key is the slot after, or the next leaf's first:
- * no descent. After a change, a descent from its last key; an exact walk
- * is stale then.
+ * A walk's next entry and its place in *@at, its key in @found, as the
+ * map is in the state read (with the lock held, or in a read section
+ * that read count @gen); 0 with *@err if none. The cursor is not
+ * changed: the caller moves it once the state read is known to hold.
+ * While the count is the one the cursor saw, nothing has changed since
+ * its last step, so the leaf and slot it kept still hold its last key and
+ * the next key is the slot after, or the next leaf's first: no descent.
+ * After a change, a descent from its last key; an exact walk is stale
+ * then.
  */
-static inline unsigned long long __ak_omap_step_impl(struct ak_omap __arena *m,
-						     struct ak_omap_cursor *c,
-						     unsigned long long *found, int *err)
+static __ak_always_inline unsigned long long __arena *
+__ak_omap_step_at(struct ak_omap __arena *m, const struct ak_omap_cursor *c, unsigned long long gen,
+		  unsigned long long *found, int *err, struct __ak_omap_at *at)
 {
 	unsigned long long __arena *entry = 0;
-	struct __ak_omap_at at = { (__ak_omap_node_t)c->leaf, c->pos + 1 };
 	int same = c->map == (unsigned long long)m;
+	unsigned int nkeys;
 
-	*err = __ak_omap_lock(m);
-	if (*err)
-		return 0;
-	if (c->started && at.leaf && same && c->gen == m->gen) {
-		if (at.pos >= at.leaf->nkeys) {
-			at.leaf = at.leaf->next;
-			at.pos = 0;
+	at->leaf = (__ak_omap_node_t)c->leaf;
+	at->pos = c->pos + 1;
+	if (c->started && at->leaf && same && c->gen == gen) {
+		nkeys = __ak_omap_nkeys(at->leaf);
+		if (at->pos >= nkeys) {
+			at->leaf = ak_read_once(at->leaf->next);
+			at->leaf = at->leaf ? __ak_arena_clamp(at->leaf) : 0;
+			at->pos = 0;
+			nkeys = at->leaf ? __ak_omap_nkeys(at->leaf) : 0;
 		}
 		/* A leaf linked to is never empty: only the root leaf may be. */
-		if (at.leaf && at.pos < at.leaf->nkeys && at.pos < AK_OMAP_FANOUT) {
-			__ak_omap_key_get(found, m, at.leaf, at.pos);
-			entry = __ak_omap_entry(m, at.leaf, at.pos);
+		if (at->leaf && at->pos < nkeys) {
+			__ak_omap_key_get(found, m, at->leaf, at->pos);
+			entry = __ak_omap_entry(m, at->leaf, at->pos);
 		} else {
 			*err = -ENOENT;
 		}
@@ -1158,20 +1173,62 @@ static inline unsigned long long __ak_omap_step_impl(struct ak_omap __arena *m,
 		*err = -AK_ESTALE;	/* another map's cursor, or an exact walk's map changed */
 	} else {
 		entry = __ak_omap_find_locked(m, c->key, c->started ? __AK_OMAP_GT : __AK_OMAP_GE,
-					      found, err, &at);
+					      found, err, at);
 	}
-	if (entry && c->bounded && __ak_omap_cmp(entry, c->end, m->key_words) >= 0) {
+	if (entry && c->bounded && __ak_omap_cmp_words(found, c->end, m->key_words) >= 0) {
 		entry = 0;
 		*err = -ENOENT;
 	}
+	return entry;
+}
+
+/*
+ * A walk's step: in a read section as a find's (__ak_omap_find_impl), or
+ * with the lock if @hold, and then returned with it held when found (the
+ * loader copies the value under it). The cursor moved to the entry found;
+ * 0 with *@err, the cursor spent, unless the error was -EBUSY or
+ * -AK_EBUDGET (unchanged: call again).
+ */
+static inline unsigned long long __ak_omap_step_impl(struct ak_omap __arena *m,
+						     struct ak_omap_cursor *c,
+						     unsigned long long *found, int *err, int hold)
+{
+	unsigned long long __arena *entry = 0;
+	unsigned long long gen = 0;
+	struct __ak_omap_at at;
+	unsigned int tries;
+	int locked;
+
+	for (tries = 0; tries <= __AK_OMAP_READ_TRIES; tries++) {
+		locked = !__AK_ARENA_CLAMPED || tries == __AK_OMAP_READ_TRIES || hold;
+		if (locked) {
+			*err = __ak_omap_lock(m);
+			if (*err)
+				return 0;
+			gen = m->gen;
+		} else {
+			gen = __ak_omap_read_begin(m);
+			if (gen & 1) {
+				ak_spin_wait();	/* a holder is changing the tree */
+				continue;
+			}
+		}
+		entry = __ak_omap_step_at(m, c, gen, found, err, &at);
+		if (locked) {
+			if (!entry || !hold)
+				__ak_omap_unlock(m);
+			break;
+		}
+		if (__ak_omap_read_end(m, gen))
+			break;
+	}
 	if (!entry) {
-		__ak_omap_unlock(m);
 		c->map = 0;	/* spent: only ak_omap_cursor_init makes it walk again */
 		return 0;
 	}
 	__builtin_memcpy(c->key, found, sizeof(c->key));
 	c->map = (unsigned long long)m;
-	c->gen = m->gen;
+	c->gen = gen;
 	c->leaf = (unsigned long long)at.leaf;
 	c->pos = at.pos;
 	c->started = 1;
@@ -1297,9 +1354,9 @@ __AK_OMAP_WIDTHS(__AK_OMAP_WIDTH)
 __ak_global unsigned long long __ak_omap_step(__arg_arena struct ak_omap __arena *m,
 					      __ak_nonnull struct ak_omap_cursor *c,
 					      __ak_nonnull struct __ak_omap_key4 *found,
-					      __ak_nonnull int *err)
+					      __ak_nonnull int *err, int hold)
 {
-	return __ak_omap_step_impl(m, c, found->w, err);
+	return __ak_omap_step_impl(m, c, found->w, err, hold);
 }
 
 #define __AK_OMAP_WIDTH_CALL(n, fn, words, ...) (words) == n ? fn##n(__VA_ARGS__) :
@@ -1580,7 +1637,7 @@ static inline void __ak_omap_cursor_init(struct ak_omap_cursor *c, const void *f
 		__builtin_memcpy(c->end, end, end_size < sizeof(c->end) ? end_size : sizeof(c->end));
 }
 
-/* The walk's next entry: one step from the cursor (the lock released at once). */
+/* The walk's next entry: one step from the cursor, in a read section. */
 #define __ak_omap_next(m, c, key_out, errp)				\
 	({								\
 		struct ak_omap __arena *___ak_nm = (m);			\
@@ -1591,9 +1648,8 @@ static inline void __ak_omap_cursor_init(struct ak_omap_cursor *c, const void *f
 									\
 		__ak_omap_key_ok(___ak_nko);				\
 		if (sizeof(*___ak_nko) == ___ak_nm->key_words * 8)	\
-			___ak_nv = __ak_omap_step(___ak_nm, (c), &___ak_nfound, &___ak_nerr); \
+			___ak_nv = __ak_omap_step(___ak_nm, (c), &___ak_nfound, &___ak_nerr, 0); \
 		if (___ak_nv) {						\
-			ak_lock_release(&___ak_nm->lock);		\
 			__builtin_memcpy(___ak_nko, ___ak_nfound.w, sizeof(*___ak_nko)); \
 		} else if (___ak_ne) {					\
 			*___ak_ne = ___ak_nerr;				\

@@ -164,7 +164,7 @@ static const struct gen_op ops[NOPS] = {
 	[REKEY] = { "rekey(9 to 62)", GEN_CHANGES, op_rekey },
 	[LOOKUP] = { "lookup(20)", GEN_READS_FREED, op_lookup },
 	[BOUND] = { "bound(after 2)", GEN_READS_FREED, op_bound },
-	[WALK] = { "walk", GEN_SPANS, op_walk },
+	[WALK] = { "walk", GEN_SPANS | GEN_READS_FREED, op_walk },
 	[COUNT] = { "count and check", 0, op_count },
 };
 

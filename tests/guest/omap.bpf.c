@@ -191,6 +191,34 @@ static int write_step(struct omap_read_args *a)
 	return 0;
 }
 
+/*
+ * A live walk of 8 steps from stable key @k: the stable keys after it in
+ * order, each once, whatever odd keys come between; 1 if it did not.
+ * Apart: its cursor is not on the stack under an update's calls (the
+ * verifier's 512 bytes across a chain of calls).
+ */
+__ak_apart int walk_wrong(struct omap_read_args *a, __u64 k)
+{
+	struct ak_omap_cursor c;
+	__u64 want = k, got;
+	__u64 __arena *v;
+	unsigned int i;
+	int err = 0;
+
+	ak_omap_cursor_init(&c, &k, NULL, 0);
+	for (i = 0; i < 8 && want < 2ULL * READ_STABLE; i++) {
+		v = ak_omap_next(&shared, &c, &got, &err);
+		if (!v)
+			return err != -EBUSY && err != -AK_EBUDGET;
+		a->walked++;
+		if (*v != got * 3 || got > want || (got < want && !(got & 1)))
+			return 1;	/* another value, a stable key skipped, or one twice */
+		if (got == want)
+			want += 2;
+	}
+	return 0;
+}
+
 /* A reader's step: a random stable key looked up, its value checked. */
 static int read_step(struct omap_read_args *a)
 {
@@ -202,6 +230,8 @@ static int read_step(struct omap_read_args *a)
 	if (!v && err != -ENOENT)
 		return err;
 	if (!v || *v != k * 3)
+		a->wrong++;
+	if (!(a->done % 8) && walk_wrong(a, k))
 		a->wrong++;
 	a->done++;
 	return ak_read_once(writers_done) == READ_WRITERS;

@@ -43,7 +43,9 @@ struct omap_cpu_args {
  * throughout; writer CPUs insert READ_BATCH odd keys of their own and
  * delete them again, READ_ROUNDS times (splits and merges under the
  * readers), while reader CPUs look up random stable keys until both
- * writers are done. Every lookup must find its key with its value.
+ * writers are done. Every lookup must find its key with its value; every
+ * 8th is followed by a walk of 8 steps from the key, which must return the
+ * stable keys after it in order, each once, whatever odd keys come between.
  */
 #define READ_STABLE 2000
 #define READ_BATCH 600
@@ -56,6 +58,7 @@ struct omap_read_args {
 	unsigned int deleting;		/* a writer in its round's deletes */
 	unsigned int busy;		/* -EBUSY or -AK_EBUDGET answers, tried again */
 	unsigned long long done;	/* a writer's changes; a reader's lookups */
+	unsigned long long walked;	/* a reader's walk steps (a short walk every 8th lookup) */
 	unsigned long long wrong;	/* a reader's lookups that missed, or read another value */
 	int err;			/* another failure */
 };
