@@ -22,9 +22,18 @@
  * a leaf links to: a value stays at its address while nodes split and
  * merge, so lookups return its address, as the hash table's do.
  *
- * Concurrency: one ak_lock per map, held by every call for one descent and
- * its change (O(levels x log2(fanout)) compares, plus a node's shift), so
- * a wait is bounded as lock.h says. An update allocates what it needs
+ * Concurrency: one ak_lock per map, held by every change for one descent
+ * and its change (O(levels x log2(fanout)) compares, plus a node's
+ * shift), so a wait is bounded as lock.h says. Lookups, bounds, first,
+ * last, walks and the count take no lock: they read in a read section,
+ * between two reads of the map's sequence count (m->gen, odd while a
+ * holder changes the tree), and read again if a change ran meanwhile; after
+ * three such tries a lookup takes the lock, so writers never starve it. A
+ * reader writes nothing shared: readers on many CPUs share the map's cache
+ * lines. In user space, where a link read mid-change could point outside
+ * the mmap, they take the lock unless the build defines AK_ARENA_CLAMP
+ * (arena.h); the loader's ak_omap_next_copy holds it to copy a value
+ * (omap_user.h). An update allocates what it needs
  * (entries a chunk at a time, the nodes a split may need) before it takes
  * the lock: a holder never allocates. A delete keeps its entry and nodes
  * for the next inserts (ak_omap_trim gives them back), so a queue's pushes
@@ -147,7 +156,9 @@ static inline int ak_omap_reserve(struct ak_omap __arena *m, unsigned long long 
  *	-AK_EBUDGET (may be NULL)
  *
  * The value stays at that address until its key is deleted: a program may
- * update it in place (atomically, if other CPUs do too).
+ * update it in place (atomically, if other CPUs do too). No lock is taken
+ * (a read section: see Concurrency above) unless changes kept running
+ * through three tries.
  *
  * Return: the address of the value in the arena, or NULL.
  */
