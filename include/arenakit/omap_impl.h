@@ -34,11 +34,17 @@ static inline unsigned long long __ak_omap_node_size(unsigned int kw)
 /*
  * A node's first slot and its key count as a reader with no lock reads
  * them (__ak_omap_find_impl): it may meet a node mid-change, or memory
- * that is no longer a node, and whatever it reads there keeps its loads
- * near the node. The tree's own starts are at most AK_OMAP_FANOUT (an
- * emptied root leaf's), below the mask.
+ * that is no longer a node. The count bounds its loops. In user space
+ * the start is masked too, so its loads stay near the node (the tree's
+ * own starts are at most AK_OMAP_FANOUT, an emptied root leaf's, below
+ * the mask); in BPF every arena load stays in the arena whatever its
+ * offset, and the mask would cost an instruction a key.
  */
+#ifdef __BPF__
+#define __ak_omap_start(n) ((n)->start)
+#else
 #define __ak_omap_start(n) ((n)->start & (2 * AK_OMAP_FANOUT - 1))
+#endif
 
 static __ak_always_inline unsigned int __ak_omap_nkeys(__ak_omap_node_t n)
 {
@@ -319,12 +325,10 @@ static __ak_always_inline void __ak_omap_changing(struct ak_omap __arena *m)
 {
 	unsigned long long gen = m->gen;	/* only holders write it */
 
-	if (gen & 1)
-		return;
 	if (AK_TSO) {
-		ak_write_once(m->gen, gen + 1);
+		ak_write_once(m->gen, gen | 1);	/* no branch: odd already, it stays */
 		ak_compiler_barrier();	/* TSO keeps the stores after it after it */
-	} else {
+	} else if (!(gen & 1)) {
 		(void)ak_fetch_add(&m->gen, 1);	/* fully ordered: before the stores after it */
 	}
 }
@@ -784,7 +788,6 @@ enum {
 	__AK_OMAP_GT,		/* the first key after @k */
 	__AK_OMAP_FIRST,
 	__AK_OMAP_LAST,
-	__AK_OMAP_HOLD = 8,	/* or'ed: return with the lock held (found only) */
 };
 
 /* Where a find ended: the leaf, and the key's slot in it. */
@@ -1085,39 +1088,30 @@ static inline unsigned long long __ak_omap_find_impl(struct ak_omap __arena *m,
 						     const unsigned long long *k, int mode,
 						     unsigned long long *key_out, int *err)
 {
-	unsigned long long __arena *entry = 0;
-	unsigned long long gen = 0;
+	unsigned long long __arena *entry;
 	struct __ak_omap_at at;
+	unsigned long long gen;
 	unsigned int tries;
-	int locked;
 
-	for (tries = 0; tries <= __AK_OMAP_READ_TRIES; tries++) {
-		locked = !__AK_ARENA_CLAMPED || tries == __AK_OMAP_READ_TRIES ||
-			 (mode & __AK_OMAP_HOLD);
-		if (locked) {
-			*err = __ak_omap_lock(m);
-			if (*err)
-				return 0;
-		} else {
-			gen = __ak_omap_read_begin(m);
-			if (gen & 1) {
-				ak_spin_wait();	/* a holder is changing the tree */
-				continue;
-			}
-			if (!ak_read_once(m->depth)) {
-				*err = -EINVAL;	/* not initialised */
-				return 0;
-			}
+	for (tries = 0; __AK_ARENA_CLAMPED && tries < __AK_OMAP_READ_TRIES; tries++) {
+		gen = __ak_omap_read_begin(m);
+		if (gen & 1) {
+			ak_spin_wait();	/* a holder is changing the tree */
+			continue;
 		}
-		entry = __ak_omap_find_locked(m, k, mode & ~__AK_OMAP_HOLD, key_out, err, &at);
-		if (locked) {
-			if (!entry || !(mode & __AK_OMAP_HOLD))
-				__ak_omap_unlock(m);
-			break;
+		if (!ak_read_once(m->depth)) {
+			*err = -EINVAL;	/* not initialised */
+			return 0;
 		}
+		entry = __ak_omap_find_locked(m, k, mode, key_out, err, &at);
 		if (__ak_omap_read_end(m, gen))
-			break;
+			return entry ? (unsigned long long)(entry + m->key_words) : 0;
 	}
+	*err = __ak_omap_lock(m);
+	if (*err)
+		return 0;
+	entry = __ak_omap_find_locked(m, k, mode, key_out, err, &at);
+	__ak_omap_unlock(m);
 	return entry ? (unsigned long long)(entry + m->key_words) : 0;
 }
 
@@ -1182,6 +1176,27 @@ __ak_omap_step_at(struct ak_omap __arena *m, const struct ak_omap_cursor *c, uns
 	return entry;
 }
 
+/* After a step found @entry (or not) in the state of count @gen: the cursor moved to it, or spent. */
+static __ak_always_inline unsigned long long __ak_omap_step_to(const struct ak_omap __arena *m,
+							      struct ak_omap_cursor *c,
+							      unsigned long long __arena *entry,
+							      unsigned long long gen,
+							      const unsigned long long *found,
+							      const struct __ak_omap_at *at)
+{
+	if (!entry) {
+		c->map = 0;	/* spent: only ak_omap_cursor_init makes it walk again */
+		return 0;
+	}
+	__builtin_memcpy(c->key, found, sizeof(c->key));
+	c->map = (unsigned long long)m;
+	c->gen = gen;
+	c->leaf = (unsigned long long)at->leaf;
+	c->pos = at->pos;
+	c->started = 1;
+	return (unsigned long long)(entry + m->key_words);
+}
+
 /*
  * A walk's step: in a read section as a find's (__ak_omap_find_impl), or
  * with the lock if @hold, and then returned with it held when found (the
@@ -1193,46 +1208,29 @@ static inline unsigned long long __ak_omap_step_impl(struct ak_omap __arena *m,
 						     struct ak_omap_cursor *c,
 						     unsigned long long *found, int *err, int hold)
 {
-	unsigned long long __arena *entry = 0;
-	unsigned long long gen = 0;
+	unsigned long long __arena *entry;
 	struct __ak_omap_at at;
+	unsigned long long gen;
 	unsigned int tries;
-	int locked;
 
-	for (tries = 0; tries <= __AK_OMAP_READ_TRIES; tries++) {
-		locked = !__AK_ARENA_CLAMPED || tries == __AK_OMAP_READ_TRIES || hold;
-		if (locked) {
-			*err = __ak_omap_lock(m);
-			if (*err)
-				return 0;
-			gen = m->gen;
-		} else {
-			gen = __ak_omap_read_begin(m);
-			if (gen & 1) {
-				ak_spin_wait();	/* a holder is changing the tree */
-				continue;
-			}
+	for (tries = 0; __AK_ARENA_CLAMPED && !hold && tries < __AK_OMAP_READ_TRIES; tries++) {
+		gen = __ak_omap_read_begin(m);
+		if (gen & 1) {
+			ak_spin_wait();	/* a holder is changing the tree */
+			continue;
 		}
 		entry = __ak_omap_step_at(m, c, gen, found, err, &at);
-		if (locked) {
-			if (!entry || !hold)
-				__ak_omap_unlock(m);
-			break;
-		}
 		if (__ak_omap_read_end(m, gen))
-			break;
+			return __ak_omap_step_to(m, c, entry, gen, found, &at);
 	}
-	if (!entry) {
-		c->map = 0;	/* spent: only ak_omap_cursor_init makes it walk again */
+	*err = __ak_omap_lock(m);
+	if (*err)
 		return 0;
-	}
-	__builtin_memcpy(c->key, found, sizeof(c->key));
-	c->map = (unsigned long long)m;
-	c->gen = gen;
-	c->leaf = (unsigned long long)at.leaf;
-	c->pos = at.pos;
-	c->started = 1;
-	return (unsigned long long)(entry + m->key_words);
+	gen = m->gen;
+	entry = __ak_omap_step_at(m, c, gen, found, err, &at);
+	if (!entry || !hold)
+		__ak_omap_unlock(m);
+	return __ak_omap_step_to(m, c, entry, gen, found, &at);
 }
 
 /*
@@ -1278,7 +1276,7 @@ static __ak_always_inline void __ak_omap_take_end(struct ak_omap __arena *m,
  * works on a copy of the key in AK_OMAP_MAX_KEY bytes, which every loop
  * over a key's words stays within, whatever the map says its width is.
  *  - find: the value's address of the entry a mode asks for, its key in
- *    *@key_out; with __AK_OMAP_HOLD, the lock stays held when found;
+ *    *@key_out (a read section, or the lock);
  *  - unlink: the entry of *@key (first: of the first key) out of the
  *    tree, its key in *@key_out, the lock held; the caller copies the
  *    value, then __ak_omap_take_end; a first key's unlink takes NULL for
@@ -1354,9 +1352,9 @@ __AK_OMAP_WIDTHS(__AK_OMAP_WIDTH)
 __ak_global unsigned long long __ak_omap_step(__arg_arena struct ak_omap __arena *m,
 					      __ak_nonnull struct ak_omap_cursor *c,
 					      __ak_nonnull struct __ak_omap_key4 *found,
-					      __ak_nonnull int *err, int hold)
+					      __ak_nonnull int *err)
 {
-	return __ak_omap_step_impl(m, c, found->w, err, hold);
+	return __ak_omap_step_impl(m, c, found->w, err, 0);
 }
 
 #define __AK_OMAP_WIDTH_CALL(n, fn, words, ...) (words) == n ? fn##n(__VA_ARGS__) :
@@ -1375,7 +1373,7 @@ __ak_global unsigned long long __ak_omap_step(__arg_arena struct ak_omap __arena
 
 /*
  * A find of @mode: the value's address, the key copied to @key_out (NULL:
- * not wanted). With __AK_OMAP_HOLD the lock is held on return when found.
+ * not wanted).
  */
 #define __ak_omap_find(m, key, mode, key_out, errp)			\
 	({								\
@@ -1648,7 +1646,7 @@ static inline void __ak_omap_cursor_init(struct ak_omap_cursor *c, const void *f
 									\
 		__ak_omap_key_ok(___ak_nko);				\
 		if (sizeof(*___ak_nko) == ___ak_nm->key_words * 8)	\
-			___ak_nv = __ak_omap_step(___ak_nm, (c), &___ak_nfound, &___ak_nerr, 0); \
+			___ak_nv = __ak_omap_step(___ak_nm, (c), &___ak_nfound, &___ak_nerr); \
 		if (___ak_nv) {						\
 			__builtin_memcpy(___ak_nko, ___ak_nfound.w, sizeof(*___ak_nko)); \
 		} else if (___ak_ne) {					\

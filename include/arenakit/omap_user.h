@@ -23,7 +23,7 @@ static inline int __ak_omap_next_copy(struct ak_omap *m, struct ak_omap_cursor *
 
 	if (ks != m->key_words * 8ULL || vs != m->value_size)
 		return err;
-	v = __ak_omap_step(m, c, &found, &err, 1);	/* returned with the lock held */
+	v = __ak_omap_step_impl(m, c, found.w, &err, 1);	/* returned with the lock held */
 	if (!v)		/* never 0 then: said so that a compiler sees 0 only with the copies */
 		return err < 0 ? err : -EFAULT;
 	/* The value while the lock is held: a program may delete and free it after. */
