@@ -781,7 +781,7 @@ static __ak_always_inline unsigned long long __arena *__ak_omap_pop_head(struct 
 	return entry;
 }
 
-/* What __ak_omap_find_locked looks for. */
+/* What __ak_omap_find_at looks for. */
 enum {
 	__AK_OMAP_EQ,		/* @k itself */
 	__AK_OMAP_GE,		/* the first key at or after @k */
@@ -803,7 +803,7 @@ struct __ak_omap_at {
  * and the next leaf's link kept in the arena, whatever a change left.
  */
 static __ak_always_inline unsigned long long __arena *
-__ak_omap_find_locked(struct ak_omap __arena *m, const unsigned long long *k, int mode,
+__ak_omap_find_at(struct ak_omap __arena *m, const unsigned long long *k, int mode,
 		      unsigned long long *key_out, int *err, struct __ak_omap_at *at)
 {
 	const unsigned long long *where = k;
@@ -814,9 +814,13 @@ __ak_omap_find_locked(struct ak_omap __arena *m, const unsigned long long *k, in
 		where = __AK_OMAP_LEFTMOST;
 	else if (mode == __AK_OMAP_LAST)
 		where = __AK_OMAP_RIGHTMOST;
-	n = ak_read_once(m->head);
-	nkeys = __ak_omap_nkeys(n);
-	if (mode != __AK_OMAP_FIRST || !nkeys) {	/* the head's first key is the first */
+	n = 0;
+	nkeys = 0;
+	if (mode == __AK_OMAP_FIRST) {	/* the head's first key is the first */
+		n = ak_read_once(m->head);
+		nkeys = __ak_omap_nkeys(n);
+	}
+	if (!nkeys) {
 		n = __ak_omap_descend(m, where, NULL);	/* no change: no path */
 		nkeys = __ak_omap_nkeys(n);
 	}
@@ -1103,14 +1107,14 @@ static inline unsigned long long __ak_omap_find_impl(struct ak_omap __arena *m,
 			*err = -EINVAL;	/* not initialised */
 			return 0;
 		}
-		entry = __ak_omap_find_locked(m, k, mode, key_out, err, &at);
+		entry = __ak_omap_find_at(m, k, mode, key_out, err, &at);
 		if (__ak_omap_read_end(m, gen))
 			return entry ? (unsigned long long)(entry + m->key_words) : 0;
 	}
 	*err = __ak_omap_lock(m);
 	if (*err)
 		return 0;
-	entry = __ak_omap_find_locked(m, k, mode, key_out, err, &at);
+	entry = __ak_omap_find_at(m, k, mode, key_out, err, &at);
 	__ak_omap_unlock(m);
 	return entry ? (unsigned long long)(entry + m->key_words) : 0;
 }
@@ -1166,7 +1170,7 @@ __ak_omap_step_at(struct ak_omap __arena *m, const struct ak_omap_cursor *c, uns
 	} else if (c->map && (!same || c->exact)) {
 		*err = -AK_ESTALE;	/* another map's cursor, or an exact walk's map changed */
 	} else {
-		entry = __ak_omap_find_locked(m, c->key, c->started ? __AK_OMAP_GT : __AK_OMAP_GE,
+		entry = __ak_omap_find_at(m, c->key, c->started ? __AK_OMAP_GT : __AK_OMAP_GE,
 					      found, err, at);
 	}
 	if (entry && c->bounded && __ak_omap_cmp_words(found, c->end, m->key_words) >= 0) {
