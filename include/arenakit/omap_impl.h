@@ -15,7 +15,7 @@
 #define __ARENAKIT_OMAP_IMPL_H
 
 #define __AK_OMAP_KW_MAX (AK_OMAP_MAX_KEY / 8)
-/* __ak_omap_insert_locked's answers besides 0 (inserted) and an error. */
+/* __ak_omap_insert_body's answers besides 0 (inserted) and an error. */
 enum {
 	__AK_OMAP_PRESENT = 1,	/* the key was there: its entry is returned */
 	__AK_OMAP_REFILL = 2,	/* fill the spare stock and come back */
@@ -91,13 +91,16 @@ static inline __ak_omap_node_t __ak_omap_child(const struct ak_omap __arena *m, 
 
 /*
  * Move @n words from @src to @dst, which may overlap. Out of line (a
- * global function in BPF), as is the search below: the verifier checks
- * each once, not at every place a tree operation calls it. Its loops are
- * bounded by a constant, not by the loop budget: a move is never cut, so a
- * node is never left half moved.
+ * global function in BPF, __ak_omap_move), as is the search below: the
+ * verifier checks each once, not at every place a tree operation calls
+ * it; an update's insert into a leaf with room has it inline, a call
+ * fewer on the most common change. Its loops are bounded by a constant,
+ * not by the loop budget: a move is never cut, so a node is never left
+ * half moved.
  */
-__ak_global int __ak_omap_move(__arg_arena unsigned long long __arena *dst,
-			       __arg_arena unsigned long long __arena *src, unsigned long long n)
+static __ak_always_inline int __ak_omap_move_impl(unsigned long long __arena *dst,
+						  unsigned long long __arena *src,
+						  unsigned long long n)
 {
 	volatile unsigned long long __arena *d = dst;
 	volatile unsigned long long __arena *s = src;
@@ -140,6 +143,12 @@ __ak_global int __ak_omap_move(__arg_arena unsigned long long __arena *dst,
 			d[i - 1] = s[i - 1];
 	}
 	return 0;
+}
+
+__ak_global int __ak_omap_move(__arg_arena unsigned long long __arena *dst,
+			       __arg_arena unsigned long long __arena *src, unsigned long long n)
+{
+	return __ak_omap_move_impl(dst, src, n);
 }
 
 /* A key from a program's memory into key @i of @n. */
@@ -409,22 +418,29 @@ static inline void __ak_omap_compact(const struct ak_omap __arena *m, __ak_omap_
  * Open a gap at key @i of @n, @n not full: the keys from @i on move up
  * one, and the links beside them (a leaf's entry @i on, an inner node's
  * children from @i + 1 on); a leaf with no slot above its last key is
- * compacted first.
+ * compacted first. @inline_move (a constant): the moves inline, not calls.
  */
-static inline void __ak_omap_open(const struct ak_omap __arena *m, __ak_omap_node_t n,
-				  unsigned int i)
+static __ak_always_inline void __ak_omap_open_as(const struct ak_omap __arena *m,
+						  __ak_omap_node_t n, unsigned int i, int inline_move)
 {
 	unsigned int rest = n->nkeys - i, link = n->leaf ? i : i + 1;
 
 	if (n->start + n->nkeys >= AK_OMAP_FANOUT)
 		__ak_omap_compact(m, n);
-	if (rest) {	/* a call saved at the end of a node */
+	if (rest && inline_move) {
+		__ak_omap_move_impl(__ak_omap_key(m, n, i + 1), __ak_omap_key(m, n, i),
+				    rest * m->key_words);
+		__ak_omap_move_impl(__ak_omap_links(m, n) + link + 1,
+				    __ak_omap_links(m, n) + link, rest);
+	} else if (rest) {	/* a call saved at the end of a node */
 		__ak_omap_move(__ak_omap_key(m, n, i + 1), __ak_omap_key(m, n, i),
 			       rest * m->key_words);
 		__ak_omap_move(__ak_omap_links(m, n) + link + 1, __ak_omap_links(m, n) + link, rest);
 	}
 	n->nkeys++;
 }
+
+#define __ak_omap_open(m, n, i) __ak_omap_open_as(m, n, i, 0)
 
 /*
  * Close key @i of @n, and its link (a leaf's entry @i, an inner node's
@@ -527,26 +543,53 @@ __ak_global unsigned long long __ak_omap_place(__arg_arena struct ak_omap __aren
 	return (unsigned long long)right;
 }
 
+/* An idle entry off the map's list (the caller checked it holds one). */
+static __ak_always_inline unsigned long long __arena *__ak_omap_take_idle(struct ak_omap __arena *m)
+{
+	unsigned long long __arena *entry = m->idle;
+
+	m->idle = (unsigned long long __arena *)(unsigned long)entry[0];
+	m->nidle--;
+	return entry;
+}
+
+/* A new entry's key: its first words. */
+static __ak_always_inline void __ak_omap_key_put_entry(const struct ak_omap __arena *m,
+						       unsigned long long __arena *entry,
+						       const unsigned long long *k)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->key_words && i < __AK_OMAP_KW_MAX; i++)
+		((volatile unsigned long long __arena *)entry)[i] = k[i];
+}
+
 /*
  * The insert of @k under the lock, or the entry of the key if present:
  * its address in *@found, and __AK_OMAP_PRESENT then. A new key takes
  * @entry (a rekey's: the entry it moves), or an idle one if that is NULL;
  * its key is written here. Nodes a split needs come from the spare stock,
  * counted first: __AK_OMAP_REFILL if it holds too few, or no entry is at
- * hand, with nothing changed.
+ * hand, with nothing changed. @inline_leaf (an update's; a constant): a
+ * leaf with room (most inserts) takes the key here, its shift inline, and
+ * its descent keeps no path (a split descends again for it); a rekey's
+ * keeps that out of line, as its frame sits under the unlink's calls (the
+ * verifier's 512 bytes across a chain of calls).
  */
-static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsigned long long *k,
-					  unsigned int flags, unsigned long long __arena *entry,
-					  unsigned long long __arena **found)
+static __ak_always_inline int __ak_omap_insert_body(struct ak_omap __arena *m,
+						    const unsigned long long *k, unsigned int flags,
+						    unsigned long long __arena *entry,
+						    unsigned long long __arena **found, int inline_leaf)
 {
-	struct __ak_omap_place a = {};
+	struct __ak_omap_place a;	/* zeroed where a split needs it, not before */
 	unsigned int need = 0, depth = m->depth, i;
 	unsigned long long right = 0;
 	struct __ak_omap_path p;
 	__ak_omap_node_t n, root;
 	int d;
 
-	n = __ak_omap_descend(m, k, &p);
+	/* An update's keeps no path unless it splits; @k is a key, never an end of the map. */
+	n = (__ak_omap_node_t)__ak_omap_walk_down(m, (const void *)k, 0, inline_leaf ? NULL : &p);
 	a.pos = __ak_omap_slot(m, n, k, 0);
 	if (a.pos < n->nkeys && !__ak_omap_cmp(__ak_omap_key(m, n, a.pos), k, m->key_words)) {
 		if (flags == AK_OMAP_NOEXIST)
@@ -556,6 +599,22 @@ static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsig
 	}
 	if (flags == AK_OMAP_EXIST)
 		return -ENOENT;
+	if (inline_leaf && n->nkeys < AK_OMAP_FANOUT) {
+		/* The leaf has room (most inserts): no split to count for, no call to place the key. */
+		if (!entry && !m->idle)
+			return __AK_OMAP_REFILL;
+		__ak_omap_changing(m);
+		entry = entry ?: __ak_omap_take_idle(m);
+		__ak_omap_key_put_entry(m, entry, k);
+		__ak_omap_open_as(m, n, a.pos, 1);
+		__ak_omap_key_put(m, n, a.pos, k);
+		__ak_omap_links(m, n)[a.pos] = (unsigned long)entry;
+		m->count++;
+		*found = entry;
+		return 0;
+	}
+	if (inline_leaf)	/* the same leaf again (the lock is held), its path kept this time */
+		__ak_omap_walk_down(m, (const void *)k, 0, &p);
 	/*
 	 * The level loops count up to AK_OMAP_MAX_DEPTH (constant bounds the
 	 * verifier follows) and find the level from the depth.
@@ -574,16 +633,14 @@ static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsig
 	if (m->nspare < need || (!entry && !m->idle))
 		return __AK_OMAP_REFILL;
 	__ak_omap_changing(m);	/* a rekey's entry is in the tree: its key changes below */
-	if (!entry) {
-		entry = m->idle;
-		m->idle = (unsigned long long __arena *)(unsigned long)entry[0];
-		m->nidle--;
-	}
-	for (i = 0; i < m->key_words && i < __AK_OMAP_KW_MAX; i++)
-		((volatile unsigned long long __arena *)entry)[i] = k[i];
-	a.link = (unsigned long)entry;
+	entry = entry ?: __ak_omap_take_idle(m);
+	__ak_omap_key_put_entry(m, entry, k);
 
 	/* From the leaf up: each split's right half goes into the parent. */
+	i = a.pos;
+	__builtin_memset(&a, 0, sizeof(a));
+	a.pos = i;
+	a.link = (unsigned long)entry;
 	__builtin_memcpy(a.key.w, k, sizeof(a.key.w));
 	for (i = 0; i < AK_OMAP_MAX_DEPTH; i++) {
 		d = (int)depth - 1 - (int)i;
@@ -613,6 +670,13 @@ static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsig
 	m->count++;
 	*found = entry;
 	return 0;
+}
+
+static inline int __ak_omap_insert_locked(struct ak_omap __arena *m, const unsigned long long *k,
+					  unsigned int flags, unsigned long long __arena *entry,
+					  unsigned long long __arena **found)
+{
+	return __ak_omap_insert_body(m, k, flags, entry, found, 0);
 }
 
 /*
@@ -994,7 +1058,7 @@ struct __ak_omap_update {
  * key takes an idle entry; a chunk of them, and the nodes a split may
  * need, are allocated first, with no lock held: a holder never allocates.
  */
-static inline void __arena *__ak_omap_update_begin(struct ak_omap __arena *m,
+static __ak_always_inline void __arena *__ak_omap_update_begin(struct ak_omap __arena *m,
 						   const unsigned long long *k, unsigned int flags,
 						   int sleepable, struct __ak_omap_update *u)
 {
@@ -1015,7 +1079,7 @@ static inline void __arena *__ak_omap_update_begin(struct ak_omap __arena *m,
 		err = __ak_omap_lock(m);
 		if (err)
 			goto out;
-		err = __ak_omap_insert_locked(m, k, flags, 0, &found);
+		err = __ak_omap_insert_body(m, k, flags, 0, &found, 1);
 		if (err == 0 || err == __AK_OMAP_PRESENT) {
 			__ak_omap_changing(m);	/* the value's store: an exact walk is stale */
 			u->err = 0;
@@ -1088,7 +1152,7 @@ static __ak_always_inline int __ak_omap_rekey_locked(struct ak_omap __arena *m,
  * A read fence (atomic.h) orders the first count before the reads and the
  * reads before the second, on arm64 as on x86-64.
  */
-static inline unsigned long long __ak_omap_find_impl(struct ak_omap __arena *m,
+static __ak_always_inline unsigned long long __ak_omap_find_impl(struct ak_omap __arena *m,
 						     const unsigned long long *k, int mode,
 						     unsigned long long *key_out, int *err)
 {
