@@ -1058,9 +1058,9 @@ struct __ak_omap_update {
  * key takes an idle entry; a chunk of them, and the nodes a split may
  * need, are allocated first, with no lock held: a holder never allocates.
  */
-static __ak_always_inline void __arena *__ak_omap_update_begin(struct ak_omap __arena *m,
-						   const unsigned long long *k, unsigned int flags,
-						   int sleepable, struct __ak_omap_update *u)
+static __ak_always_inline void __arena *
+__ak_omap_update_begin(struct ak_omap __arena *m, const unsigned long long *k, unsigned int flags,
+		       int sleepable, struct __ak_omap_update *u)
 {
 	unsigned long long __arena *found = 0;
 	unsigned int tries;
@@ -1152,9 +1152,9 @@ static __ak_always_inline int __ak_omap_rekey_locked(struct ak_omap __arena *m,
  * A read fence (atomic.h) orders the first count before the reads and the
  * reads before the second, on arm64 as on x86-64.
  */
-static __ak_always_inline unsigned long long __ak_omap_find_impl(struct ak_omap __arena *m,
-						     const unsigned long long *k, int mode,
-						     unsigned long long *key_out, int *err)
+static __ak_always_inline unsigned long long
+__ak_omap_find_impl(struct ak_omap __arena *m, const unsigned long long *k, int mode,
+		    unsigned long long *key_out, int *err)
 {
 	unsigned long long __arena *entry;
 	struct __ak_omap_at at;
