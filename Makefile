@@ -26,6 +26,12 @@ export CMD ARGS
 # make's one-letter options (-s, -n...), as make 4 puts them first in MAKEFLAGS.
 MAKE_FLAG_LETTERS := $(firstword -$(MAKEFLAGS))
 
+# A job per CPU unless -j was given: a cold build is objects by the hundred
+# (every BPF program under two compilers), and CI runs plain make test.
+ifeq ($(filter -j% --jobserver%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc)
+endif
+
 # Quiet output, one line per step ("  CC  build/user/loader.o"); V=1 prints
 # the commands instead, and make -s neither.
 ifeq ($(V),1)
@@ -178,7 +184,7 @@ GUEST_MEM ?= 4G
 # Criterion options: FILTER='suite/test' selects tests, CRITERION_ARGS adds more.
 TEST_ARGS := --color=never $(if $(FILTER),--filter='$(FILTER)') $(CRITERION_ARGS)
 
-.PHONY: all test run vm deps deps-bench deps-selftests help clean kernel-clean kernel-selftests bench bench-kernels replay profile stress
+.PHONY: all test test-kernel run vm deps deps-bench deps-selftests help clean kernel-clean kernel-selftests bench bench-kernels replay profile stress
 .PHONY: same-code kernel bpf tool tests host-test system-test guest-test example explore install uninstall flags kernel-dir
 
 help:
@@ -193,6 +199,10 @@ help:
 	@echo '                                     build/arm64/ (run, vm, bench take it too)'
 	@echo '                  KASAN=1            use the kernel with KASAN (its own cache entry)'
 	@echo "                  GUEST_ENV='VAR=value'  the guest tests' environment"
+	@echo '                  each phase is timed: "phases: kernel 0:00, build 2:10, ..." closes it'
+	@echo 'make test-kernel  only what depends on the kernel: the guest tests and the system'
+	@echo '                  tests that boot it (KERNEL=stock after make test: what CI runs;'
+	@echo '                  ARCH=arm64 is make test ARCH=arm64)'
 	@echo 'make host-test  the host tests alone; make guest-test the guest tests alone (FILTER too)'
 	@echo 'make system-test  the system tests alone: the toolchains, make install, the VM runner'
 	@echo '                  and the tool in the VM (FILTER too)'
@@ -354,31 +364,81 @@ $(GUEST_TEST_OBJS): CFLAGS += -DAK_BUILD_DIR='"$(BUILD)"'
 GUEST_TEST_RUN = SMP=$(GUEST_SMP) MEM=$(GUEST_MEM) \
 	kernel/vm '$(GUEST_ENV) $(GUEST_TESTS) --verbose $(TEST_ARGS) 2>&1' 2>&1 | tee $(BUILD)/guest-tests.log
 
-# Both runs go on after a failure; the closing line adds them up, and any
+# Each phase of make test is timed: its seconds go to $(PHASES) as they end,
+# and the table is printed before the closing line, so every log shows where
+# the time went. The build is a phase of its own (make all, then the test
+# binaries), run from the recipe so it can be timed.
+PHASES := $(BUILD)/phases.txt
+phase_start = t0=$$(date +%s)
+phase_end = echo "$(1) $$(($$(date +%s) - t0))" >> $(PHASES); t0=$$(date +%s)
+phase_begin = mkdir -p $(BUILD); : > $(PHASES); $(phase_start)
+sub_make = $(MAKE) --no-print-directory
+
+# The suites run on after a failure; the closing line adds them up, and any
 # failure (a test, the VM runner, a guest kernel warning) fails the target.
 # ARCH=arm64 runs the guest tests alone: the others are the host's.
+# What depends on the kernel (the guest tests, the LSE check, the system
+# tests that boot it) is KERNEL_SUITES; make test-kernel runs only that,
+# for a second kernel in one CI run (.ci/run).
 ifeq ($(ARCH),arm64)
-test: all
-	@rc=0; \
+KERNEL_BUILD_GOALS := all
+define KERNEL_SUITES
 	echo '== guest tests (QEMU, arm64)'; \
 	$(GUEST_TEST_RUN) || rc=1; \
+	$(call phase_end,guest-arm64); \
 	echo '== a CPU without LSE atomics is refused (QEMU cortex-a57)'; \
 	tests/cpu_refused.sh $(TOOL) $(BUILD)/cpu-refused.log || rc=1; \
-	tests/summary.sh $(BUILD)/guest-tests.log || rc=1; \
-	exit $$rc
+	$(call phase_end,lse-check)
+endef
+KERNEL_LOGS := $(BUILD)/guest-tests.log
 else
-test: all
-	@rc=0; \
+# The stock kernel's suite needs neither the host tests nor the explorer.
+KERNEL_BUILD_GOALS := kernel bpf tool example $(SYSTEM_TESTS) $(GUEST_TESTS) $(NEW_BPF_OBJS)
+# The system tests that boot the kernel: the VM runner and the tool's glob.
+KERNEL_SYSTEM_FILTER := $(or $(FILTER),@(vm_runner|glob_cli)/*)
+define KERNEL_SUITES
+	echo '== system tests that boot the kernel ($(KERNEL))'; \
+	$(HOST_TEST_ENV) $(SYSTEM_TESTS) --color=never --filter='$(KERNEL_SYSTEM_FILTER)' $(CRITERION_ARGS) \
+		2>&1 | tee $(BUILD)/system-tests.log || rc=1; \
+	$(call phase_end,system-$(KERNEL)); \
+	echo '== guest tests (QEMU, $(KERNEL))'; \
+	$(GUEST_TEST_RUN) || rc=1; \
+	$(call phase_end,guest-$(KERNEL))
+endef
+KERNEL_LOGS := $(BUILD)/system-tests.log $(BUILD)/guest-tests.log
+endif
+
+# Phases: kernel (built once into the cache; 0 when cached), build, then
+# each suite; tests/summary.sh prints them beside the counts.
+test-kernel:
+	@rc=0; $(phase_begin); \
+	$(sub_make) kernel || exit 1; $(call phase_end,kernel); \
+	$(sub_make) $(KERNEL_BUILD_GOALS) || exit 1; $(call phase_end,build); \
+	$(KERNEL_SUITES); \
+	tests/summary.sh --phases $(PHASES) $(KERNEL_LOGS) || rc=1; \
+	exit $$rc
+
+ifeq ($(ARCH),arm64)
+test: test-kernel
+else
+test:
+	@rc=0; $(phase_begin); \
+	$(sub_make) kernel || exit 1; $(call phase_end,kernel); \
+	$(sub_make) all || exit 1; $(call phase_end,build); \
 	echo '== host tests'; \
 	$(HOST_TEST_ENV) $(HOST_TESTS) $(TEST_ARGS) 2>&1 | tee $(BUILD)/host-tests.log || rc=1; \
+	$(call phase_end,host); \
 	echo '== system tests'; \
 	$(HOST_TEST_ENV) $(SYSTEM_TESTS) $(TEST_ARGS) 2>&1 | tee $(BUILD)/system-tests.log || rc=1; \
+	$(call phase_end,system); \
 	echo '== schedule explorer'; \
 	$(EXPLORE_ENV) $(EXPLORE_TESTS) $(TEST_ARGS) 2>&1 | tee $(BUILD)/explore-tests.log || rc=1; \
-	$(if $(FILTER),,$(MUTANTS_RUN) || rc=1;) \
+	$(call phase_end,explorer); \
+	$(if $(FILTER),,$(MUTANTS_RUN) || rc=1; $(call phase_end,mutants);) \
 	echo '== guest tests (QEMU)'; \
 	$(GUEST_TEST_RUN) || rc=1; \
-	tests/summary.sh $(BUILD)/host-tests.log $(BUILD)/system-tests.log \
+	$(call phase_end,guest-$(KERNEL)); \
+	tests/summary.sh --phases $(PHASES) $(BUILD)/host-tests.log $(BUILD)/system-tests.log \
 		$(BUILD)/explore-tests.log $(BUILD)/guest-tests.log || rc=1; \
 	exit $$rc
 endif

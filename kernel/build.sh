@@ -24,8 +24,8 @@
 #
 # The entry is named by a hash of the package version, the variant, the
 # patch series (what the build uses of it: see built_part), the config
-# fragment and this script, so a fresh clone on the same machine reuses a
-# kernel built earlier.
+# fragment and this script's code (not its comments), so a fresh clone on
+# the same machine reuses a kernel built earlier.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -81,7 +81,8 @@ key=$({
 	[ "$arch" = x86_64 ] || echo "$arch"
 	[ "$selftests" = 1 ] && echo selftests && cat "$here/config.selftests"
 	[ "$kasan" = 1 ] && echo kasan && cat "$here/config.kasan"
-	cat "$here/config" "$here/config.$arch" "$here/build.sh"
+	cat "$here/config" "$here/config.$arch"
+	grep -v '^[[:space:]]*\(#.*\)\?$' "$here/build.sh"
 	for p in "${patches[@]}"; do
 		echo "== $p"
 		[ -e "$here/patches/$p" ] && built_part "$here/patches/$p" || echo "missing"

@@ -3,8 +3,18 @@
 # Add up the Criterion "Synthesis" lines of the given logs into one closing
 # line. Fails if a log has no Synthesis line (the binary or the VM died) or
 # any test failed or crashed.
+#
+#   tests/summary.sh [--phases FILE] LOG...
+#
+# FILE holds make test's phases, "NAME SECONDS" a line: they are printed
+# first, as one line, so a slow phase shows in the last lines of every log.
 set -u
 passed=0 failed=0 rc=0
+if [ "${1:-}" = --phases ]; then
+	awk '{ printf "%s%s %d:%02d", (NR > 1 ? ", " : "phases: "), $1, $2 / 60, $2 % 60; total += $2 }
+	     END { if (NR) printf " (total %d:%02d)\n", total / 60, total % 60 }' "$2"
+	shift 2
+fi
 for log in "$@"; do
 	line=$(grep -a 'Synthesis: Tested:' "$log" | tail -n 1)
 	if [ -z "$line" ]; then

@@ -42,13 +42,20 @@ static const char failing[] =
 	"[\033[0;34m----\033[0m] a long line the test printed\n"
 	"[====] Synthesis: Tested: 2 | Passing: 1 | Failing: 1 | Crashing: 0 \n";
 
-/* Run tests/summary.sh on logs holding @texts (NULL-ended); its exit status. */
-static int summarize(const char *const *texts, char *out, size_t size)
+/*
+ * Run tests/summary.sh on logs holding @texts (NULL-ended), and with
+ * --phases on a file holding @phases unless it is NULL; its exit status.
+ */
+static int summarize_phases(const char *phases, const char *const *texts, char *out, size_t size)
 {
-	char paths[2][32], command[128];
+	char paths[2][32], phases_path[32] = "/tmp/summary_phases.XXXXXX", command[192];
 	int i, n, status;
 
 	n = snprintf(command, sizeof(command), "tests/summary.sh");
+	if (phases) {
+		write_log(phases_path, phases);
+		n += snprintf(command + n, sizeof(command) - n, " --phases %s", phases_path);
+	}
 	for (i = 0; texts[i]; i++) {
 		cr_assert_lt(i, 2);
 		snprintf(paths[i], sizeof(paths[i]), "/tmp/summary_log.XXXXXX");
@@ -59,8 +66,15 @@ static int summarize(const char *const *texts, char *out, size_t size)
 	status = run_command(command, out, size);
 	while (i--)
 		unlink(paths[i]);
+	if (phases)
+		unlink(phases_path);
 	cr_assert(WIFEXITED(status), "tests/summary.sh did not exit: %s", out);
 	return WEXITSTATUS(status);
+}
+
+static int summarize(const char *const *texts, char *out, size_t size)
+{
+	return summarize_phases(NULL, texts, out, size);
 }
 
 Test(summary, adds_up_passing_logs)
@@ -96,4 +110,17 @@ Test(summary, fails_a_log_that_never_finished)
 
 	cr_expect_eq(status, 1, "status %d: %s", status, out);
 	cr_expect(strstr(out, "has no Criterion Synthesis line"), "%s", out);
+}
+
+/* make test's phases, in the order they ran, as minutes and seconds. */
+Test(summary, prints_the_phases_before_the_counts)
+{
+	const char *const logs[] = { passing, NULL };
+	char out[1024];
+	int status = summarize_phases("kernel 0\nbuild 215\nguest-stock 1261\n", logs, out, sizeof(out));
+
+	cr_expect_eq(status, 0, "status %d: %s", status, out);
+	cr_expect_str_eq(out,
+			 "phases: kernel 0:00, build 3:35, guest-stock 21:01 (total 24:36)\n"
+			 "tests: 2 passed, 0 failed\n");
 }
