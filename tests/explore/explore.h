@@ -113,14 +113,13 @@ int explore_cut(void);
  */
 unsigned long long explore_seed(void);
 #define AK_HTAB_TEST_SEED() explore_seed()
+/* Bits reversed by swapping ever smaller halves (every hash: no bit loop). */
 static inline unsigned long long explore_reverse64(unsigned long long x)
 {
-	unsigned long long r = 0;
-	int i;
-
-	for (i = 0; i < 64; i++, x >>= 1)
-		r = r << 1 | (x & 1);
-	return r;
+	x = __builtin_bswap64(x);
+	x = (x & 0x0f0f0f0f0f0f0f0fULL) << 4 | (x >> 4 & 0x0f0f0f0f0f0f0f0fULL);
+	x = (x & 0x3333333333333333ULL) << 2 | (x >> 2 & 0x3333333333333333ULL);
+	return (x & 0x5555555555555555ULL) << 1 | (x >> 1 & 0x5555555555555555ULL);
 }
 #define AK_HTAB_TEST_HASH(t, w, words)					\
 	((void)(words), explore_reverse64((w)[0]) ^ __AK_HTAB_SEED(t, 0))
