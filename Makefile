@@ -83,12 +83,21 @@ CLANG_BPF_SYS_INCLUDES := $(call bpf_sys_includes,$(CLANG))
 CLANG_NEW_BPF_SYS_INCLUDES := $(call bpf_sys_includes,$(CLANG_NEW))
 endif
 
-# The cache entry for this kernel variant (empty without linux-source). The
+# Two kernel cache entries (empty without linux-source). KDIR: the kernel
+# everything is built against (vmlinux.h, libbpf, bpftool), this
+# architecture's BUILD_KERNEL, patched unless set. BOOT_KDIR: the kernel the
+# VM boots, the one KERNEL and KASAN name. Objects are built once and run on
+# either kernel, as a CO-RE program built on one kernel runs on another: a
+# second kernel's suite (KERNEL=stock, KASAN=1) rebuilds nothing. The
 # variables are passed by hand: make 4.3 (Debian 12's) gives $(shell) the
 # environment make started with, without its command line's variables.
-KDIR := $(shell KERNEL='$(KERNEL)' KASAN='$(KASAN)' ARENAKIT_CACHE='$(ARENAKIT_CACHE)' \
+BUILD_KERNEL ?= patched
+kernel_dir = $(shell KERNEL='$(1)' KASAN='$(2)' ARENAKIT_CACHE='$(ARENAKIT_CACHE)' \
 	ARCH='$(ARCH)' kernel/build.sh --dir 2>/dev/null)
+KDIR := $(call kernel_dir,$(BUILD_KERNEL),)
+BOOT_KDIR := $(call kernel_dir,$(KERNEL),$(KASAN))
 KSTAMP := $(KDIR)/.done
+BOOT_KSTAMP := $(BOOT_KDIR)/.done
 LIBBPF_INC := $(KDIR)/libbpf/include
 LIBBPF_A := $(KDIR)/libbpf/lib/libbpf.a
 # The bpftool the build runs on the host (for x86_64, the guest's own).
@@ -268,10 +277,15 @@ deps-selftests:
 
 all: kernel bpf tool tests example
 
-kernel: $(KSTAMP)
+kernel: $(KSTAMP) $(BOOT_KSTAMP)
 $(KSTAMP):
 	$(call msg,KERNEL,$(KDIR))
+	$(Q)KERNEL=$(BUILD_KERNEL) KASAN= kernel/build.sh > /dev/null
+ifneq ($(BOOT_KDIR),$(KDIR))
+$(BOOT_KSTAMP):
+	$(call msg,KERNEL,$(BOOT_KDIR))
 	$(Q)kernel/build.sh > /dev/null
+endif
 
 bpf: $(SKELS)
 tool: $(TOOL)
@@ -447,7 +461,7 @@ host-test: $(HOST_TESTS)
 	$(Q)$(HOST_TEST_ENV) $(HOST_TESTS) $(TEST_ARGS) 2>&1
 
 # What the system tests run: the kernel and the tool in the VM, the objects.
-system-test: $(SYSTEM_TESTS) $(TOOL) $(TOOL_BPF_OBJS) $(TEST_BPF_OBJS)
+system-test: kernel $(SYSTEM_TESTS) $(TOOL) $(TOOL_BPF_OBJS) $(TEST_BPF_OBJS)
 	$(Q)$(HOST_TEST_ENV) $(SYSTEM_TESTS) $(TEST_ARGS) 2>&1
 
 # Each mutant takes one fix back out of the headers: the explorer must find it
@@ -564,9 +578,9 @@ uninstall:
 		$(DESTDIR)$(PCDIR)/arenakit.pc
 	-$(Q)rmdir $(DESTDIR)$(INCLUDEDIR)/arenakit 2> /dev/null
 
-# The kernel cache entry these variables name (builds nothing).
+# The kernel cache entry KERNEL and KASAN name, the VM's (builds nothing).
 kernel-dir:
-	@echo $(KDIR)
+	@echo $(BOOT_KDIR)
 
 flags: $(KSTAMP)
 	@echo BPFTOOL=$(BPFTOOL) LIBBPF_DIR=$(KDIR)/libbpf VMLINUX_DIR=$(KDIR)
@@ -603,9 +617,9 @@ clean:
 	$(Q)rm -rf $(BUILD)
 
 kernel-clean:
-	@test -n "$(KDIR)" || { echo "make kernel-clean: linux-source-6.12 is not installed, so no cache entry is named"; exit 1; }
-	$(call msg,CLEAN,$(KDIR))
-	$(Q)rm -rf $(KDIR)
+	@test -n "$(BOOT_KDIR)" || { echo "make kernel-clean: linux-source-6.12 is not installed, so no cache entry is named"; exit 1; }
+	$(call msg,CLEAN,$(BOOT_KDIR))
+	$(Q)rm -rf $(BOOT_KDIR)
 
 -include $(COMPILED_BPF_OBJS:.o=.d) $(call new,$(COMPILED_BPF_OBJS:.o=.d)) \
 	$(NEW_EXAMPLE_BPF_OBJS:.o=.d) $(C_OBJS:.o=.d)

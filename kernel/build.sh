@@ -120,22 +120,59 @@ src=$dir/src
 # Each stage leaves a stamp, so an interrupted build resumes at the stage it
 # was in; a stage without its stamp starts over from its own beginning.
 stage() {	# name
+	local t=$SECONDS
 	[ -e "$dir/.stage-$1" ] && return 0
 	"stage_$1"
 	touch "$dir/.stage-$1"
+	log "$1: $((SECONDS - t)) s"
 }
 
+# The tree of another variant's entry that has built its kernel (stock for
+# patched, patched for stock), with the same architecture and options: most
+# of its objects are ours too, so copying its tree and moving it from that
+# variant's patches to ours lets the kernel's make rebuild only what the
+# difference touches (a third of the objects) instead of all of them. The
+# newest such entry, or nothing.
+sibling() {
+	local other=stock entry
+	[ "$variant" = stock ] && other=patched
+	for entry in $(ls -td "$cache/linux-$pkgver-$other$suffix"-* 2> /dev/null); do
+		if [ -e "$entry/.stage-kernel" ] && [ -e "$entry/applied/.done" ]; then
+			echo "$entry"
+			return
+		fi
+	done
+}
+
+# The tree: the tarball extracted, or a sibling's tree with its patches
+# taken back out (newest first). Then the series applied, each patch kept
+# in applied/ so that another variant can take it back out of a copy.
 stage_extract() {
-	log "extracting $tarball into $dir"
-	rm -rf "$src" "$dir/linux-source-6.12"
-	tar -xf "$tarball" -C "$dir"
-	mv "$dir/linux-source-6.12" "$src"
+	local from p applied=()
+	rm -rf "$src" "$dir/linux-source-6.12" "$dir/applied"
+	from=$(sibling)
+	if [ -n "$from" ]; then
+		log "copying the tree of $from"
+		cp -a "$from/src" "$src"
+		for p in $(ls -r "$from/applied" | grep '\.patch$'); do
+			patch -d "$src" -p1 -R --batch --quiet < "$from/applied/$p" ||
+				die "$from/applied/$p does not come back out of the copy"
+		done
+	else
+		log "extracting $tarball into $dir"
+		tar -xf "$tarball" -C "$dir"
+		mv "$dir/linux-source-6.12" "$src"
+	fi
+	mkdir -p "$dir/applied"
 	for p in "${patches[@]}"; do
 		[ -f "$here/patches/$p" ] || die "series names $p, which is not in kernel/patches/"
 		log "applying $p"
 		patch -d "$src" -p1 --forward --batch --quiet < "$here/patches/$p" ||
 			die "patch $p does not apply to linux-source $pkgver"
+		cp "$here/patches/$p" "$dir/applied/$(printf %04d ${#applied[@]})-$p"
+		applied+=("$p")
 	done
+	touch "$dir/applied/.done"
 }
 
 stage_config() {
