@@ -279,7 +279,8 @@ static inline int ak_omap_reserve(struct ak_omap __arena *m, unsigned long long 
  * @key_out: where the key is copied (a pointer to the key type)
  * @err: on NULL, set to -ENOENT at the end (the cursor is spent: init it
  *	again), -AK_ESTALE if an exact walk's map changed or @c is another
- *	map's, -EBUSY or -AK_EBUDGET (the cursor unchanged: call again)
+ *	map's, -EINVAL if @m is not initialised or was destroyed, -EBUSY
+ *	or -AK_EBUDGET (the cursor unchanged: call again)
  *
  * Each call takes the lock once: while the map is unchanged since the
  * last call, it steps to the next slot of the leaf the cursor kept (no

@@ -1287,6 +1287,10 @@ static inline unsigned long long __ak_omap_step_impl(struct ak_omap __arena *m,
 			ak_spin_wait();	/* a holder is changing the tree */
 			continue;
 		}
+		if (!ak_read_once(m->depth)) {
+			*err = -EINVAL;	/* not initialised, or destroyed: no root */
+			return 0;
+		}
 		entry = __ak_omap_step_at(m, c, gen, found, err, &at);
 		if (__ak_omap_read_end(m, gen))
 			return __ak_omap_step_to(m, c, entry, gen, found, &at);

@@ -5,9 +5,9 @@
 # tests/explore/mutants/ is a patch that takes one fix back out of the
 # headers, and names the test that must then fail: an explorer scenario
 # ("# scenario: suite/test", and for a generated one "# generated: NAME",
-# the scenario's name as the generator prints it) or a host test of
-# tests/host/misuse_host.c or the allocator's (alloc_host.c,
-# alloc_cache_host.c) ("# host test: suite/test").
+# the scenario's name as the generator prints it) or a host test
+# ("# host test: suite/test", built from the files of tests/host/ that
+# hold its suite, with alloc_pages.c).
 # For each: copy the headers, apply the patch exactly (no fuzz, at most 3
 # lines from where it was written), build the test against them, run it,
 # and say how it failed (for the explorer, after how many schedules).
@@ -50,8 +50,8 @@ try_mutant() {
 	# The patched headers come first; the sources are today's: the
 	# scheduler, the generator and the file that holds the test's suite.
 	if [ -n "$host_test" ]; then
-		sources="tests/host/misuse_host.c tests/host/alloc_host.c tests/host/alloc_cache_host.c
-			tests/host/alloc_pages.c"
+		# The file that holds the test's suite, and the pages it runs on.
+		sources="$(grep -l "^Test(${host_test%%/*}," tests/host/*.c) tests/host/alloc_pages.c"
 		test=$host_test
 	else
 		# ... and its parts, the files beside it named after it (NAME_*.c).

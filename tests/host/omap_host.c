@@ -516,6 +516,42 @@ Test(omap_host, a_walk_returns_each_key_there_throughout_once_in_order)
 	printf("omap_host: 200 range walks of %llu steps in all under random changes\n", steps);
 }
 
+/*
+ * A destroyed map answers -EINVAL to every read, a walk's step too: its
+ * root is gone, and nothing is read through it (the step once descended
+ * from the NULL root a destroy leaves).
+ */
+Test(omap_host, a_destroyed_map_is_einval_to_every_read)
+{
+	struct key2 k = { 1, 2 }, got_key;
+	struct ak_omap_cursor c;
+	struct value v = {};
+	unsigned long long i;
+	int err;
+
+	cr_assert_eq(ak_omap_init(&map, sizeof(struct key2), sizeof(struct value)), 0);
+	for (i = 0; i < 3; i++) {
+		k.lo = i;
+		cr_assert_eq(ak_omap_update(&map, &k, &v, AK_OMAP_NOEXIST), 0);
+	}
+	ak_omap_cursor_init(&c, NULL, NULL, 0);
+	cr_assert_not_null(ak_omap_next(&map, &c, &got_key, &err), "a step before: %d", err);
+	cr_assert_eq(ak_omap_destroy(&map), 0);
+	err = 0;
+	cr_expect_null(ak_omap_next(&map, &c, &got_key, &err), "a step of a kept cursor");
+	cr_expect_eq(err, -EINVAL, "a step of a kept cursor: %d", err);
+	ak_omap_cursor_init(&c, NULL, NULL, 0);
+	err = 0;
+	cr_expect_null(ak_omap_next(&map, &c, &got_key, &err), "a fresh walk's step");
+	cr_expect_eq(err, -EINVAL, "a fresh walk's step: %d", err);
+	err = 0;
+	cr_expect_null(ak_omap_lookup(&map, &k, &err), "a lookup");
+	cr_expect_eq(err, -EINVAL, "a lookup: %d", err);
+	err = 0;
+	cr_expect_null(ak_omap_first(&map, &got_key, &err), "first");
+	cr_expect_eq(err, -EINVAL, "first: %d", err);
+}
+
 struct name_key {
 	unsigned long long w[3];	/* 24 bytes of a name */
 };
