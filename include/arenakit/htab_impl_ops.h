@@ -72,6 +72,7 @@ static __ak_always_inline int __ak_htab_lock_find(struct ak_htab __arena *h,
 						  struct ak_htab_node __arena **nodep)
 {
 	unsigned long long __arena *bucket;
+	unsigned long long word;
 	struct __ak_htab_where at;
 	unsigned int tries;
 	int err = -EBUSY;
@@ -83,8 +84,15 @@ static __ak_always_inline int __ak_htab_lock_find(struct ak_htab __arena *h,
 		err = ak_bit_lock_acquire(bucket);
 		if (err)
 			return err;
-		if (ak_read_once(*bucket) == (__AK_HTAB_MOVED | __AK_HTAB_LOCKED)) {
-			/* Moved since __ak_htab_bucket looked: look again. */
+		word = ak_read_once(*bucket);
+		if (word == (__AK_HTAB_MOVED | __AK_HTAB_LOCKED) ||
+		    ((word & __AK_HTAB_MOVED) && !at.newer)) {
+			/*
+			 * Moved, or partly moved by a migration begun after
+			 * __ak_htab_where looked (it named no newer bucket, and
+			 * the rest is there): look again. The caller holds the
+			 * table, so no later migration begins meanwhile.
+			 */
 			ak_bit_lock_release(bucket);
 			err = -EBUSY;
 			continue;

@@ -612,3 +612,83 @@ Test(explore_htab, a_full_lru_table_evicts_one_for_each_racing_insert)
 
 	explore_test(&s);
 }
+
+/*
+ * A locked lookup that looked before a growth began, then met its bucket
+ * partly moved: a program nested on its CPU (T1) starts the growth, and
+ * its move of the bucket stops behind the first key (the next key's new
+ * bucket is held), leaving the old bucket marked moved with the rest of
+ * its chain. Key 1 heads the bucket of keys 1 and 17 (17 went in first),
+ * so it moved; a lookup_copy of it must find it in the new array, or say
+ * -EBUSY, never -ENOENT.
+ */
+static unsigned long long moved_key_value;
+static int moved_key_err, maintain_err;
+
+static void setup_partly_moved(void)
+{
+	unsigned long long k;
+
+	if (ak_htab_init(&table, 8, 8, 16))
+		explore_fail("setup: init");
+	insert(17);
+	for (k = 1; k <= 12; k++)
+		insert(k);	/* 13 keys in 16 buckets: no growth yet */
+	if (table.old)
+		explore_fail("setup: a growth began");
+}
+
+static void partly_moved_threads(int id)
+{
+	unsigned long long key = 1;
+	unsigned long long *held;
+
+	if (id == 0) {
+		moved_key_err = ak_htab_lookup_copy(&table, &key, &moved_key_value);
+		return;
+	}
+	__ak_htab_resize(&table, 1);
+	if (!table.old) {
+		explore_fail("T1: no growth began");
+		return;
+	}
+	held = &table.cur->buckets[explore_bucket(table.cur, 17)];
+	*held |= __AK_HTAB_LOCKED;	/* a writer interrupted on another CPU */
+	maintain_err = ak_htab_maintain(&table);
+	*held &= ~__AK_HTAB_LOCKED;
+}
+
+static void check_partly_moved(void)
+{
+	if (maintain_err != -EBUSY)
+		explore_fail("T1's maintain: %d, want -EBUSY (its move stopped at 17)",
+			     maintain_err);
+	if (moved_key_err == -EBUSY)
+		moved_key_err = ak_htab_lookup_copy(&table, &(unsigned long long){ 1 },
+						    &moved_key_value);
+	if (moved_key_err || moved_key_value != 10)
+		explore_fail("lookup_copy of key 1 (present throughout): %d, value %llu",
+			     moved_key_err, moved_key_value);
+	if (ak_htab_maintain(&table))
+		explore_fail("check: the growth did not finish");
+	expect_sound_then_destroy(13);
+}
+
+Test(explore_htab, a_locked_lookup_follows_a_move_begun_after_it_looked)
+{
+	static const int cpus[] = { 0, 0 }, nested_on[] = { -1, 0 };
+	static const struct explore_scenario s = {
+		.name = "a locked lookup, and a growth begun and cut on its CPU meanwhile",
+		.threads = 2,
+		.cpus = cpus,
+		.nested_on = nested_on,
+		.setup = setup_partly_moved,
+		.thread = partly_moved_threads,
+		.check = check_partly_moved,
+	};
+
+	moved_key_err = 0;
+	moved_key_value = 0;
+	maintain_err = 0;
+	explore_test(&s);
+}
