@@ -82,12 +82,20 @@
  *    is found, during growth too: a lookup that misses while the table
  *    changed (its generation moved) tries again, and after
  *    AK_HTAB_LOOKUP_TRIES looks under the bucket's lock. A key inserted or
- *    deleted meanwhile may or may not be seen. A node is fully written
- *    before it is linked, so no half-made entry is ever seen; but a value
- *    updated in place can be read half old, half new (as with
- *    BPF_MAP_TYPE_HASH without a spin lock), and the value pointer may
- *    outlive its entry (a concurrent delete frees it): it stays arena
- *    memory, so reading it never faults, but it may read reused bytes.
+ *    deleted meanwhile may or may not be seen. A lock-free reader trusts
+ *    nothing it read until it re-validated: a hit, as a miss, is answered
+ *    only if the table's generation did not move during the lookup (every
+ *    free of a node or array moves it first), so the address returned was
+ *    the key's entry at a moment inside the call, never bytes another
+ *    table or object took meanwhile. A node is fully written before it is
+ *    linked, so no half-made entry is ever seen; but a value updated in
+ *    place can be read half old, half new (as with BPF_MAP_TYPE_HASH
+ *    without a spin lock), and the value pointer may outlive its entry (a
+ *    concurrent delete frees it, and anyone may take the block): it stays
+ *    arena memory, so reading it never faults, but it may read reused
+ *    bytes, and a write through it (an increment) racing a delete of the
+ *    key may land in another owner's object. The library never writes
+ *    through such an address.
  *  - ak_htab_lookup_copy (BPF or user space) copies the value under the
  *    bucket's lock: whole, as one update wrote it.
  *  - User space through the mmap: ak_htab_lookup_copy, and

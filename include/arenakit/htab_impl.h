@@ -47,7 +47,11 @@
  *    locked or moved): the miss is retried, then taken under the lock. If
  *    the first read saw a writer's move, the walk sees what that writer
  *    did before it. An answer of -ENOENT thus comes from a chain as it was
- *    between two reads of one generation. On x86-64 (AK_TSO) reads are not
+ *    between two reads of one generation. A hit is checked the same way:
+ *    the generation read again with a token of every key word compared
+ *    (a key word read from a block another owner took after a free is a
+ *    store after that free's generation move, so the re-check sees the
+ *    move and the hit is retried). On x86-64 (AK_TSO) reads are not
  *    reordered, and the tokens cost nothing.
  *  - ak_htab_next: a call reads the generation, then counts itself
  *    in (a fully ordered add) before it reads h->cur and the buckets, so a

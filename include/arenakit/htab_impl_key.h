@@ -307,6 +307,33 @@ static __ak_always_inline int __ak_htab_key_equal_from(const struct ak_htab_node
 	return 1;
 }
 
+/*
+ * As __ak_htab_key_equal_from, for a lock-free reader: each word is read
+ * once and its ak_dep() token ORed into *@tok, so a re-check read with the
+ * token comes after every word compared (htab_impl.h).
+ */
+static __ak_always_inline int __ak_htab_key_equal_dep(const struct ak_htab_node __arena *node,
+						      const unsigned long long *w,
+						      unsigned int from, unsigned int words,
+						      unsigned long long *tok)
+{
+	unsigned long long word;
+	unsigned int i;
+
+	__AK_UNROLL
+	for (i = 0; i < AK_HTAB_MAX_KEY / 8; i++) {
+		if (i == words)
+			return 1;
+		if (i >= from) {
+			word = ak_read_once(node->data[i]);
+			*tok |= ak_dep(word);	/* before the branch on it */
+			if (word != w[i])
+				return 0;
+		}
+	}
+	return 1;
+}
+
 static __ak_always_inline int __ak_htab_key_equal(const struct ak_htab_node __arena *node,
 						  const unsigned long long *w, unsigned int words)
 {

@@ -19,8 +19,9 @@
  * Returns 0 with *@found set (or NULL), or -AK_EBUDGET. *@link gets the
  * word that points at the node found (for unlinking), when @link is given;
  * *@len the nodes passed (the chain's length, on a miss), when @len is;
- * *@tok an ak_dep() token of the last link read, when @tok is (a lock-free
- * reader's re-check is ordered after the walk by it: htab_impl.h).
+ * *@tok an ak_dep() token of the last link read, and on a hit of the key
+ * words too, when @tok is (a lock-free reader's re-check is ordered after
+ * the walk by it: htab_impl.h).
  */
 static __ak_always_inline int __ak_htab_chain_find(unsigned long long __arena *bucket,
 						   unsigned long long hash,
@@ -40,7 +41,8 @@ static __ak_always_inline int __ak_htab_chain_find(unsigned long long __arena *b
 	*found = 0;
 	while (node) {
 		ak_cond_break_label(cut);
-		if (node->hash == hash && __ak_htab_key_equal(node, w, words)) {
+		if (node->hash == hash && (tok ? __ak_htab_key_equal_dep(node, w, 0, words, tok) :
+						 __ak_htab_key_equal(node, w, words))) {
 			*found = node;
 			break;
 		}
@@ -142,6 +144,11 @@ static __ak_always_inline void __arena *__ak_htab_lookup_impl(struct ak_htab __a
 	 * was freed, no array was published) and the bucket was unlocked and
 	 * is unchanged (a mover relinks the nodes of the locked bucket it
 	 * moves, and a reader that follows a moved node ends in another chain).
+	 * A hit is the answer only if the generation did not move either: the
+	 * node, or the array the walk began in, may have been freed and taken
+	 * by anyone (this table, another, any object) between two of the
+	 * reads, and the key found in another owner's bytes; every free comes
+	 * after a move. A node a mover relinked is still the key's entry.
 	 * The reads in between are ordered after the first generation read
 	 * and before the re-check by address dependencies (htab_impl.h).
 	 */
@@ -158,11 +165,14 @@ static __ak_always_inline void __arena *__ak_htab_lookup_impl(struct ak_htab __a
 		err = __ak_htab_chain_find(at.bucket, at.hash, w, words, &node, 0, 0, &tok);
 		/* A partly moved old bucket: the rest is in the new one. */
 		if (!err && !node && at.newer && (head & __AK_HTAB_MOVED))
-			err = __ak_htab_chain_find(at.newer, at.nhash, w, words, &node, 0, 0, 0);
+			err = __ak_htab_chain_find(at.newer, at.nhash, w, words, &node, 0, 0, &tok);
 		if (err)
 			goto fail;
-		if (node)
-			return __ak_htab_value_at(node, words);
+		if (node) {
+			if (ak_read_once_dep(h->gen, tok) == gen)
+				return __ak_htab_value_at(node, words);
+			continue;
+		}
 		if (!(head & (__AK_HTAB_LOCKED | __AK_HTAB_MOVED)) &&
 		    ak_read_once_dep(*at.bucket, tok) == head && ak_read_once_dep(h->gen, tok) == gen)
 			goto fail_noent;
@@ -188,21 +198,21 @@ fail:
 }
 
 /*
- * A lookup's common case: no migration in progress, and the bucket not
+ * A lookup's common case: no migration in progress, and the table not
  * changed under the walk. Straight-line code in the caller's frame, the
  * key's words held in registers, the bucket's word read once for the walk
- * and once to check a miss (the check of __ak_htab_lookup_impl's first
- * try). Returns 1 if it cannot answer (a migration, a table not
- * initialised, a chain that changed meanwhile): the full lookup then runs,
- * from the start. Else 0, with *@v the value's address, or NULL and *@errp
- * set (-ENOENT, -AK_EBUDGET).
+ * and once to check a miss, the generation once more for a hit (the checks
+ * of __ak_htab_lookup_impl's first try). Returns 1 if it cannot answer (a
+ * migration, a table not initialised, a table that changed meanwhile): the
+ * full lookup then runs, from the start. Else 0, with *@v the value's
+ * address, or NULL and *@errp set (-ENOENT, -AK_EBUDGET).
  */
 static __ak_always_inline int __ak_htab_lookup_fast(struct ak_htab __arena *h,
 						    const unsigned long long *w, unsigned int words,
 						    void __arena **v, int *errp)
 {
 	/* The key's first words in locals, not a stack copy: the frame stays small. */
-	unsigned long long k0 = w[0], k1 = words > 1 ? w[1] : 0, gen, head, hash, tok;
+	unsigned long long k0 = w[0], k1 = words > 1 ? w[1] : 0, gen, head, hash, tok, ktok, word;
 	struct __ak_htab_table __arena *cur;
 	unsigned long long __arena *bucket;
 	struct ak_htab_node __arena *node;
@@ -218,10 +228,18 @@ static __ak_always_inline int __ak_htab_lookup_fast(struct ak_htab __arena *h,
 	tok = ak_dep(head);
 	for (node = __ak_htab_node_of(head); node;) {
 		ak_cond_break_label(cut);
-		if (node->hash == hash && node->data[0] == k0 &&
-		    (words < 2 || node->data[1] == k1) && __ak_htab_key_equal_from(node, w, 2, words)) {
-			*v = __ak_htab_value_at(node, words);
-			return 0;
+		if (node->hash == hash) {
+			word = ak_read_once(node->data[0]);
+			ktok = ak_dep(word);	/* each word's token before the branch on it */
+			if (word == k0 && (words < 2 || (word = ak_read_once(node->data[1]),
+							 ktok |= ak_dep(word), word == k1)) &&
+			    __ak_htab_key_equal_dep(node, w, 2, words, &ktok)) {
+				/* A hit's check, as __ak_htab_lookup_impl's. */
+				if (ak_read_once_dep(h->gen, ktok) != gen)
+					return 1;
+				*v = __ak_htab_value_at(node, words);
+				return 0;
+			}
 		}
 		node = ak_read_once(node->next);
 		tok = ak_dep(node);	/* before the loop's test, as in __ak_htab_chain_find */

@@ -134,6 +134,18 @@ static inline unsigned long long explore_bucket(const struct __ak_htab_table *t,
 	return (explore_reverse64(key) ^ __AK_HTAB_SEED(t, 0)) >> t->shift;
 }
 
+/*
+ * Give @b's array the first seed of @a's: keys then hash alike in both, so
+ * a node or array one table frees and the other takes carries a hash a
+ * reader of the first still matches (the reuse a lock-free reader must
+ * catch, which different seeds would hide).
+ */
+static inline void explore_htab_same_seeds(struct __ak_htab_table *b,
+					   const struct __ak_htab_table *a)
+{
+	((unsigned long long *)b)[-1] = __AK_HTAB_SEED(a, 0);
+}
+
 struct explore_scenario {
 	const char *name;
 	int threads;

@@ -692,3 +692,75 @@ Test(explore_htab, a_locked_lookup_follows_a_move_begun_after_it_looked)
 	maintain_err = 0;
 	explore_test(&s);
 }
+
+/*
+ * A lock-free hit in memory another table took: T1 deletes key 7 from the
+ * table and inserts 7 into a second table, whose node is the block the
+ * delete freed (one CPU's cache, the same size, the same seeds), with 777.
+ * T0's lookup of 7, lock-free, may stand on that block meanwhile: it must
+ * answer 70 or -ENOENT, never the other table's 777 (a hit is checked
+ * against the generation, as a miss is).
+ */
+static struct ak_htab other;
+static unsigned long long hit_value;
+static int hit_err;
+
+static void setup_two_tables(void)
+{
+	if (ak_htab_init(&table, 8, 8, 16) || ak_htab_init(&other, 8, 8, 16))
+		explore_fail("setup: init");
+	else
+		explore_htab_same_seeds(other.cur, table.cur);
+	insert(7);
+}
+
+static void reuse_threads(int id)
+{
+	unsigned long long key = 7, value = 777, *v, *kept;
+	int err = 0;
+
+	if (id == 0) {
+		v = ak_htab_lookup(&table, &key, &err);
+		hit_value = v ? *v : 0;
+		hit_err = v ? 0 : err;
+		return;
+	}
+	kept = ak_htab_lookup(&table, &key, &err);
+	err = ak_htab_delete(&table, &key);
+	if (err)
+		explore_fail("T1: delete 7: %d", err);
+	err = ak_htab_update(&other, &key, &value, AK_HTAB_NOEXIST);
+	if (err)
+		explore_fail("T1: insert 7 into the other table: %d", err);
+	if (ak_htab_lookup(&other, &key, &err) != kept)
+		explore_fail("T1: the other table's 7 is not in the block the delete freed");
+}
+
+static void check_reuse(void)
+{
+	struct ak_htab_node *bad;
+
+	if (hit_err ? hit_err != -ENOENT : hit_value != 70)
+		explore_fail("the lookup of 7: %d, value %llu: want 70 or -ENOENT",
+			     hit_err, hit_value);
+	if (ak_htab_check_all(&other, &bad) || ak_htab_count(&other) != 1 || ak_htab_destroy(&other))
+		explore_fail("the other table is not sound");
+	expect_sound_then_destroy(0);
+}
+
+Test(explore_htab, a_hit_is_never_a_node_another_table_took)
+{
+	static const struct explore_scenario s = {
+		.name = "a lock-free lookup while its node goes to another table",
+		.threads = 2,
+		.allow_stale_reads = 1,
+		.reads_freed_objects = 1,
+		.setup = setup_two_tables,
+		.thread = reuse_threads,
+		.check = check_reuse,
+	};
+
+	hit_value = 0;
+	hit_err = 0;
+	explore_test(&s);
+}
