@@ -227,9 +227,11 @@ static inline int ak_htab_set_limit(struct ak_htab __arena *h, unsigned long lon
  * @value: what ak_htab_lookup returned (NULL: nothing to do)
  *
  * No store if the mark is set already, nothing in a table without
- * AK_HTAB_LRU. Any program.
+ * AK_HTAB_LRU. The mark is set under the entry's bucket lock, and only if
+ * @value is still an entry of @h (a delete may have freed it since the
+ * lookup): a use that meets a held bucket is not counted. Any program.
  */
-#define ak_htab_touch(h, value) __ak_htab_mark_used(h, (void __arena *)(value))
+#define ak_htab_touch(h, value) __ak_htab_mark_unheld(h, (void __arena *)(value))
 
 /**
  * ak_htab_lookup - the value stored under *@key, or NULL (any program)

@@ -300,7 +300,7 @@ static __ak_always_inline unsigned long long __ak_htab_unlink_at(struct ak_htab 
  * A limited table's eviction (AK_HTAB_LRU): CLOCK, the second-chance
  * approximation of LRU that page caches use. Each node of an LRU table
  * has a word past its value (h->used_word) that a use sets
- * (__ak_htab_mark_used) and an insert starts clear. From the hand (a
+ * (__ak_htab_mark_held, __ak_htab_mark_unheld) and an insert starts clear. From the hand (a
  * bucket index; each eviction moves it on by AK_HTAB_EVICT_SCAN) the
  * eviction walks the current array's buckets, clearing the marks it
  * passes (a second chance), and takes the first node it finds unmarked;
@@ -385,8 +385,11 @@ static __ak_always_inline int __ak_htab_claim(struct ak_htab __arena *h,
 	return -E2BIG;
 }
 
-/* Mark the entry whose value is at @value used (an LRU table; no store if it is). */
-static __ak_always_inline void __ak_htab_mark_used(struct ak_htab __arena *h, void __arena *value)
+/*
+ * Mark the entry whose value is at @value used (an LRU table; no store if
+ * it is), its bucket held by the caller: nothing can free the node.
+ */
+static __ak_always_inline void __ak_htab_mark_held(struct ak_htab __arena *h, void __arena *value)
 {
 	unsigned int used = ak_read_once(h->used_word);
 	unsigned long long __arena *mark;
@@ -396,6 +399,65 @@ static __ak_always_inline void __ak_htab_mark_used(struct ak_htab __arena *h, vo
 	mark = (unsigned long long __arena *)value + (used - h->key_words);
 	if (!ak_read_once(*mark))
 		ak_write_once(*mark, 1);
+}
+
+/*
+ * Set the mark of the node whose value is at @value, if it is still an
+ * entry of @h: found by its address in the chain of the bucket its hash
+ * names in each array (the old one first, during a migration), under
+ * that bucket's lock, and the array held. A lock-free caller's address
+ * may be a node a delete freed and any owner took since: what is read
+ * through it only picks the buckets to look in, and the one write goes to
+ * a node linked in one of them, which no one can free while it is locked.
+ * A node that moves between the two looks is not marked (a lost hint).
+ * Return: 1 if marked, else 0.
+ */
+__ak_global int __ak_htab_mark_locked(__arg_arena struct ak_htab __arena *h,
+				      __arg_arena unsigned long long __arena *value)
+{
+	struct ak_htab_node __arena *node, *n;
+	struct __ak_htab_table __arena *t;
+	unsigned long long __arena *bucket;
+	unsigned int used = h->used_word, i;
+	int marked = 0;
+
+	node = (struct ak_htab_node __arena *)(value - h->key_words) - 1;
+	__ak_htab_hold(h);
+	for (i = (unsigned int)ak_opaque_zero(); i < 2 && !marked; i++) {
+		t = i ? ak_read_once(h->cur) : ak_read_once(h->old);
+		if (!t)
+			continue;
+		bucket = __ak_htab_bucket_of(t, ak_read_once(node->hash));
+		if (ak_bit_lock_acquire(bucket))
+			continue;
+		for (n = __ak_htab_node_of(ak_read_once(*bucket)); n; n = n->next) {
+			ak_cond_break_label(unlock);
+			if (n == node) {
+				ak_write_once(n->data[used], 1);
+				marked = 1;
+				break;
+			}
+		}
+unlock:
+		ak_bit_lock_release(bucket);
+	}
+	__ak_htab_unhold(h);
+	return marked;
+}
+
+/*
+ * A use counted through an address a lock-free lookup returned (touch,
+ * lookup_or_init of a key present): the mark read with no lock, and set
+ * only under the bucket's lock (__ak_htab_mark_locked). A stale read costs
+ * a lost hint or one needless locked look.
+ */
+static __ak_always_inline void __ak_htab_mark_unheld(struct ak_htab __arena *h, void __arena *value)
+{
+	unsigned int used = ak_read_once(h->used_word);
+
+	if (used && value &&
+	    !ak_read_once(*((unsigned long long __arena *)value + (used - h->key_words))))
+		__ak_htab_mark_locked(h, (unsigned long long __arena *)value);
 }
 
 /* An update's flags past the public ones: ak_htab_lookup_or_init's insert. */
@@ -483,7 +545,7 @@ __ak_htab_update_begin(struct ak_htab __arena *h, const unsigned long long *w, u
 	if (err)
 		goto fail;
 	if (node) {
-		__ak_htab_mark_used(h, __ak_htab_value_at(node, words));	/* an update is a use */
+		__ak_htab_mark_held(h, __ak_htab_value_at(node, words));	/* an update is a use */
 	} else {
 		spare = 0;
 		if (ak_read_once(h->max_entries)) {
@@ -640,7 +702,7 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
 					___ak_oinit, __AK_HTAB_INIT,	\
 					__AK_HTAB_NOSLEEP, &___ak_oerr); \
 			else						\
-				__ak_htab_mark_used(___ak_oh, ___ak_ov); \
+				__ak_htab_mark_unheld(___ak_oh, ___ak_ov); \
 		}							\
 		if (!___ak_ov && ___ak_oe)				\
 			*___ak_oe = ___ak_oerr;				\

@@ -764,3 +764,86 @@ Test(explore_htab, a_hit_is_never_a_node_another_table_took)
 	hit_err = 0;
 	explore_test(&s);
 }
+
+/*
+ * An LRU mark through an address that went to another table: T0 counts a
+ * use of key 5 of an LRU table (lookup_or_init of a key present, or a
+ * lookup and ak_htab_touch), while T1 deletes 5 and inserts 5 into a
+ * second table whose 40-byte node is the freed one, its value's second
+ * word where the mark was. The mark must go to an entry of the LRU table
+ * or nowhere: the other table's value stays {55, 0}.
+ */
+struct pair {
+	unsigned long long a, b;
+};
+
+static int mark_by_touch;
+
+static void setup_lru_and_other(void)
+{
+	unsigned long long key = 5, zero = 0;
+
+	if (ak_htab_init(&table, 8, 8, 16) || ak_htab_set_limit(&table, 4, AK_HTAB_LRU) ||
+	    ak_htab_reserve(&table, 4) || ak_htab_init(&other, 8, 16, 16))
+		explore_fail("setup: init");
+	if (ak_htab_update(&table, &key, &zero, AK_HTAB_NOEXIST))
+		explore_fail("setup: insert 5");
+}
+
+static void mark_threads(int id)
+{
+	unsigned long long key = 5, zero = 0, *v, *kept;
+	struct pair value = { 55, 0 };
+	int err = 0;
+
+	if (id == 0) {
+		if (mark_by_touch) {
+			v = ak_htab_lookup(&table, &key, &err);
+			ak_htab_touch(&table, v);
+		} else {
+			ak_htab_lookup_or_init(&table, &key, &zero, &err);
+		}
+		return;
+	}
+	kept = ak_htab_lookup(&table, &key, &err);
+	if (ak_htab_delete(&table, &key))
+		explore_fail("T1: delete 5");
+	if (ak_htab_update(&other, &key, &value, AK_HTAB_NOEXIST))
+		explore_fail("T1: insert 5 into the other table");
+	if (ak_htab_lookup(&other, &key, &err) != (void *)kept)
+		explore_fail("T1: the other table's 5 is not in the block the delete freed");
+}
+
+static void check_mark(void)
+{
+	unsigned long long key = 5;
+	struct pair got = {};
+	struct ak_htab_node *bad;
+
+	if (ak_htab_lookup_copy(&other, &key, &got) || got.a != 55 || got.b != 0)
+		explore_fail("the other table's 5: {%llu, %llu}, want {55, 0}", got.a, got.b);
+	if (ak_htab_check_all(&other, &bad) || ak_htab_destroy(&other))
+		explore_fail("the other table is not sound");
+	expect_sound_then_destroy(ak_htab_count(&table));
+}
+
+Test(explore_htab, an_lru_mark_never_lands_in_another_tables_node)
+{
+	static const struct explore_scenario by_lookup_or_init = {
+		.name = "lookup_or_init of an LRU key while its node goes to another table",
+		.threads = 2,
+		.allow_stale_reads = 1,
+		.reads_freed_objects = 1,
+		.setup = setup_lru_and_other,
+		.thread = mark_threads,
+		.check = check_mark,
+	};
+	static struct explore_scenario by_touch;
+
+	by_touch = by_lookup_or_init;
+	by_touch.name = "ak_htab_touch of an LRU key while its node goes to another table";
+	mark_by_touch = 0;
+	explore_test(&by_lookup_or_init);
+	mark_by_touch = 1;
+	explore_test(&by_touch);
+}
