@@ -847,3 +847,62 @@ Test(explore_htab, an_lru_mark_never_lands_in_another_tables_node)
 	mark_by_touch = 1;
 	explore_test(&by_touch);
 }
+
+/*
+ * A lock-free lookup during a growth's end, while the old array it may
+ * stand on is freed and taken by a second table: T1 finishes the growth
+ * (the old array freed, no holder counted), makes the second table (its
+ * first array the freed block, with the first table's seeds) and puts key
+ * 9 there with 999. T0's lookup of 9, present throughout with 90, must
+ * answer 90: never the other table's entry in the bytes of its old array.
+ */
+static void array_reuse_threads(int id)
+{
+	unsigned long long key = 9, value = 999, *v;
+	int err = 0;
+
+	if (id == 0) {
+		v = ak_htab_lookup(&table, &key, &err);
+		hit_value = v ? *v : 0;
+		hit_err = v ? 0 : err;
+		return;
+	}
+	if (ak_htab_maintain(&table) || table.old)
+		explore_fail("T1: the growth did not end");
+	if (ak_htab_init(&other, 8, 8, 16)) {
+		explore_fail("T1: init the other table");
+		return;
+	}
+	explore_htab_same_seeds(other.cur, table.cur);
+	if (ak_htab_update(&other, &key, &value, AK_HTAB_NOEXIST))
+		explore_fail("T1: insert 9 into the other table");
+}
+
+static void check_array_reuse(void)
+{
+	struct ak_htab_node *bad;
+
+	if (hit_err || hit_value != 90)
+		explore_fail("the lookup of 9 (present throughout): %d, value %llu: want 90",
+			     hit_err, hit_value);
+	if (ak_htab_check_all(&other, &bad) || ak_htab_count(&other) != 1 || ak_htab_destroy(&other))
+		explore_fail("the other table is not sound");
+	expect_sound_then_destroy(14);
+}
+
+Test(explore_htab, a_hit_is_never_in_an_array_another_table_took)
+{
+	static const struct explore_scenario s = {
+		.name = "a lock-free lookup while the growth ends and another table takes the old array",
+		.threads = 2,
+		.allow_stale_reads = 1,
+		.reads_freed_objects = 1,
+		.setup = setup_growth_nearly_done,
+		.thread = array_reuse_threads,
+		.check = check_array_reuse,
+	};
+
+	hit_value = 0;
+	hit_err = 0;
+	explore_test(&s);
+}
