@@ -428,7 +428,10 @@
  *
  * On x86-64 (TSO) a plain byte store: later stores are never seen before
  * it, and ak_byte_claim's compare-and-swap beside it loses nothing (see
- * there); no locked instruction. A weakly ordered CPU may make a later
+ * there); no locked instruction. A compiler barrier after it keeps the
+ * compiler from moving a caller's later plain store ahead of it (no
+ * instruction: every caller passes an atomic before it returns the
+ * pointer today, and a future one need not). A weakly ordered CPU may make a later
  * plain store (the program's, handing the object to another CPU) visible
  * first, and that CPU's free would find the byte clear and refuse a live
  * object; 6.12's BPF has no barrier but the fully ordered atomics, so
@@ -442,9 +445,10 @@
 		int ___ak_err = 0;					\
 		unsigned long long ___ak_o;				\
 									\
-		if (AK_TSO)						\
+		if (AK_TSO) {						\
 			ak_write_once(*___ak_p, (v));			\
-		else							\
+			__asm__ __volatile__("" ::: "memory");		\
+		} else							\
 			___ak_err = __ak_fetch_op(__ak_byte_word(___ak_p), |, \
 				(unsigned long long)(unsigned char)(v) << \
 				__ak_byte_shift(___ak_p), &___ak_o);	\

@@ -158,7 +158,11 @@ static inline int ak_omap_reserve(struct ak_omap __arena *m, unsigned long long 
  * The value stays at that address until its key is deleted: a program may
  * update it in place (atomically, if other CPUs do too). No lock is taken
  * (a read section: see Concurrency above) unless changes kept running
- * through three tries.
+ * through three tries. The read section validates the lookup's answer,
+ * not the value's bytes: a value updated in place while the caller reads
+ * it can be read half old, half new (as with BPF_MAP_TYPE_HASH without a
+ * spin lock), and after a delete of the key the address may hold another
+ * owner's bytes (see ak_htab_lookup's notes in htab.h).
  *
  * Return: the address of the value in the arena, or NULL.
  */
