@@ -146,9 +146,15 @@ static inline int ak_pq_destroy(struct ak_pq __arena *q)
  * where its first push put it. One call under the queue's lock
  * (ak_omap_rekey): a CPU popping meanwhile sees the element at its old
  * priority or at its new one, never neither, and its value stays at its
- * address.
+ * address. A handle names the element by its key, and a move changes the
+ * key: a copy of the handle taken before a move (another CPU's, or one
+ * kept in the arena and read before the mover updated it) names nothing
+ * after it, and a move through it is -ENOENT though the element is still
+ * queued. CPUs that move one element through a shared handle serialise
+ * their moves (a lock around the call and the handle's update).
  *
- * Return: 0; -ENOENT if it left already; as ak_omap_rekey otherwise.
+ * Return: 0; -ENOENT if it left already, or moved since @handle was
+ * copied; as ak_omap_rekey otherwise.
  */
 #define ak_pq_set_prio(q, handle, priority) __ak_pq_set_prio(q, handle, priority, sleepable)
 

@@ -122,3 +122,25 @@ Test(pq_host, elements_leave_by_priority_then_in_push_order)
 	printf("pq_host: %llu calls (%llu pops, %llu priorities changed) in the model's order\n", ops,
 	       pops, set_prios);
 }
+
+/*
+ * set_prio's contract for a shared handle: a copy taken before another
+ * move names nothing after it (-ENOENT, nothing changed), and the element
+ * is still queued, at the priority the first move gave it.
+ */
+Test(pq_host, a_handle_copied_before_a_move_names_nothing_after_it)
+{
+	struct ak_pq_handle h, stale;
+	struct job job = { 7, 0 }, got;
+
+	cr_assert_eq(ak_pq_init(&q, sizeof(struct job)), 0);
+	cr_assert_eq(ak_pq_push(&q, 5, &job, &h), 0);
+	stale = h;
+	cr_assert_eq(ak_pq_set_prio(&q, &h, 3), 0);
+	cr_expect_eq(ak_pq_set_prio(&q, &stale, 1), -ENOENT, "a move through a stale copy");
+	cr_expect_eq(ak_pq_count(&q), 1ULL, "the element left");
+	cr_assert_eq(ak_pq_pop(&q, &stale, &got), 0);
+	cr_expect_eq(got.id, 7ULL);
+	cr_expect_eq(stale.prio, 3ULL, "popped at %llu: the first move's 3", stale.prio);
+	cr_assert_eq(ak_pq_destroy(&q), 0);
+}
