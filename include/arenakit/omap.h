@@ -64,7 +64,10 @@
 
 /**
  * ak_omap_init - make @m an empty map (sleepable)
- * @m: the map, zeroed or destroyed
+ * @m: the map, zeroed or destroyed, which no other program or thread uses
+ *	until this returns: two inits of one map at once may both allocate
+ *	its first node, and one is lost (as two ak_htab_init of one table);
+ *	initialise once, from one program (a setup run, as the examples do)
  * @key_size: bytes per key: 8, 16, 24 or 32
  * @value_size: bytes per value, 1 to AK_OMAP_MAX_VALUE
  *
@@ -76,7 +79,9 @@ static inline int ak_omap_init(struct ak_omap __arena *m, unsigned int key_size,
 
 /**
  * ak_omap_destroy - free every node and entry of @m; @m is zero after
- * @m: the map
+ * @m: the map, which no other program or thread uses any more: a call
+ *	that adds entries or nodes meanwhile (an insert, ak_omap_reserve) may
+ *	leave them to no map; a read of a destroyed map is -EINVAL
  *
  * Return: 0; -EBUSY if the lock stayed busy; -AK_EBUDGET if the budget
  * ran out first (call again: it goes on).
