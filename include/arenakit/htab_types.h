@@ -132,6 +132,8 @@ struct ak_htab_cursor {
  * @hash: the last entry's hash: the walk goes on after it and @key
  * @key: the last entry's key
  * @started: an entry was returned (@hash and @key are one)
+ * @seed: the first seed of the array the walk last read: the order's
+ *	(a reseed changes it, a growth keeps it)
  *
  * Zero it before the first call.
  */
@@ -141,6 +143,7 @@ struct ak_htab_live_cursor {
 	unsigned long long hash;
 	unsigned long long key[__AK_HTAB_MAX_KEY_WORDS];
 	int started;
+	unsigned long long seed;
 };
 
 #endif /* __ARENAKIT_HTAB_TYPES_H */

@@ -165,6 +165,18 @@ static inline int __ak_htab_next_copy_live(struct ak_htab *h, struct ak_htab_liv
 		err = -EBUSY;	/* entries are moving: BPF's next update or maintain moves them on */
 		goto out;
 	}
+	/*
+	 * The order is the seeds': a growth keeps them, a reseed does not. An
+	 * array of other seeds than the walk's last one means a reseed ran
+	 * since, whole or in part, whatever the count said when the call began
+	 * (it moves before the new array is published).
+	 */
+	if (c->started && __AK_HTAB_SEED(t, 0) != c->seed) {
+		__ak_htab_unhold(h);
+		*c = (struct ak_htab_live_cursor){};
+		return -AK_ESTALE;
+	}
+	c->seed = __AK_HTAB_SEED(t, 0);
 	for (b = c->started ? c->hash >> t->shift : 0; b < t->nbuckets; b++) {
 		bucket = &t->buckets[b];
 		if (!ak_read_once(*bucket))

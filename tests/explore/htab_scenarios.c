@@ -520,6 +520,65 @@ Test(explore_htab, a_live_walk_ends_with_each_key_once_while_a_key_goes)
 	explore_test(&s);
 }
 
+/*
+ * A live walk across a whole reseed: T1 begins a reseed and finishes it
+ * (every entry rehashed, the order the walk follows changed) while T0
+ * walks. The walk ends complete (each key once) or says -AK_ESTALE; a
+ * reseed begun and ended inside one of its calls must not go unseen.
+ */
+static void live_vs_reseed_threads(int id)
+{
+	struct ak_htab_live_cursor c = {};
+	unsigned long long key = 0, value = 0;
+	int err, steps;
+
+	if (id == 0) {
+		for (steps = 0; steps < 64; steps++) {
+			err = ak_htab_next_copy_live(&table, &c, &key, &value);
+			if (err == -EBUSY) {
+				explore_spin();	/* entries moving: wait for T1 to move them */
+				continue;
+			}
+			if (err) {
+				walk_end = err;
+				return;
+			}
+			if (key >= 64 || value != key * 10) {
+				explore_fail("the live walk returned key %llu, value %llu", key, value);
+				return;
+			}
+			seen[key]++;
+		}
+		explore_fail("the live walk went on past 64 steps");
+		return;
+	}
+	table.reseed_wanted = 1;
+	__ak_htab_resize(&table, 1);
+	if (!table.old || table.reseeds != 1)
+		explore_fail("T1: no reseed began");
+	if (ak_htab_maintain(&table))
+		explore_fail("T1: the reseed did not finish");
+}
+
+static void check_live_vs_reseed(void)
+{
+	check_walk(NULL, 0);
+	expect_sound_then_destroy(WALK_KEYS);
+}
+
+Test(explore_htab, a_live_walk_never_misses_a_whole_reseed)
+{
+	static const struct explore_scenario s = {
+		.name = "ak_htab_next_copy_live against a reseed begun and finished",
+		.threads = 2,
+		.setup = setup_walk,
+		.thread = live_vs_reseed_threads,
+		.check = check_live_vs_reseed,
+	};
+
+	explore_test(&s);
+}
+
 /* ---- ak_htab_set_limit: a table at its limit, two inserts racing ---- */
 
 static int limit_err[2];
