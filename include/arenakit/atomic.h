@@ -447,7 +447,7 @@
 									\
 		if (AK_TSO) {						\
 			ak_write_once(*___ak_p, (v));			\
-			__asm__ __volatile__("" ::: "memory");		\
+			ak_compiler_barrier();				\
 		} else							\
 			___ak_err = __ak_fetch_op(__ak_byte_word(___ak_p), |, \
 				(unsigned long long)(unsigned char)(v) << \
