@@ -56,8 +56,8 @@ try_mutant() {
 	else
 		# ... and its parts, the files beside it named after it (NAME_*.c).
 		sources=$(grep -l "^Test(${scenario%%/*}," tests/explore/*.c)
-		sources="tests/explore/explore.c tests/explore/explore_arena.c tests/explore/gen.c
-			$sources $(ls ${sources//.c/_*.c} 2> /dev/null)"
+		sources="$common tests/explore/explore_arena.c $sources
+			$(ls ${sources//.c/_*.c} 2> /dev/null)"
 		test=$scenario
 	fi
 	if ! $CC -I"$dir/include" $CFLAGS -Itests -o "$dir/test" $sources \
@@ -92,6 +92,23 @@ try_mutant() {
 		sed 's/^/  /' "$dir/run.log" | tail -n 5
 	fi
 }
+
+# The scheduler and the generator (explore.c, gen.c) call no function of
+# the library (no function symbol of it, defined or called): built once,
+# against today's headers, they are the same in every mutant's test (a
+# mutant changes what a function does, not a type or a constant). If
+# either ever has such a symbol, each mutant builds it again.
+mkdir -p "$out/common"
+common=
+for src in tests/explore/explore.c tests/explore/gen.c; do
+	obj=$out/common/$(basename "$src" .c).o
+	if $CC -Iinclude $CFLAGS -Itests -c -o "$obj" "$src" > "$out/common/build.log" 2>&1 &&
+	   ! nm "$obj" | grep -Eq ' [TtUWw] _*ak_'; then
+		common="$common $obj"
+	else
+		common="$common $src"
+	fi
+done
 
 # Two at a time (this machine has two cores), reported in order.
 running=0
