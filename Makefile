@@ -381,12 +381,12 @@ GUEST_TEST_RUN = SMP=$(GUEST_SMP) MEM=$(GUEST_MEM) \
 # Each phase of make test is timed: its seconds go to $(PHASES) as they end,
 # and the table is printed before the closing line, so every log shows where
 # the time went. The build is a phase of its own (make all, then the test
-# binaries), run from the recipe so it can be timed.
+# binaries), run from the recipe so it can be timed (by $(MAKE) itself,
+# written out: make passes its jobs to a recipe line that names it).
 PHASES := $(BUILD)/phases.txt
 phase_start = t0=$$(date +%s)
 phase_end = echo "$(1) $$(($$(date +%s) - t0))" >> $(PHASES); t0=$$(date +%s)
 phase_begin = mkdir -p $(BUILD); : > $(PHASES); $(phase_start)
-sub_make = $(MAKE) --no-print-directory
 
 # The suites run on after a failure; the closing line adds them up, and any
 # failure (a test, the VM runner, a guest kernel warning) fails the target.
@@ -426,8 +426,8 @@ endif
 # each suite; tests/summary.sh prints them beside the counts.
 test-kernel:
 	@rc=0; $(phase_begin); \
-	$(sub_make) kernel || exit 1; $(call phase_end,kernel); \
-	$(sub_make) $(KERNEL_BUILD_GOALS) || exit 1; $(call phase_end,build); \
+	$(MAKE) --no-print-directory kernel || exit 1; $(call phase_end,kernel); \
+	$(MAKE) --no-print-directory $(KERNEL_BUILD_GOALS) || exit 1; $(call phase_end,build); \
 	$(KERNEL_SUITES); \
 	tests/summary.sh --phases $(PHASES) $(KERNEL_LOGS) || rc=1; \
 	exit $$rc
@@ -437,8 +437,8 @@ test: test-kernel
 else
 test:
 	@rc=0; $(phase_begin); \
-	$(sub_make) kernel || exit 1; $(call phase_end,kernel); \
-	$(sub_make) all || exit 1; $(call phase_end,build); \
+	$(MAKE) --no-print-directory kernel || exit 1; $(call phase_end,kernel); \
+	$(MAKE) --no-print-directory all || exit 1; $(call phase_end,build); \
 	echo '== host tests'; \
 	$(HOST_TEST_ENV) $(HOST_TESTS) $(TEST_ARGS) 2>&1 | tee $(BUILD)/host-tests.log || rc=1; \
 	$(call phase_end,host); \

@@ -158,9 +158,9 @@ __ak_htab_lookup_lock##n(__arg_arena struct ak_htab __arena *h,		\
  *
  * The multipliers are the bucket array's (struct __ak_htab_table): 2 words
  * per key word, just before the array's header, __AK_HTAB_SEED(t, j) the
- * j-th. Growth copies them into the new array; a reseed draws new ones.
+ * j-th (htab_types.h). Growth copies them into the new array; a reseed
+ * draws new ones.
  */
-#define __AK_HTAB_SEED(t, j) (((const unsigned long long __arena *)(t))[-1 - (int)(j)])
 
 /*
  * Words @from to @to (constants) of the hash of __ak_htab_pms below, added

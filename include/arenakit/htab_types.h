@@ -41,15 +41,18 @@ struct ak_htab_node {
 
 /*
  * A bucket array: h->cur, and h->old while the table grows or reseeds.
- * The hash's seeds lie just before it, two words per key word
- * (__AK_HTAB_SEED, htab_impl_key.h): the allocation begins there, so a
- * table's arrays hold exactly the seeds its key size needs.
+ * The hash's seeds lie just before it, two words per key word, the j-th at
+ * __AK_HTAB_SEED(t, j) (htab_impl_key.h says how the hash uses them): the
+ * allocation begins there, so a table's arrays hold exactly the seeds its
+ * key size needs.
  */
 struct __ak_htab_table {
 	unsigned long long nbuckets;	/* a power of two */
 	unsigned long long shift;	/* 64 - log2(nbuckets): a hash's bucket is hash >> shift */
 	unsigned long long buckets[];	/* node address | __AK_HTAB_LOCKED, or MOVED */
 };
+
+#define __AK_HTAB_SEED(t, j) (((const unsigned long long __arena *)(t))[-1 - (int)(j)])
 
 /* The units of h->movers (struct ak_htab, and __ak_htab_moved_one). */
 #define __AK_HTAB_RETIRED 1ULL
