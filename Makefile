@@ -28,7 +28,8 @@ MAKE_FLAG_LETTERS := $(firstword -$(MAKEFLAGS))
 
 # A job per CPU unless -j was given: a cold build is objects by the hundred
 # (every BPF program under two compilers), and CI runs plain make test.
-ifeq ($(filter -j% --jobserver%,$(MAKEFLAGS)),)
+# Only at the top: a sub-make shares its parent's jobs.
+ifeq ($(MAKELEVEL)$(filter -j% --jobserver%,$(MAKEFLAGS)),0)
 MAKEFLAGS += -j$(shell nproc)
 endif
 
