@@ -602,13 +602,15 @@ $(EXAMPLE_INSTALLED): $(HEADERS) $(KSTAMP)
 	$(Q)touch $@
 
 # Each example, and its BPF object with $(CLANG_NEW), from the same install.
+# $$(MAKE) stays a reference in the rule, so make sees a sub-make and
+# passes its jobs on.
 define example_rules
 $(BUILD)/example/$(1): $(EXAMPLE_INSTALLED) $(wildcard bpf/examples/$(1)/*)
 	$$(call msg,EXAMPLE,$$@)
-	$(Q)$(EXAMPLE_ENV) $(MAKE) $(call example_args,$(1)) CLANG=$(CLANG)
+	$(Q)$(EXAMPLE_ENV) $$(MAKE) $(call example_args,$(1)) CLANG=$(CLANG)
 $(NEW_BUILD)/example/$(1).bpf.o: $(BUILD)/example/$(1)
 	$$(call msg,EXAMPLE,$$@)
-	$(Q)$(EXAMPLE_ENV) $(MAKE) $(call example_args,$(1)) OUT=$(abspath $(NEW_BUILD)/example) \
+	$(Q)$(EXAMPLE_ENV) $$(MAKE) $(call example_args,$(1)) OUT=$(abspath $(NEW_BUILD)/example) \
 		CLANG=$(CLANG_NEW) $$(abspath $$@)
 endef
 $(foreach e,$(EXAMPLES),$(eval $(call example_rules,$(e))))
