@@ -300,7 +300,8 @@ static __ak_always_inline unsigned long long __ak_htab_unlink_at(struct ak_htab 
  * A limited table's eviction (AK_HTAB_LRU): CLOCK, the second-chance
  * approximation of LRU that page caches use. Each node of an LRU table
  * has a word past its value (h->used_word) that a use sets
- * (__ak_htab_mark_held, __ak_htab_mark_unheld) and an insert starts clear. From the hand (a
+ * (__ak_htab_mark_held, __ak_htab_mark_unheld) and an insert starts
+ * clear. From the hand (a
  * bucket index; each eviction moves it on by AK_HTAB_EVICT_SCAN) the
  * eviction walks the current array's buckets, clearing the marks it
  * passes (a second chance), and takes the first node it finds unmarked;
