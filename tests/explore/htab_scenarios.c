@@ -764,6 +764,27 @@ static struct ak_htab other;
 static unsigned long long hit_value;
 static int hit_err;
 
+/* A lock-free lookup of @key, and its value read at once (or its error). */
+static void look_up_and_read(unsigned long long key)
+{
+	unsigned long long *v;
+	int err = 0;
+
+	v = ak_htab_lookup(&table, &key, &err);
+	hit_value = v ? *v : 0;
+	hit_err = v ? 0 : err;
+}
+
+/* The second table sound, holding @count keys, then destroyed. */
+static void expect_other_sound_then_destroy(unsigned long long count)
+{
+	struct ak_htab_node *bad;
+
+	if (ak_htab_check_all(&other, &bad) || ak_htab_count(&other) != count ||
+	    ak_htab_destroy(&other))
+		explore_fail("the other table is not sound");
+}
+
 static void setup_two_tables(void)
 {
 	if (ak_htab_init(&table, 8, 8, 16) || ak_htab_init(&other, 8, 8, 16))
@@ -775,13 +796,11 @@ static void setup_two_tables(void)
 
 static void reuse_threads(int id)
 {
-	unsigned long long key = 7, value = 777, *v, *kept;
+	unsigned long long key = 7, value = 777, *kept;
 	int err = 0;
 
 	if (id == 0) {
-		v = ak_htab_lookup(&table, &key, &err);
-		hit_value = v ? *v : 0;
-		hit_err = v ? 0 : err;
+		look_up_and_read(7);
 		return;
 	}
 	kept = ak_htab_lookup(&table, &key, &err);
@@ -797,13 +816,10 @@ static void reuse_threads(int id)
 
 static void check_reuse(void)
 {
-	struct ak_htab_node *bad;
-
 	if (hit_err ? hit_err != -ENOENT : hit_value != 70)
 		explore_fail("the lookup of 7: %d, value %llu: want 70 or -ENOENT",
 			     hit_err, hit_value);
-	if (ak_htab_check_all(&other, &bad) || ak_htab_count(&other) != 1 || ak_htab_destroy(&other))
-		explore_fail("the other table is not sound");
+	expect_other_sound_then_destroy(1);
 	expect_sound_then_destroy(0);
 }
 
@@ -877,12 +893,10 @@ static void check_mark(void)
 {
 	unsigned long long key = 5;
 	struct pair got = {};
-	struct ak_htab_node *bad;
 
 	if (ak_htab_lookup_copy(&other, &key, &got) || got.a != 55 || got.b != 0)
 		explore_fail("the other table's 5: {%llu, %llu}, want {55, 0}", got.a, got.b);
-	if (ak_htab_check_all(&other, &bad) || ak_htab_destroy(&other))
-		explore_fail("the other table is not sound");
+	expect_other_sound_then_destroy(1);
 	expect_sound_then_destroy(ak_htab_count(&table));
 }
 
@@ -917,13 +931,10 @@ Test(explore_htab, an_lru_mark_never_lands_in_another_tables_node)
  */
 static void array_reuse_threads(int id)
 {
-	unsigned long long key = 9, value = 999, *v;
-	int err = 0;
+	unsigned long long key = 9, value = 999;
 
 	if (id == 0) {
-		v = ak_htab_lookup(&table, &key, &err);
-		hit_value = v ? *v : 0;
-		hit_err = v ? 0 : err;
+		look_up_and_read(9);
 		return;
 	}
 	if (ak_htab_maintain(&table) || table.old)
@@ -939,13 +950,10 @@ static void array_reuse_threads(int id)
 
 static void check_array_reuse(void)
 {
-	struct ak_htab_node *bad;
-
 	if (hit_err || hit_value != 90)
 		explore_fail("the lookup of 9 (present throughout): %d, value %llu: want 90",
 			     hit_err, hit_value);
-	if (ak_htab_check_all(&other, &bad) || ak_htab_count(&other) != 1 || ak_htab_destroy(&other))
-		explore_fail("the other table is not sound");
+	expect_other_sound_then_destroy(1);
 	expect_sound_then_destroy(14);
 }
 
