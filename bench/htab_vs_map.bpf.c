@@ -8,6 +8,7 @@
  * driver (bench/htab_vs_map.c) check that every hit was found and no miss was.
  */
 #define AK_ARENA_PAGES 262144
+#define AK_HTAB_PROG_MAX_KEY 16	/* the longest key its tables take */
 #include <arenakit/htab.h>
 #include "htab_vs_map.h"
 #include "phase.bpf.h"

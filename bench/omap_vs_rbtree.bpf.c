@@ -9,6 +9,7 @@
  * that every lookup found its key and every walk and pop came in order.
  */
 #define AK_ARENA_PAGES 262144
+#define AK_HTAB_PROG_MAX_KEY 8	/* the longest key its tables take */
 #include <arenakit/htab.h>
 #include <arenakit/omap.h>
 #include <bpf/bpf_core_read.h>

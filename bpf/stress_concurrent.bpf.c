@@ -7,6 +7,7 @@
 #include "stress.h"
 #define AK_ARENA_PAGES STRESS_ARENA_PAGES
 #include <arenakit/alloc.h>
+#define AK_HTAB_PROG_MAX_KEY 8	/* the longest key its tables take */
 #include <arenakit/htab.h>
 #include "stress_items.h"
 #include <arenakit/lock.h>

@@ -154,6 +154,16 @@ stage_extract() {
 	if [ -n "$from" ]; then
 		log "copying the tree of $from"
 		cp -a "$from/src" "$src"
+		# The host tools' dependency files (objtool, resolve_btfids)
+		# name their sources by absolute path: moved to ours, or make
+		# sees them missing, rebuilds objtool, and every object that
+		# objtool checked with it. Their times are kept.
+		grep -rlIZF --include='.*.cmd' --include='*.d' "$from/src/" "$src/tools" |
+			while IFS= read -r -d '' f; do
+				sed "s|$from/src/|$src/|g" "$f" > "$f.new"
+				touch -r "$f" "$f.new"
+				mv "$f.new" "$f"
+			done
 		for p in $(ls -r "$from/applied" | grep '\.patch$'); do
 			patch -d "$src" -p1 -R --batch --quiet < "$from/applied/$p" ||
 				die "$from/applied/$p does not come back out of the copy"

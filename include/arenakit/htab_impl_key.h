@@ -40,16 +40,57 @@
  * __AK_HTAB_BY_WIDTH dispatches over it: a width added here is added
  * everywhere. X(n, ...) is applied to each width n, with the arguments
  * given after X.
+ *
+ * The list ends at the program's AK_HTAB_PROG_MAX_KEY (htab.h), rounded up
+ * to one of these steps: each version is global, so compiled whether a
+ * call reaches it or not (seven functions per width).
  */
-#define __AK_HTAB_WIDTHS(X, ...)					\
-	X(1, __VA_ARGS__) X(2, __VA_ARGS__) X(3, __VA_ARGS__) X(4, __VA_ARGS__) \
-	X(5, __VA_ARGS__) X(6, __VA_ARGS__) X(7, __VA_ARGS__) X(8, __VA_ARGS__) \
-	X(9, __VA_ARGS__) X(10, __VA_ARGS__) X(11, __VA_ARGS__) X(12, __VA_ARGS__) \
-	X(13, __VA_ARGS__) X(14, __VA_ARGS__) X(15, __VA_ARGS__) X(16, __VA_ARGS__) \
-	X(17, __VA_ARGS__) X(18, __VA_ARGS__) X(19, __VA_ARGS__) X(20, __VA_ARGS__) \
-	X(21, __VA_ARGS__) X(22, __VA_ARGS__) X(23, __VA_ARGS__) X(24, __VA_ARGS__) \
-	X(25, __VA_ARGS__) X(26, __VA_ARGS__) X(27, __VA_ARGS__) X(28, __VA_ARGS__) \
-	X(29, __VA_ARGS__) X(30, __VA_ARGS__) X(31, __VA_ARGS__) X(32, __VA_ARGS__)
+#define __AK_HTAB_WIDTHS_TO_1(X, ...) X(1, __VA_ARGS__)
+#define __AK_HTAB_WIDTHS_TO_2(X, ...) __AK_HTAB_WIDTHS_TO_1(X, __VA_ARGS__) X(2, __VA_ARGS__)
+#define __AK_HTAB_WIDTHS_TO_3(X, ...) __AK_HTAB_WIDTHS_TO_2(X, __VA_ARGS__) X(3, __VA_ARGS__)
+#define __AK_HTAB_WIDTHS_TO_4(X, ...) __AK_HTAB_WIDTHS_TO_3(X, __VA_ARGS__) X(4, __VA_ARGS__)
+#define __AK_HTAB_WIDTHS_TO_6(X, ...)					\
+	__AK_HTAB_WIDTHS_TO_4(X, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__)
+#define __AK_HTAB_WIDTHS_TO_8(X, ...)					\
+	__AK_HTAB_WIDTHS_TO_6(X, __VA_ARGS__) X(7, __VA_ARGS__) X(8, __VA_ARGS__)
+#define __AK_HTAB_WIDTHS_TO_12(X, ...)					\
+	__AK_HTAB_WIDTHS_TO_8(X, __VA_ARGS__) X(9, __VA_ARGS__) X(10, __VA_ARGS__) \
+	X(11, __VA_ARGS__) X(12, __VA_ARGS__)
+#define __AK_HTAB_WIDTHS_TO_16(X, ...)					\
+	__AK_HTAB_WIDTHS_TO_12(X, __VA_ARGS__) X(13, __VA_ARGS__) X(14, __VA_ARGS__) \
+	X(15, __VA_ARGS__) X(16, __VA_ARGS__)
+#define __AK_HTAB_WIDTHS_TO_24(X, ...)					\
+	__AK_HTAB_WIDTHS_TO_16(X, __VA_ARGS__) X(17, __VA_ARGS__) X(18, __VA_ARGS__) \
+	X(19, __VA_ARGS__) X(20, __VA_ARGS__) X(21, __VA_ARGS__) X(22, __VA_ARGS__) \
+	X(23, __VA_ARGS__) X(24, __VA_ARGS__)
+#define __AK_HTAB_WIDTHS_TO_32(X, ...)					\
+	__AK_HTAB_WIDTHS_TO_24(X, __VA_ARGS__) X(25, __VA_ARGS__) X(26, __VA_ARGS__) \
+	X(27, __VA_ARGS__) X(28, __VA_ARGS__) X(29, __VA_ARGS__) X(30, __VA_ARGS__) \
+	X(31, __VA_ARGS__) X(32, __VA_ARGS__)
+
+#if AK_HTAB_PROG_MAX_KEY < 1 || AK_HTAB_PROG_MAX_KEY > AK_HTAB_MAX_KEY
+#error "AK_HTAB_PROG_MAX_KEY must be 1..AK_HTAB_MAX_KEY (bytes)"
+#elif AK_HTAB_PROG_MAX_KEY <= 8
+#define __AK_HTAB_WIDTHS __AK_HTAB_WIDTHS_TO_1
+#elif AK_HTAB_PROG_MAX_KEY <= 16
+#define __AK_HTAB_WIDTHS __AK_HTAB_WIDTHS_TO_2
+#elif AK_HTAB_PROG_MAX_KEY <= 24
+#define __AK_HTAB_WIDTHS __AK_HTAB_WIDTHS_TO_3
+#elif AK_HTAB_PROG_MAX_KEY <= 32
+#define __AK_HTAB_WIDTHS __AK_HTAB_WIDTHS_TO_4
+#elif AK_HTAB_PROG_MAX_KEY <= 48
+#define __AK_HTAB_WIDTHS __AK_HTAB_WIDTHS_TO_6
+#elif AK_HTAB_PROG_MAX_KEY <= 64
+#define __AK_HTAB_WIDTHS __AK_HTAB_WIDTHS_TO_8
+#elif AK_HTAB_PROG_MAX_KEY <= 96
+#define __AK_HTAB_WIDTHS __AK_HTAB_WIDTHS_TO_12
+#elif AK_HTAB_PROG_MAX_KEY <= 128
+#define __AK_HTAB_WIDTHS __AK_HTAB_WIDTHS_TO_16
+#elif AK_HTAB_PROG_MAX_KEY <= 192
+#define __AK_HTAB_WIDTHS __AK_HTAB_WIDTHS_TO_24
+#else
+#define __AK_HTAB_WIDTHS __AK_HTAB_WIDTHS_TO_32
+#endif
 
 #define __AK_HTAB_WIDTH_CALL(n, fn, words, ...) (words) == n ? fn##n(__VA_ARGS__) :
 #define __AK_HTAB_WIDTH_IS(n, words) || (words) == n
@@ -57,14 +98,14 @@
 /*
  * Call the version of table function @fn for keys of @words words (a
  * compile-time constant: the others are folded away, and a program links
- * only the versions it calls). A width missing from __AK_HTAB_WIDTHS fails
- * the build here.
+ * only the versions it calls). A width missing from __AK_HTAB_WIDTHS (a key
+ * over AK_HTAB_PROG_MAX_KEY) fails the build here.
  */
 #define __AK_HTAB_BY_WIDTH(fn, words, ...)				\
 	(__AK_HTAB_WIDTHS(__AK_HTAB_WIDTH_CALL, fn, words, __VA_ARGS__)	\
 	 ({								\
 		_Static_assert(0 __AK_HTAB_WIDTHS(__AK_HTAB_WIDTH_IS, words), \
-			       "no table functions for keys of this width: see __AK_HTAB_WIDTHS"); \
+			       "a key over AK_HTAB_PROG_MAX_KEY bytes: define it larger before <arenakit/htab.h>"); \
 		(__typeof__(fn##1(__VA_ARGS__)))0;	/* not evaluated */	\
 	 }))
 
@@ -283,6 +324,8 @@ __ak_htab_bucket_of(struct __ak_htab_table __arena *t, unsigned long long hash)
 		_Static_assert(sizeof(*(key)) <= __AK_HTAB_COPY_KEY ||	\
 			       (sizeof(*(key)) % 8 == 0 && __alignof__(*(key)) >= 8), \
 			       "a key over 64 bytes must be whole words, 8-byte aligned"); \
+		_Static_assert(sizeof(*(key)) <= AK_HTAB_PROG_MAX_KEY,	\
+			       "a key over AK_HTAB_PROG_MAX_KEY bytes: define it larger before <arenakit/htab.h>"); \
 		if (sizeof(*(key)) <= __AK_HTAB_COPY_KEY)		\
 			__ak_htab_key_load(buf, key, sizeof(*(key)));	\
 		else							\

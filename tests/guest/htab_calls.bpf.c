@@ -8,6 +8,7 @@
  */
 #include "guest/htab_test_hash.h"
 #define AK_ARENA_PAGES 262144	/* 1 GiB of address space, taken as used */
+#define AK_HTAB_PROG_MAX_KEY 16	/* the longest key its tables take */
 #include <arenakit/htab.h>
 #include "guest/bpf_test.h"
 #include "htab_calls_shared.h"

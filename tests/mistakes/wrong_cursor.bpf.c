@@ -4,6 +4,7 @@
  * given to a list walk.
  */
 #include <arenakit/list.h>
+#define AK_HTAB_PROG_MAX_KEY 8	/* no table here: the fewest table functions */
 #include <arenakit/htab.h>
 
 struct ak_list __arena_global events;

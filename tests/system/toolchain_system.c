@@ -132,6 +132,45 @@ Test(toolchain, a_cursor_of_the_wrong_kind_is_a_warning)
 		       "incompatible pointer types", 1);
 }
 
+Test(toolchain, a_key_over_the_programs_max_key_is_a_compile_error)
+{
+	expect_message("clang-19", "tests/mistakes/key_over_prog_max.bpf.c", "-mcpu=v3",
+		       "a key over AK_HTAB_PROG_MAX_KEY bytes: define it larger", 1);
+}
+
+/*
+ * The hash table's global functions an object holds per key width (lookup,
+ * begin and delete twice, unlink, lookup_lock): with AK_HTAB_PROG_MAX_KEY at
+ * 16, widths 1 and 2 only; without it, all 32.
+ */
+static void expect_widths(const char *flags, int widths)
+{
+	static char out[1 << 16];
+	char object[] = "/tmp/prog_max_key.XXXXXX", command[1024];
+	int fd = mkstemp(object), status, width;
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	status = compile_to("clang-19", "tests/mistakes/key_over_prog_max.bpf.c", flags, object,
+			    out, sizeof(out));
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: it fails:\n%s", flags, out);
+	for (width = 1; width <= 32; width++) {
+		snprintf(command, sizeof(command),
+			 "llvm-objdump-19 -t %s | grep -c ' F .*__ak_htab_[a-z_]*[a-z]%d$'",
+			 object, width);
+		run_command(command, out, sizeof(out));
+		cr_expect_eq(atoi(out), width <= widths ? 7 : 0, "%s: width %d: %s functions",
+			     flags, width, out);
+	}
+	unlink(object);
+}
+
+Test(toolchain, an_object_holds_the_table_functions_of_its_key_widths_only)
+{
+	expect_widths("-mcpu=v3 -DAK_HTAB_PROG_MAX_KEY=16", 2);
+	expect_widths("-mcpu=v3 -DAK_HTAB_PROG_MAX_KEY=256", 32);
+}
+
 /*
  * Two arenas in one object (alloc.h's own beside the program's): libbpf
  * refuses it when it opens the object, so already bpftool gen skeleton

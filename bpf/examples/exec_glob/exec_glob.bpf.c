@@ -12,10 +12,11 @@
 #include <vmlinux.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "exec_glob.h"
+#define AK_HTAB_PROG_MAX_KEY 56	/* sizeof(struct exec_key): compile no longer ones */
 #include <arenakit/glob.h>
 #include <arenakit/htab.h>
 #include <arenakit/ruleset.h>
-#include "exec_glob.h"
 
 struct ak_ruleset __arena_global rules;
 struct exec_glob __arena_global eg;

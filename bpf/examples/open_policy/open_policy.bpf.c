@@ -14,10 +14,11 @@
 #include <vmlinux.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "open_policy.h"
+#define AK_HTAB_PROG_MAX_KEY 24	/* sizeof(struct open_key): compile no longer ones */
 #include <arenakit/glob.h>
 #include <arenakit/htab.h>
 #include <arenakit/ruleset.h>
-#include "open_policy.h"
 
 struct ak_ruleset __arena_global rules;
 struct open_stats __arena_global stats;

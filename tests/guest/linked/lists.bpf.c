@@ -11,6 +11,7 @@
  */
 #include <arenakit/alloc.h>
 #include <arenakit/list.h>
+#define AK_HTAB_PROG_MAX_KEY 8	/* the longest key its tables take */
 #include <arenakit/htab.h>
 #include "guest/bpf_test.h"
 #include "guest/linked_shared.h"
