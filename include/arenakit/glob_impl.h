@@ -84,6 +84,27 @@ __ak_glob_move(const enum __ak_glob_where where, struct __ak_glob_pos pos, long 
 	return pos;
 }
 
+/*
+ * @pos, as a value of its own: for a subject's index, an operation the
+ * verifier cannot see through ("|= 0", one instruction) ends the link a
+ * register copy makes between the index and its copy. Linked, the two
+ * share their range refinements and a "+1" offset, and each way they are
+ * linked is a state of its own at the loop's head: the matcher over a
+ * subject took 479,431 instructions to verify, against 21,043 over the
+ * arena, whose positions are pointers the verifier does not track.
+ */
+static __ak_always_inline struct __ak_glob_pos __ak_glob_own(const enum __ak_glob_where where,
+							     struct __ak_glob_pos pos)
+{
+#ifdef __BPF__
+	if (where == __AK_GLOB_IN_SUBJECT)
+		asm volatile("%0 |= 0" : "+r"(pos.i));
+#else
+	(void)where;
+#endif
+	return pos;
+}
+
 /* Whether @pos is before @end. */
 static __ak_always_inline _Bool __ak_glob_before(const enum __ak_glob_where where,
 						 struct __ak_glob_pos pos, struct __ak_glob_pos end)
@@ -227,7 +248,7 @@ static __ak_always_inline int __ak_glob_match(const enum __ak_glob_where where, 
 			/* Retry here: the '*' may eat one more character. */
 			at = __ak_glob_move(where, at, -1);
 			star_pat = pat;
-			star_at = at;
+			star_at = __ak_glob_own(where, at);
 			continue;
 		case '[':
 			if (c == __AK_GLOB_END)
@@ -264,7 +285,7 @@ mismatch:
 			if (skipped <= 0)
 				return skipped;
 		}
-		at = star_at;
+		at = __ak_glob_own(where, star_at);
 	}
 cut:
 	return -AK_EBUDGET;
