@@ -203,6 +203,18 @@ static int run(struct top_opens_bpf *skel, const struct ak_ruleset_progs *progs,
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* Whether @pattern can be an exclude; if not, say why. */
+static int valid_exclude(const char *pattern)
+{
+	unsigned long long at;
+	int bad = ak_glob_valid(pattern, AK_RULE_PATTERN_MAX - 1, &at);
+
+	if (bad)
+		fprintf(stderr, PROG ": exclude '%s': %s (byte %llu; patterns are 1 to %d bytes)\n",
+			pattern, ak_glob_invalid_reason(bad), at, AK_RULE_PATTERN_MAX - 1);
+	return !bad;
+}
+
 int main(int argc, char **argv)
 {
 	struct top_opens_bpf *skel;
@@ -228,8 +240,8 @@ int main(int argc, char **argv)
 			every = strtod(argv[++i], &end);
 			if (*end || !(every >= 0.1 && every <= 3600))
 				goto bad;
-		} else {
-			i++;	/* an exclude: checked when added */
+		} else if (!valid_exclude(argv[++i])) {
+			return 2;	/* before a load of seconds, not after */
 		}
 	}
 	if (i >= argc - 1)
