@@ -192,7 +192,7 @@ static __noinline long long loop_kfunc(unsigned long long n)
 	return i;
 }
 
-/* Loaded only where the kernel has the kfunc (kernel patch 7). */
+/* Loaded only where the kernel has the kfunc (kernel patch 8). */
 SEC("syscall")
 int loop_can_loop_kfunc(void *ctx)
 {
@@ -412,7 +412,7 @@ __noinline long long walk_kfunc(void)
 	return n;
 }
 
-/* Loaded only where the kernel has the kfunc (kernel patch 7). */
+/* Loaded only where the kernel has the kfunc (kernel patch 8). */
 SEC("syscall")
 int walk_can_loop_kfunc(void *ctx)
 {

@@ -20,7 +20,7 @@ enum loop_case {
 	LOOP_CAN_LOOP,
 	LOOP_BPF_FOR,		/* bpf_iter_num: open-coded iterator */
 	LOOP_BPF_LOOP,		/* bpf_loop() helper and a callback */
-	LOOP_CAN_LOOP_KFUNC,	/* bpf_can_loop(), kernel patch 6 */
+	LOOP_CAN_LOOP_KFUNC,	/* bpf_can_loop(), kernel patch 8 */
 	LOOP_IN_FRAMES,		/* can_loop, a new frame every LOOP_FRAME iterations */
 	LOOP_FRAMES_NO_CHECK,	/* frames of LOOP_FIRST_CHECK steps: no time check */
 	LOOP_FRAMES_ONE_CHECK,	/* one step more: the first check of each frame */

@@ -127,17 +127,20 @@ stage() {	# name
 	log "$1: $((SECONDS - t)) s"
 }
 
-# The tree of another variant's entry that has built its kernel (stock for
-# patched, patched for stock), with the same architecture and options: most
-# of its objects are ours too, so copying its tree and moving it from that
-# variant's patches to ours lets the kernel's make rebuild only what the
-# difference touches (a third of the objects) instead of all of them. The
-# newest such entry, or nothing.
+# The tree of another entry that has built its kernel, with the same
+# architecture and options (this variant's, from an older series, or the
+# other variant's): most of its objects are ours too, so copying its tree
+# and moving it from that entry's patches to ours lets the kernel's make
+# rebuild only what the difference touches (a third of the objects for
+# stock against patched, less for a change to one patch) instead of all
+# of them. The newest such entry, or nothing.
 sibling() {
-	local other=stock entry
-	[ "$variant" = stock ] && other=patched
-	for entry in $(ls -td "$cache/linux-$pkgver-$other$suffix"-* 2> /dev/null); do
-		if [ -e "$entry/.stage-kernel" ] && [ -e "$entry/applied/.done" ]; then
+	local entry name
+	for entry in $(ls -td "$cache/linux-$pkgver-"* 2> /dev/null); do
+		name=${entry##*/}
+		[[ $name =~ ^"linux-$pkgver-"(patched|stock)"$suffix-"[0-9a-f]{12}$ ]] || continue
+		if [ "$entry" != "$dir" ] && [ -e "$entry/.stage-kernel" ] &&
+		   [ -e "$entry/applied/.done" ]; then
 			echo "$entry"
 			return
 		fi

@@ -10,7 +10,7 @@
 # jit_dump runs in the VM on our kernel and on the stock one and prints
 # bench/walk.bpf.o's walk program's JIT image (OUT_DIR/jit-{patched,stock}.txt);
 # replay.py, on the host, runs each walk's function of each image (and the
-# bare walk of ours with patch 11 undone) and the same walks in C, over the
+# bare walk of ours with patch 13 undone) and the same walks in C, over the
 # same nodes, beside the TCG figures of the last make bench
 # (build/bench/results.json, if there is one), and writes OUT_DIR/replay.txt.
 # Both kernels must be built; nothing loads BPF on the host.

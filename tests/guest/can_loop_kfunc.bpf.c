@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kernel patch 7 (the bpf_can_loop() kfunc): loops bounded by a call
+ * Kernel patch 8 (the bpf_can_loop() kfunc): loops bounded by a call
  * instead of the may_goto instruction, from the same per-frame budget.
  * tests/guest/can_loop_kfunc.c loads each program alone; the reject_* ones must
  * be refused, the others run and return what the comment says.

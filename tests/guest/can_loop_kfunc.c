@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * Kernel patch 7: the bpf_can_loop() kfunc bounds a loop from the frame's
+ * Kernel patch 8: the bpf_can_loop() kfunc bounds a loop from the frame's
  * may_goto budget, and the verifier explores the loop it bounds like an
  * open-coded iterator's. On a kernel without it (KERNEL=stock) these tests
  * skip, naming the feature.
@@ -19,7 +19,7 @@
 
 static void require_can_loop(void)
 {
-	guest_require_feature(ARENAKIT_CAN_LOOP_KFUNC, "kernel/patches/0007");
+	guest_require_feature(ARENAKIT_CAN_LOOP_KFUNC, "kernel/patches/0008");
 }
 
 /* Open the object with only @program to load. */

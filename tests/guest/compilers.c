@@ -53,6 +53,8 @@ static const struct {
 	enum arenakit_feature feature;
 } needs[] = {
 	{ "may_goto_zero", ARENAKIT_MAY_GOTO_ZERO },	/* may_goto +0, by design */
+	/* a kernel without patch 3 WARNs at it: the series stands for the patch */
+	{ "may_goto_prologue", ARENAKIT_MAY_GOTO_ZERO },
 	{ "can_loop_kfunc", ARENAKIT_CAN_LOOP_KFUNC },	/* calls the kfunc */
 	{ "walk/loop_can_loop_kfunc", ARENAKIT_CAN_LOOP_KFUNC },	/* bench/walk.c */
 	{ "walk/walk_can_loop_kfunc", ARENAKIT_CAN_LOOP_KFUNC },

@@ -57,7 +57,7 @@ static struct C(value) C(global_copy);			/* .bss */
  * the function calling a table macro (its key and value, the macro's
  * 64-byte key copy and 24 bytes of state, spills) plus the table's global
  * functions below it (128 bytes at most, and 8 for each of them that
- * loops, on a kernel that counts may_goto's count: kernel/patches/0003).
+ * loops, on a kernel that counts may_goto's count: kernel/patches/0004).
  * A 64-byte key and a 256-byte value do not both fit (README, "Start
  * here"): there the key comes from a global, and the "stack" value is a
  * function's static, as the chain has no room left for it either. A

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * Kernel patch 12: the x86-64 JIT encodes an arena load or store at offset
+ * Kernel patch 13: the x86-64 JIT encodes an arena load or store at offset
  * 0 without a displacement byte. Read off the JIT image of a list walk:
  * every access indexed by r12 (the arena's base) at offset 0 is
  * "[base + r12]" or "[r12 + r13]", never "[base + r12 + 0x0]". On stock
@@ -57,7 +57,7 @@ Test(jit_arena, loads_at_offset_0_carry_no_displacement, .timeout = GUEST_TEST_T
 	int stock;
 
 #ifndef __x86_64__
-	cr_skip_test("patch 12 changes x86-64's JIT only; this JIT image is not x86-64 code");
+	cr_skip_test("patch 13 changes x86-64's JIT only; this JIT image is not x86-64 code");
 #endif
 	cr_assert(skel, "cannot load list_long");
 	cr_assert_eq(uname(&u), 0);

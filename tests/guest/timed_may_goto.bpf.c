@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kernel patches 4 to 6 (may_goto bounded by time): loops that only
+ * Kernel patches 5 to 7 (may_goto bounded by time): loops that only
  * may_goto ends, timed from inside the program; tests/guest/timed_may_goto.c
  * runs them.
  */

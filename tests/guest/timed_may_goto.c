@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * Kernel patches 4 to 6: on x86-64 and arm64 with the JIT, a frame's may_goto budget
+ * Kernel patches 5 to 7: on x86-64 and arm64 with the JIT, a frame's may_goto budget
  * is time (BPF_MAY_GOTO_BUDGET_NS, 250 ms), not 8,388,608 steps; checks come
  * about a millisecond apart whatever a step costs; a spent budget stays
  * spent; and an expansion whose jump does not fit is refused. On a kernel
@@ -33,7 +33,7 @@ static struct timed_may_goto *load(void)
 {
 	struct timed_may_goto *skel;
 
-	guest_require_feature(ARENAKIT_TIMED_MAY_GOTO, "kernel/patches/0004-0006");
+	guest_require_feature(ARENAKIT_TIMED_MAY_GOTO, "kernel/patches/0005-0007");
 	skel = timed_may_goto__open_and_load();
 	cr_assert(skel, "cannot load: %s", strerror(errno));
 	return skel;
@@ -305,7 +305,7 @@ Test(timed_may_goto, bpf_can_loop_stays_spent, .timeout = GUEST_TEST_TIMEOUT)
 	struct bpf_insn again = INSN(BPF_JMP | BPF_JNE | BPF_K, BPF_REG_0, 0, -3, 0);
 
 	load();
-	guest_require_feature(ARENAKIT_CAN_LOOP_KFUNC, "kernel/patches/0007");
+	guest_require_feature(ARENAKIT_CAN_LOOP_KFUNC, "kernel/patches/0008");
 	call.imm = arenakit_can_loop_btf_id();
 	cr_assert_gt(call.imm, 0, "no BTF id for bpf_can_loop: %d", call.imm);
 	{
