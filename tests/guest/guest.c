@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "guest/guest.h"
@@ -28,6 +29,22 @@ void guest_require_feature(int feature, const char *patch)
 		      strerror(-has));
 	if (!has)
 		cr_skip_test("this kernel lacks %s (%s)", arenakit_feature_name(feature), patch);
+}
+
+unsigned int guest_run_insns(const char *name, const struct bpf_insn *insns, size_t count,
+			     int *fd)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	static char log[16 << 20];	/* the log of 64k insns verified */
+	int prog = arenakit_load_insns(name, insns, count, log, sizeof(log));
+
+	cr_assert_geq(prog, 0, "%s refused: %s\n%s", name, strerror(-prog), log);
+	cr_assert_eq(bpf_prog_test_run_opts(prog, &opts), 0);
+	if (fd)
+		*fd = prog;
+	else
+		close(prog);
+	return opts.retval;
 }
 
 int guest_run_on_cpu(const struct bpf_program *prog, int cpu, void *ctx, size_t ctx_size)

@@ -64,6 +64,16 @@ void guest_run_on_cpus(const struct bpf_program *prog, int cpus, void *ctxs, siz
  */
 void guest_require_feature(int feature, const char *patch);
 
+/*
+ * Load the raw @insns as syscall program @name (they must load: a refusal
+ * fails the test with the verifier's log), run them once and return what
+ * they returned. *@fd is the program, for the caller to close; with @fd
+ * NULL it is closed here.
+ */
+struct bpf_insn;
+unsigned int guest_run_insns(const char *name, const struct bpf_insn *insns, size_t count,
+			     int *fd);
+
 /* The allocator's statistics through the mmap, every CPU's part summed. */
 struct ak_allocator;
 struct ak_alloc_stats guest_alloc_stats(const struct ak_allocator *a);

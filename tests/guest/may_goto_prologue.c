@@ -15,12 +15,8 @@
  * for it) and skip on stock; GUEST_ENV='ARENAKIT_PROLOGUE_ANYWAY=1' runs
  * them there too, to show the bug (the VM then fails on the WARNING).
  */
-#include <errno.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 #include <linux/bpf.h>
-#include <bpf/bpf.h>
 
 #include "guest/guest.h"
 #include "kernel_features.h"
@@ -52,16 +48,8 @@ static void require_patch(void)
 
 static unsigned int load_and_run(const char *name, const struct bpf_insn *insns, size_t count)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, opts);
-	char log[4096];
-	int fd;
-
 	require_patch();
-	fd = arenakit_load_insns(name, insns, count, log, sizeof(log));
-	cr_assert_geq(fd, 0, "%s refused: %s\n%s", name, strerror(-fd), log);
-	cr_assert_eq(bpf_prog_test_run_opts(fd, &opts), 0);
-	close(fd);
-	return opts.retval;
+	return guest_run_insns(name, insns, count, NULL);
 }
 
 /*

@@ -39,15 +39,10 @@ static unsigned int xlated_count(int fd)
 static int load_and_run(const char *name, const struct bpf_insn *insns, size_t count,
 			unsigned int *retval)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, opts);
-	char log[4096];
 	int fd;
 
 	require_may_goto_zero();
-	fd = arenakit_load_insns(name, insns, count, log, sizeof(log));
-	cr_assert_geq(fd, 0, "%s refused: %s\n%s", name, strerror(-fd), log);
-	cr_assert_eq(bpf_prog_test_run_opts(fd, &opts), 0);
-	*retval = opts.retval;
+	*retval = guest_run_insns(name, insns, count, &fd);
 	return fd;
 }
 

@@ -226,19 +226,6 @@ Test(timed_may_goto, one_stall_in_the_first_timed_steps_does_not_end_the_frame,
 #define ZERO_THE_STACK							\
 	MOV0(0), INSN(BPF_STX | BPF_MEM | BPF_DW, BPF_REG_10, BPF_REG_0, -8, 0)
 
-static unsigned int run_insns(const char *name, const struct bpf_insn *insns, size_t count)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, opts);
-	static char log[16 << 20];	/* the log of 64k insns verified */
-	int fd;
-
-	fd = arenakit_load_insns(name, insns, count, log, sizeof(log));
-	cr_assert_geq(fd, 0, "%s refused: %s\n%s", name, strerror(-fd), log);
-	cr_assert_eq(bpf_prog_test_run_opts(fd, &opts), 0);
-	close(fd);
-	return opts.retval;
-}
-
 /*
  * Of the frame's state (32 bytes), the count's 8 count against the
  * 512-byte stack limit, as on kernels without the clock (counting all 32
@@ -293,7 +280,7 @@ Test(timed_may_goto, a_spent_budget_stays_spent, .timeout = GUEST_TEST_TIMEOUT)
 	};
 
 	load();
-	cr_expect_eq((int)run_insns("spent_may_goto", insns, ARRAY_SIZE(insns)),
+	cr_expect_eq((int)guest_run_insns("spent_may_goto", insns, ARRAY_SIZE(insns), NULL),
 		     -1, "the frame's steps after its budget");
 }
 
@@ -316,8 +303,8 @@ Test(timed_may_goto, bpf_can_loop_stays_spent, .timeout = GUEST_TEST_TIMEOUT)
 			RETURN_THE_STEPS,
 		};
 
-		cr_expect_eq((int)run_insns("spent_can_loop", insns,
-					    ARRAY_SIZE(insns)),
+		cr_expect_eq((int)guest_run_insns("spent_can_loop", insns,
+						  ARRAY_SIZE(insns), NULL),
 			     -1, "the frame's steps after its budget");
 	}
 }
@@ -367,8 +354,8 @@ static void edge_loads(int may_goto_off)
 	struct bpf_insn *p = edge_program(may_goto_off, &count);
 
 	load();
-	cr_expect_eq(run_insns("may_goto_edge", p, count), 42, "may_goto %+d missed its target",
-		     may_goto_off);
+	cr_expect_eq(guest_run_insns("may_goto_edge", p, count, NULL), 42,
+		     "may_goto %+d missed its target", may_goto_off);
 	free(p);
 }
 
