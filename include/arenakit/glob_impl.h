@@ -89,9 +89,10 @@ __ak_glob_move(const enum __ak_glob_where where, struct __ak_glob_pos pos, long 
  * verifier cannot see through ("|= 0", one instruction) ends the link a
  * register copy makes between the index and its copy. Linked, the two
  * share their range refinements and a "+1" offset, and each way they are
- * linked is a state of its own at the loop's head: the matcher over a
- * subject took 479,431 instructions to verify, against 21,043 over the
- * arena, whose positions are pointers the verifier does not track.
+ * linked is a state of its own at the loop's head, which no other state
+ * prunes: the matcher over a subject then took over ten times as long to
+ * verify as over the arena, whose positions are pointers the verifier does
+ * not track.
  */
 static __ak_always_inline struct __ak_glob_pos __ak_glob_own(const enum __ak_glob_where where,
 							     struct __ak_glob_pos pos)

@@ -138,10 +138,10 @@ _Static_assert(AK_HTAB_MAX_KEY == 8 * __AK_HTAB_MAX_KEY_WORDS, "the live cursor 
  * (1..AK_HTAB_MAX_KEY, a number the preprocessor reads). Define it before
  * including this header when the program's keys are short: the table
  * functions come in one global version per 8 bytes of key, and a global
- * function is compiled whether a call reaches it or not: with all 32
- * versions (the default), a BPF object that uses a table builds about six
- * times as slowly as with the one 8-byte keys need. A call with a longer
- * key fails to compile and names it. Tables themselves know nothing of it: a table made with longer
+ * function is compiled whether a call reaches it or not: all 32 versions
+ * (the default) are most of the build time of a BPF object that uses a
+ * table, where 8-byte keys need one. A call with a longer key fails to
+ * compile and names it. Tables themselves know nothing of it: a table made with longer
  * keys elsewhere is only out of this program's reach.
  */
 #ifndef AK_HTAB_PROG_MAX_KEY

@@ -14,7 +14,7 @@
 /*
  * arenakit bench --quick over @sections: every case runs and answers right.
  * The sections are split over three tests, which Criterion's workers run
- * side by side (all in one took over two minutes under TCG).
+ * side by side (all in one was among the guest suite's longest).
  */
 static void quick_run(const char *sections)
 {

@@ -201,8 +201,7 @@ static void check_object(const char *path, struct tally *t)
 /*
  * The objects are dealt to SHARES tests, every SHARES-th to each, so that
  * Criterion's workers load them side by side: in one test they were the
- * guest suite's longest (3.5 minutes under TCG, most of it the glob
- * matcher's programs, about 20 s an object).
+ * guest suite's longest.
  */
 #define SHARES 4
 
