@@ -358,15 +358,33 @@ $(HOST_TESTS): $(HOST_TEST_OBJS) $(TEST_COMMAND_OBJ) $(LOADER_OBJS)
 $(SYSTEM_TESTS): $(SYSTEM_TEST_OBJS) $(TEST_COMMAND_OBJ)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(SANITIZE) -o $@ $^ -lcriterion
-# The schedule explorer (tests/explore/): the headers in user space, under
-# ASan/UBSan, with a scheduler hooked into atomic.h's points.
-$(EXPLORE_OBJS): CFLAGS += $(SANITIZE) -pthread
+# The schedule explorer (tests/explore/): the headers in user space, with a
+# scheduler hooked into atomic.h's points, built by clang with its
+# thread-sanitizer instrumentation and none of its run-time library (as the
+# kernel's KCSAN builds): every load and store of the scenarios' files
+# calls explore_access.c, which the scheduler and the emulated arena are
+# not built with. UBSan's run-time library is gcc's (the same interface).
+EXPLORE_RUNTIME_OBJS := $(addprefix $(BUILD)/tests/explore/,explore.o explore_arena.o \
+	explore_access.o gen.o)
+EXPLORE_SANITIZE := -fsanitize=undefined -fno-sanitize=function -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+EXPLORE_TSAN := -fsanitize=thread -mllvm -tsan-distinguish-volatile=1 \
+	-mllvm -tsan-instrument-func-entry-exit=0
+$(EXPLORE_OBJS): CC := $(CLANG)
+# (clang, unlike gcc, warns of a positional initializer that leaves the
+# fields after it zero, as the scenario tables' do.)
+EXPLORE_CFLAGS := $(EXPLORE_SANITIZE) -pthread -Wno-missing-field-initializers
+EXPLORE_LDFLAGS := -fsanitize=undefined -pthread
+$(EXPLORE_OBJS): CFLAGS += $(EXPLORE_CFLAGS)
+$(filter-out $(EXPLORE_RUNTIME_OBJS),$(EXPLORE_OBJS)): CFLAGS += $(EXPLORE_TSAN)
+# The access runtime is called at every load and store: no UBSan checks in it.
+$(BUILD)/tests/explore/explore_access.o: CFLAGS += -fno-sanitize=undefined
 $(EXPLORE_TESTS): $(EXPLORE_OBJS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) $(SANITIZE) -pthread -o $@ $^ -lcriterion
+	$(Q)$(CC) $(CFLAGS) $(EXPLORE_LDFLAGS) -o $@ $^ -lcriterion -ldl
 # EXPLORE_BOUND: preemptions per schedule (every schedule up to it is run).
 EXPLORE_BOUND ?= 2
-EXPLORE_ENV = EXPLORE_BOUND=$(EXPLORE_BOUND) ASAN_OPTIONS=allow_user_segv_handler=1
+EXPLORE_ENV = EXPLORE_BOUND=$(EXPLORE_BOUND)
 
 $(GUEST_TESTS): $(GUEST_TEST_OBJS) $(REGISTRY_OBJ) $(LOADER_OBJS)
 	$(call msg,LD,$@)
@@ -468,7 +486,8 @@ system-test: kernel $(SYSTEM_TESTS) $(TOOL) $(TOOL_BPF_OBJS) $(TEST_BPF_OBJS)
 # Each mutant takes one fix back out of the headers: the explorer must find it
 # (the script gives the headers' and tests' include paths itself).
 MUTANTS_RUN = CC='$(CC)' CFLAGS='$(CFLAGS) $(SANITIZE) -pthread' EXPLORE_BOUND=$(EXPLORE_BOUND) \
-	tests/explore/mutants.sh $(BUILD)/mutants
+	EXPLORE_CC='$(CLANG)' EXPLORE_CFLAGS='$(CFLAGS) $(EXPLORE_CFLAGS)' EXPLORE_TSAN='$(EXPLORE_TSAN)' \
+	EXPLORE_LDFLAGS='$(CFLAGS) $(EXPLORE_LDFLAGS)' tests/explore/mutants.sh $(BUILD)/mutants
 
 # The explorer alone, deeper: make explore EXPLORE_BOUND=3.
 explore: $(EXPLORE_TESTS)

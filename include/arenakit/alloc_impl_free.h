@@ -72,19 +72,23 @@ static __ak_always_inline int __ak_free_claim(void __arena *ptr, int want,
 	if (at & 7 || (want < 0 && !__ak_is_header(page)) ||
 	    ak_read_once(page->magic) != __AK_PAGE_MAGIC)
 		goto bad;
-	class = page->class;
+	/*
+	 * Unlocked: a free of a block not live (a double or a stale free) may
+	 * read a page another CPU is changing; the claim below settles it.
+	 */
+	class = ak_read_once(page->class);
 	if (want >= 0 && class != (unsigned int)want)
 		goto bad;
 	if (class == __AK_CLASS_LARGE) {
 		if (offset != __AK_PAGE_HDR)
 			goto bad;
-		bytes = (unsigned long long)page->pages * AK_PAGE_SIZE;
+		bytes = (unsigned long long)ak_read_once(page->pages) * AK_PAGE_SIZE;
 	} else {
 		if (class >= AK_ALLOC_CLASSES || offset < __AK_PAGE_HDR ||
 		    offset >= ak_read_once(page->bump))
 			goto bad;
-		size = page->size;
-		index = __ak_block_index(page, offset);
+		size = ak_read_once(page->size);
+		index = __ak_block_index(ak_read_once(page->recip), offset);
 		if (offset - __AK_PAGE_HDR != index * size)
 			goto bad;	/* inside a block */
 		bytes = size;

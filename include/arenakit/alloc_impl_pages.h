@@ -312,11 +312,10 @@ static __ak_always_inline void __ak_page_taken(struct __ak_class __arena *cls,
 		__ak_page_unlink(cls, page);	/* full */
 }
 
-/* The index of the block at @offset of small @page (see .recip). */
-static __ak_always_inline unsigned int __ak_block_index(struct __ak_page __arena *page,
-							unsigned int offset)
+/* The index of the block at @offset of a small page whose .recip is @recip. */
+static __ak_always_inline unsigned int __ak_block_index(unsigned int recip, unsigned int offset)
 {
-	return ((unsigned long long)(offset - __AK_PAGE_HDR) * page->recip) >> 32;
+	return ((unsigned long long)(offset - __AK_PAGE_HDR) * recip) >> 32;
 }
 
 /*
@@ -327,7 +326,8 @@ static __ak_always_inline unsigned int __ak_block_index(struct __ak_page __arena
 static __ak_always_inline int __ak_mark_live(char __arena *block)
 {
 	struct __ak_page __arena *page = __ak_page_of(block);
-	unsigned int index = __ak_block_index(page, (unsigned long long)block & (AK_PAGE_SIZE - 1));
+	unsigned int index = __ak_block_index(page->recip,
+					      (unsigned long long)block & (AK_PAGE_SIZE - 1));
 
 	return ak_byte_publish(__ak_live_byte(page, index), 1);
 }

@@ -73,6 +73,19 @@
 #endif
 
 /*
+ * AK_ACCESS_ATOMIC_NEXT(n): a sequence count's read section begins (@n, the
+ * accesses it may make) or ends (0). Its plain reads race with a writer's
+ * stores by design, and nothing read is trusted until the count is read
+ * again; a host build that checks every access for data races (the
+ * explorer's) takes them as marked, as KCSAN takes a seqlock reader's.
+ * Nothing in BPF and by default.
+ */
+#if defined(__BPF__) || !defined(AK_ACCESS_ATOMIC_NEXT)
+#undef AK_ACCESS_ATOMIC_NEXT
+#define AK_ACCESS_ATOMIC_NEXT(n) ((void)0)
+#endif
+
+/*
  * The weak-memory hooks (tests/explore/'s weak mode; nothing in BPF, and
  * nothing unless a host build defines AK_WEAK_LOAD, which then defines
  * all three): AK_WEAK_LOAD(p, size, v, dep) is called with the value @v a
@@ -101,10 +114,13 @@
 		__ak_loaded(x, *(volatile typeof(x) *)&(x), 0);		\
 	})
 
+/* @op names the store for the scheduler: "write", or "release" (below). */
+#define ak_write_once(x, v) __ak_write_once(x, v, "write")
+
 #ifndef AK_WEAK_LOAD
-#define ak_write_once(x, v)						\
+#define __ak_write_once(x, v, op)					\
 	do {								\
-		AK_SCHED_POINT("write");				\
+		AK_SCHED_POINT(op);					\
 		*(volatile typeof(x) *)&(x) = (v);			\
 	} while (0)
 
@@ -139,11 +155,11 @@
  * compare-and-swap wrote nothing and orders nothing (-1): a read of the
  * latest value.
  */
-#define ak_write_once(x, v)						\
+#define __ak_write_once(x, v, op)					\
 	do {								\
 		typeof(x) ___ak_was;					\
 									\
-		AK_SCHED_POINT("write");				\
+		AK_SCHED_POINT(op);					\
 		___ak_was = *(volatile typeof(x) *)&(x);		\
 		*(volatile typeof(x) *)&(x) = (v);			\
 		__ak_stored(&(x), ___ak_was, 0);			\
@@ -341,7 +357,7 @@
 	do {								\
 		if (AK_TSO) {						\
 			ak_compiler_barrier();				\
-			ak_write_once(x, v);				\
+			__ak_write_once(x, v, "release");		\
 		} else {						\
 			(void)ak_xchg(&(x), (v));			\
 		}							\

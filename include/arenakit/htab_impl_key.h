@@ -156,6 +156,7 @@ __ak_htab_lookup##n(__arg_arena struct ak_htab __arena *h,			\
 									\
 	if (__ak_htab_lookup_fast(h, (const unsigned long long *)key, n, &___ak_v, err)) \
 		___ak_v = __ak_htab_lookup_impl(h, (const unsigned long long *)key, n, err); \
+	AK_ACCESS_ATOMIC_NEXT(0);					\
 	return (unsigned long long)___ak_v;				\
 }									\
 									\

@@ -124,6 +124,14 @@ static __ak_always_inline int __ak_htab_lock_find(struct ak_htab __arena *h,
 	return err;
 }
 
+/*
+ * A lock-free lookup reads between two reads of the generation, as a
+ * sequence count's reader does: what it reads there is checked, never
+ * trusted, and may race with writers by design (atomic.h's
+ * AK_ACCESS_ATOMIC_NEXT, which bounds it by this many accesses).
+ */
+#define __AK_HTAB_READ_ACCESSES 4096
+
 /* Look the key @w of @words words up. */
 static __ak_always_inline void __arena *__ak_htab_lookup_impl(struct ak_htab __arena *h,
 							      const unsigned long long *w,
@@ -155,6 +163,7 @@ static __ak_always_inline void __arena *__ak_htab_lookup_impl(struct ak_htab __a
 	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
 	     tries++) {
 		gen = ak_read_once(h->gen);
+		AK_ACCESS_ATOMIC_NEXT(__AK_HTAB_READ_ACCESSES);
 		cur = ak_read_once_dep(h->cur, ak_dep(gen));
 		if (!cur) {
 			err = -EINVAL;
@@ -181,6 +190,7 @@ static __ak_always_inline void __arena *__ak_htab_lookup_impl(struct ak_htab __a
 	 * The table kept changing: look under the bucket's lock, held so that
 	 * an old array is not freed while its bucket is locked.
 	 */
+	AK_ACCESS_ATOMIC_NEXT(0);
 	__ak_htab_hold(h);
 	err = __ak_htab_lock_find(h, w, words, &locked, &node);
 	if (!err)
@@ -219,6 +229,7 @@ static __ak_always_inline int __ak_htab_lookup_fast(struct ak_htab __arena *h,
 
 	/* Each read ordered after the one before, as __ak_htab_lookup_impl's. */
 	gen = ak_read_once(h->gen);
+	AK_ACCESS_ATOMIC_NEXT(__AK_HTAB_READ_ACCESSES);
 	cur = ak_read_once_dep(h->cur, ak_dep(gen));
 	if (!cur || ak_read_once_dep(h->old, ak_dep(cur)))
 		return 1;
@@ -878,7 +889,7 @@ __AK_HTAB_WIDTHS(__AK_HTAB_WIDTH, )
 
 static inline unsigned long long ak_htab_count(const struct ak_htab __arena *h)
 {
-	return h->count;
+	return ak_read_once(h->count);
 }
 
 static inline int ak_htab_set_limit(struct ak_htab __arena *h, unsigned long long max_entries,

@@ -351,6 +351,9 @@ static __ak_always_inline void __ak_omap_unlock(struct ak_omap __arena *m)
 	ak_lock_release(&m->lock);
 }
 
+/* Accesses a read section may make (a descent and a leaf, with room). */
+#define __AK_OMAP_READ_ACCESSES 4096
+
 /*
  * A read section's start: the count, odd while a holder changes the tree
  * (the caller waits or takes the lock), and a fence: the reads after it
@@ -361,6 +364,7 @@ static __ak_always_inline unsigned long long __ak_omap_read_begin(const struct a
 	unsigned long long gen = ak_read_once(m->gen);
 
 	ak_read_fence();
+	AK_ACCESS_ATOMIC_NEXT(__AK_OMAP_READ_ACCESSES);
 	return gen;
 }
 
@@ -368,6 +372,7 @@ static __ak_always_inline unsigned long long __ak_omap_read_begin(const struct a
 static __ak_always_inline int __ak_omap_read_end(const struct ak_omap __arena *m,
 						 unsigned long long gen)
 {
+	AK_ACCESS_ATOMIC_NEXT(0);
 	ak_read_fence();
 	return ak_read_once(m->gen) == gen;
 }

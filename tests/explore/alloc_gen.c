@@ -199,9 +199,12 @@ static void op_free_forged(struct gen_call *c)
 		c->aux = (unsigned long long)(long long)ak_free(big);
 		return;
 	}
-	for (page = 1; page < 3; page++)
+	for (page = 1; page < 3; page++) {
+		/* A forger copies a live header as others change it: a race by design. */
+		explore_access_atomic_next(2);
 		memcpy(big - 64 + page * AK_PAGE_SIZE,
 		       (void *)((unsigned long long)small & ~(AK_PAGE_SIZE - 1)), 64);
+	}
 	use();
 	c->ret = ak_free(big - 64 + AK_PAGE_SIZE + 64);
 	c->aux = (unsigned long long)(long long)(ak_free(small) ?: ak_free(big));

@@ -214,7 +214,7 @@ Test(explore_alloc, cpu_caches_two_programs_on_one_cpu_a_double_free_across_cpus
 
 /* ---- the locks ---- */
 
-static struct ak_lock lock;
+static struct ak_lock __arena_global lock;
 static unsigned long long bit_word, counter[2], updates[2];
 
 static void setup_lock(void)
@@ -288,8 +288,8 @@ struct item {
 	unsigned long long key;
 };
 
-static struct ak_list list;
-static struct item items[4];
+static struct ak_list __arena_global list;
+static struct item __arena_global items[4];
 static int reads_done;
 
 static void setup_list(void)

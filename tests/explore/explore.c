@@ -20,24 +20,17 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <criterion/criterion.h>
-#include <sanitizer/asan_interface.h>
 
 #include "explore/explore.h"
 #include "explore/explore_arena.h"
 
 static const struct explore_scenario *scenario;
 
-void explore_object_freed(void *obj, unsigned long long room)
-{
-	if (room > 8 && !scenario->reads_freed_objects)
-		ASAN_POISON_MEMORY_REGION((char *)obj + 8, room - 8);
-}
-
 static void weak_object_taken(void *obj, unsigned long long room);
 
 void explore_object_taken(void *obj, unsigned long long room)
 {
-	ASAN_UNPOISON_MEMORY_REGION(obj, room);
+	explore_access_object_taken(obj, room);
 	weak_object_taken(obj, room);
 }
 
@@ -119,7 +112,6 @@ static void coroutine_init(struct coroutine *c, void *stack, size_t size, void (
 struct lthread {
 	struct coroutine context;
 	void *stack;		/* EXPLORE_STACK bytes, made once */
-	void *asan_fake_stack;	/* AddressSanitizer's, while switched away */
 	int id;
 	int done;
 	int started;		/* has run: a thread nested on it holds it off */
@@ -153,6 +145,7 @@ static struct lthread threads[EXPLORE_MAX_THREADS];
 
 static struct coroutine scheduler_context;	/* where the run began, and ends */
 static struct lthread *self;		/* the thread running; NULL: setup and check */
+int explore_self_id = -1;		/* its id, for explore_access.c */
 static int current, starting, bound, preemptions;
 static int weak_bound, stale_reads;	/* weak mode: older values per schedule */
 static struct decision stack[MAX_DECISIONS];
@@ -163,7 +156,6 @@ static unsigned long setup_budget_checks;	/* setup's and check's */
 static int run_failed;
 static char run_report[2048];
 static size_t run_report_len;
-static unsigned long long schedule_no;
 
 void explore_fail(const char *fmt, ...)
 {
@@ -279,27 +271,26 @@ static int decide(const char *op, const char *file, int line)
 
 static const char *base_name(const char *file);
 
-/*
- * Switch from @from (NULL: the scheduler) to @to (NULL: the scheduler),
- * telling AddressSanitizer which stack is in use from now on.
- */
+static void set_self(struct lthread *t)
+{
+	self = t;
+	explore_self_id = t ? t->id : -1;
+}
+
+const char *explore_current_op(void)
+{
+	return self && self->op ? self->op : "";
+}
+
+/* Switch from @from (NULL: the scheduler) to @to (NULL: the scheduler). */
 static void switch_to(struct lthread *from, struct lthread *to)
 {
 	struct coroutine *from_context = from ? &from->context : &scheduler_context;
-	void *fake_stack = NULL;
 
-	self = to;
-	__sanitizer_start_switch_fiber(from ? &from->asan_fake_stack : &fake_stack,
-				       to ? to->stack : NULL, to ? EXPLORE_STACK : 0);
-	/*
-	 * Not swapcontext: AddressSanitizer's re-maps the shadow of the stack
-	 * it switches to, a TLB flush a switch (thread_reset clears a fresh
-	 * stack's shadow instead).
-	 */
+	set_self(to);
 	coroutine_switch(from_context, to ? &to->context : &scheduler_context);
 	/* Back in @from. */
-	__sanitizer_finish_switch_fiber(from ? from->asan_fake_stack : fake_stack, NULL, NULL);
-	self = from;
+	set_self(from);
 }
 
 static void hand_over(struct lthread *me, int next)
@@ -747,16 +738,13 @@ static void thread_main(void)
 	struct coroutine left;	/* never resumed */
 	int next;
 
-	__sanitizer_finish_switch_fiber(NULL, NULL, NULL);
 	if (!sigsetjmp(me->escape, 0))
 		scenario->thread(me->id);
 	me->done = 1;
 	next = decide("exit", NULL, 0);
 	if (next >= 0)
 		current = next;
-	self = next >= 0 ? &threads[next] : NULL;
-	/* This stack is left for good: no fake stack to keep. */
-	__sanitizer_start_switch_fiber(NULL, self ? self->stack : NULL, self ? EXPLORE_STACK : 0);
+	set_self(next >= 0 ? &threads[next] : NULL);
 	coroutine_switch(&left, self ? &self->context : &scheduler_context);
 	abort();
 }
@@ -779,8 +767,6 @@ static void threads_start(void)
 /* A fresh start for @t: its stack from the top, thread_main first. */
 static void thread_reset(struct lthread *t)
 {
-	/* No frame of its last run is left: nothing on it is poisoned. */
-	ASAN_UNPOISON_MEMORY_REGION(t->stack, EXPLORE_STACK);
 	coroutine_init(&t->context, t->stack, EXPLORE_STACK, thread_main);
 }
 
@@ -847,6 +833,7 @@ static void run_once(void)
 	int i, next;
 
 	arena_reset();
+	explore_access_reset(scenario->reads_freed_objects);
 	seed_draws = 0;
 	run_failed = 0;
 	run_report_len = 0;
@@ -922,6 +909,7 @@ static int backtrack(void)
 static void describe_schedule(char *out, size_t size)
 {
 	size_t i, len = 0;
+	char where[320];
 	int n;
 
 	for (i = 0; i < depth && len < size; i++) {
@@ -941,25 +929,18 @@ static void describe_schedule(char *out, size_t size)
 		}
 		if (d->chosen == d->current && strcmp(d->op, "start"))
 			continue;
-		n = snprintf(out + len, size - len, "  %s T%d at %s %s:%d\n",
+		if (!d->file && d->line)	/* a plain access: its site */
+			explore_describe_site((unsigned int)d->line, where, sizeof(where));
+		else
+			snprintf(where, sizeof(where), "%s:%d", base_name(d->file), d->line);
+		n = snprintf(out + len, size - len, "  %s T%d at %s %s\n",
 			     !strcmp(d->op, "start") ? "start" :
 			     !strcmp(d->op, "exit") ? "then" : d->fixed ? "spin, to" : "switch to",
-			     d->chosen, d->op, base_name(d->file), d->line);
+			     d->chosen, d->op, where);
 		if (n < 0)
 			break;
 		len += (size_t)n;
 	}
-}
-
-/* AddressSanitizer is about to stop the process: say which schedule did it. */
-static void on_asan_report(const char *report)
-{
-	static char trace[3072];
-
-	(void)report;
-	describe_schedule(trace, sizeof(trace));
-	fprintf(stderr, "explore: %s: schedule %llu stopped by AddressSanitizer (below) after:\n%s",
-		scenario ? scenario->name : "?", schedule_no, trace);
 }
 
 int explore(const struct explore_scenario *s, int preemption_bound, int stop_at_failure,
@@ -979,10 +960,9 @@ int explore(const struct explore_scenario *s, int preemption_bound, int stop_at_
 	overflowed = 0;
 	nondeterministic = 0;
 	install_fault_handler();
-	__asan_set_error_report_callback(on_asan_report);
 	threads_start();
 	do {
-		schedule_no = ++r->schedules;
+		++r->schedules;
 		run_once();
 		if (depth > r->longest)
 			r->longest = depth;

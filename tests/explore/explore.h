@@ -34,6 +34,22 @@ void explore_point(const char *op, const char *file, int line);
 void explore_spin(void);
 void explore_object_freed(void *obj, unsigned long long room);
 void explore_object_taken(void *obj, unsigned long long room);
+/* The op of the running thread's last point ("" in setup and check). */
+const char *explore_current_op(void);
+
+/*
+ * The memory-access runtime (explore_access.c): every load and store of the
+ * scenarios' files calls it (the compiler's thread-sanitizer
+ * instrumentation). What the arena holds in BPF is watched: the emulated
+ * arena, and the variables placed with __arena_global (the allocator, the
+ * header bitmap, the scenarios' tables), which go to one section.
+ */
+#define __arena_global __attribute__((section("explore_shared")))
+void explore_access_reset(int reads_freed_objects);
+void explore_access_object_taken(void *obj, unsigned long long room);
+void explore_describe_site(unsigned int site, char *out, size_t size);
+void explore_access_atomic_next(unsigned int n);
+#define AK_ACCESS_ATOMIC_NEXT(n) explore_access_atomic_next(n)
 
 /*
  * The weak mode (README.md): a file that defines EXPLORE_WEAK_MODE before

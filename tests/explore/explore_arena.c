@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sanitizer/asan_interface.h>
 
 #include "explore/explore.h"
 #include "explore/explore_arena.h"
@@ -22,7 +21,7 @@ int checking;
 static unsigned int arena_bump;
 static unsigned long long pages_held;
 
-struct ak_allocator ak_allocator;
+struct ak_allocator __arena_global ak_allocator;
 
 void *explore_arena_clamp(const void *p)
 {
@@ -69,7 +68,7 @@ void ak_user_pages_put(void *ptr, unsigned int pages)
 	pages_held -= pages;
 	if (checking) {
 		/* The schedule is over: nothing is left to touch it; zero is enough. */
-		ASAN_UNPOISON_MEMORY_REGION(ptr, (size_t)pages * AK_PAGE_SIZE);
+		explore_access_object_taken(ptr, (unsigned long long)pages * AK_PAGE_SIZE);
 		for (i = first; i < first + pages; i++)
 			if (page_rw[i])
 				memset(arena_base + i * AK_PAGE_SIZE, 0, AK_PAGE_SIZE);
@@ -115,7 +114,6 @@ void arena_reset(void)
 	} else if (arena_bump) {
 		size_t i;
 
-		ASAN_UNPOISON_MEMORY_REGION(arena_base, (size_t)arena_bump * AK_PAGE_SIZE);
 		for (i = 0; i < arena_bump; i++) {
 			if (page_rw[i])
 				memset(arena_base + i * AK_PAGE_SIZE, 0, AK_PAGE_SIZE);

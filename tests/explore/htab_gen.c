@@ -19,7 +19,7 @@
 #include <arenakit/htab_user.h>
 #include "explore/htab_gen.h"
 
-struct ak_htab table;
+struct ak_htab __arena_global table;
 
 static unsigned long long written(const struct gen_call *c, unsigned long long key)
 {
@@ -35,6 +35,11 @@ static void op_lookup(struct gen_call *c)
 
 	v = ak_htab_lookup(&table, &key, &err);
 	c->ret = v ? 0 : err;
+	/*
+	 * Read at once, as if by the lookup: the address was the key's inside
+	 * the call (htab.h); a later read racing a delete is the caller's.
+	 */
+	explore_access_atomic_next(1);
 	c->out = v ? *v : 0;
 }
 
@@ -80,6 +85,7 @@ static void op_lookup_or_init(struct gen_call *c)
 
 	v = ak_htab_lookup_or_init(&table, &key, &init, &err);
 	c->ret = v ? 0 : err;
+	explore_access_atomic_next(1);	/* read at once, as op_lookup's */
 	c->out = v ? *v : 0;
 }
 

@@ -14,7 +14,7 @@
 #define KEY_A 33ULL
 #define UNIVERSE 64	/* keys 1..63 are checked after every schedule */
 
-extern struct ak_htab table;
+extern struct ak_htab __arena_global table;
 
 enum { SMALL, FULL, BEGUN, HELD, END, GROWN, RESEED, NSTATES };
 

@@ -25,9 +25,9 @@ struct entry {
 	unsigned long long value;	/* key * 10 + 1: a copy is of one entry, whole */
 };
 
-static struct ak_list list;
-static struct ak_rcu rcu;
-static struct ak_lock lock;
+static struct ak_list __arena_global list;
+static struct ak_rcu __arena_global rcu;
+static struct ak_lock __arena_global lock;
 
 /* What a walk saw, in order: keys as bytes of a call's out (8 at most). */
 static void record(struct gen_call *c, unsigned long long key)

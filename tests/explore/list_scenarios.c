@@ -22,9 +22,9 @@ struct entry {
 
 enum { ENTRIES = 4, MAX_COPIES = 16 };
 
-static struct ak_list list;
-static struct ak_lock lock;
-static struct entry entries[ENTRIES];
+static struct ak_list __arena_global list;
+static struct ak_lock __arena_global lock;
+static struct entry __arena_global entries[ENTRIES];
 static unsigned long long copied[MAX_COPIES];	/* the walk's keys, in order */
 static int ncopied, walk_end;
 

@@ -15,7 +15,7 @@
 #include "explore/gen.h"
 #include <arenakit/omap.h>
 
-static struct ak_omap map;
+static struct ak_omap __arena_global map;
 
 /* ---- the starting states ---- */
 

@@ -20,9 +20,9 @@ struct rule {
 
 #define RULES 4	/* ids 1 to 4 at the start; the writer adds 5 */
 
-static struct ak_list rules;
-static struct ak_rcu rcu;
-static struct ak_lock lock;
+static struct ak_list __arena_global rules;
+static struct ak_rcu __arena_global rcu;
+static struct ak_lock __arena_global lock;
 static struct rule *first[RULES + 1];
 static unsigned long long base_objects;
 

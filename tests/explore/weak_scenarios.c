@@ -21,7 +21,7 @@
 #include "explore/explore.h"
 #include <arenakit/omap.h>
 
-static struct ak_htab table;
+static struct ak_htab __arena_global table;
 
 static void insert(unsigned long long key)
 {
@@ -273,7 +273,7 @@ Test(explore_weak, a_walks_last_call_reads_the_generation_after_its_buckets)
 
 /* ---- omap.h's read section against a split ---- */
 
-static struct ak_omap omap;
+static struct ak_omap __arena_global omap;
 static int omap_lookup_err;
 static unsigned long long omap_lookup_value;
 

@@ -409,7 +409,7 @@ Test(alloc_host, a_block_index_by_reciprocal_is_the_quotient_for_every_offset)
 		__ak_page_init(&page.h, class);
 		size = __ak_block_size(class);
 		for (offset = __AK_PAGE_HDR; offset < AK_PAGE_SIZE; offset++)
-			cr_assert_eq(__ak_block_index(&page.h, offset), (offset - __AK_PAGE_HDR) / size,
+			cr_assert_eq(__ak_block_index(page.h.recip, offset), (offset - __AK_PAGE_HDR) / size,
 				     "class %u (%u bytes), offset %u", class, size, offset);
 	}
 }
