@@ -384,7 +384,8 @@ $(EXPLORE_TESTS): $(EXPLORE_OBJS)
 	$(Q)$(CC) $(CFLAGS) $(EXPLORE_LDFLAGS) -o $@ $^ -lcriterion -ldl
 # EXPLORE_BOUND: preemptions per schedule (every schedule up to it is run).
 EXPLORE_BOUND ?= 2
-EXPLORE_ENV = EXPLORE_BOUND=$(EXPLORE_BOUND)
+# EXPLORE_ACCESSES=all: every watched access a point (tests/explore/README.md).
+EXPLORE_ENV = EXPLORE_BOUND=$(EXPLORE_BOUND) $(if $(EXPLORE_ACCESSES),EXPLORE_ACCESSES=$(EXPLORE_ACCESSES))
 
 $(GUEST_TESTS): $(GUEST_TEST_OBJS) $(REGISTRY_OBJ) $(LOADER_OBJS)
 	$(call msg,LD,$@)

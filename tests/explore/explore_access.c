@@ -38,9 +38,15 @@
 
 #define T EXPLORE_MAX_THREADS
 
-/* A watched byte's history in the current run. Clocks: 0 is none. */
+/*
+ * The history of an 8-byte granule in the current run, or of one byte of
+ * it. Clocks: 0 is none. A granule that only whole aligned words touched
+ * has one cell; the first smaller access splits it into eight, one a byte,
+ * each a copy of it (most of the library's accesses are whole words).
+ */
 struct cell {
 	unsigned int run;
+	unsigned int bytes;		/* split: 1 + the index of its 8 byte cells */
 	/* Thread u's last, by its clock: any write, plain ones, plain ones not word-sized. */
 	unsigned int write[T], plain_write[T], split_write[T];
 	unsigned int read[T], plain_read[T];
@@ -48,8 +54,13 @@ struct cell {
 	unsigned int write_site[T], read_site[T], plain_read_site[T];
 };
 
+/* Byte cells of the granules split in this run. */
+#define SPLIT_CELLS (8 << 14)
+static struct cell split_cells[SPLIT_CELLS];
+static unsigned int split_used;
+
 /*
- * A byte's cell, and per 8-byte granule (objects are 8-byte aligned, and
+ * A granule's cell, and per granule (objects are 8-byte aligned, and
  * their sizes multiples of 8) the run it was last poisoned in.
  */
 struct region {
@@ -83,7 +94,7 @@ extern int explore_self_id;
 
 static void region_init(struct region *r, char *start, char *end)
 {
-	size_t bytes = (size_t)(end - start) * sizeof(struct cell);
+	size_t bytes = (size_t)((end - start) / 8 + 1) * sizeof(struct cell);
 
 	r->start = start;
 	r->end = end;
@@ -121,6 +132,7 @@ void explore_access_reset(int reads_freed_objects)
 	memset(atomic_next, 0, sizeof(atomic_next));
 	watch_reads_of_freed = !reads_freed_objects;
 	reported = 0;
+	split_used = 0;
 }
 
 /* The region that holds [@p, @p + @size), or NULL: not watched. */
@@ -134,13 +146,33 @@ static struct region *region_of(const volatile void *p, unsigned int size)
 	return NULL;
 }
 
-static struct cell *cell_at(struct region *r, const char *a)
+/* The cell of the granule at @a, fresh if its last run was another. */
+static struct cell *granule_at(struct region *r, const char *a)
 {
-	struct cell *c = &r->cells[a - r->start];
+	struct cell *c = &r->cells[(size_t)(a - r->start) / 8];
 
 	if (c->run != run)
 		memset(c, 0, sizeof(*c)), c->run = run;
 	return c;
+}
+
+/* The cell of the byte at @a: its granule split first, if it is not yet. */
+static struct cell *byte_at(struct region *r, const char *a)
+{
+	struct cell *g = granule_at(r, a);
+
+	if (!g->bytes) {
+		if (split_used + 8 > SPLIT_CELLS) {
+			explore_fail("explore_access: more than %d granules split in a run",
+				     SPLIT_CELLS / 8);
+			return g;
+		}
+		for (int i = 0; i < 8; i++)
+			split_cells[split_used + i] = *g;
+		split_used += 8;
+		g->bytes = split_used - 7;
+	}
+	return &split_cells[g->bytes - 1 + (size_t)(a - r->start) % 8];
 }
 
 static void set_poison(void *obj, unsigned long long bytes, unsigned int to)
@@ -291,12 +323,14 @@ static __attribute__((noinline, cold)) void report_poisoned(int t, int write, co
 		     write ? "wrote to" : "read", (void *)bad, mine);
 }
 
-static void check(const volatile void *p, unsigned int size, int write, int marked, const void *pc)
+static void check_watched(const volatile void *p, unsigned int size, int write, int marked,
+			  const void *pc)
 {
 	int t = explore_self_id;
 	const char *a = (const char *)p, *bad;
 	struct region *reg = region_of(p, size);
 	unsigned int site, now;
+	int whole;
 
 	if (!reg)
 		return;
@@ -317,8 +351,9 @@ static void check(const volatile void *p, unsigned int size, int write, int mark
 		marked = WORD_WRITE;
 	site = site_of(pc);
 	now = clock_of[t][t];
-	for (unsigned int i = 0; i < size; i++) {
-		struct cell *c = cell_at(reg, a + i);
+	whole = size == 8 && !((unsigned long)a & 7) && !granule_at(reg, a)->bytes;
+	for (unsigned int i = 0; i < (whole ? 1 : size); i++) {
+		struct cell *c = whole ? granule_at(reg, a) : byte_at(reg, a + i);
 
 		for (int u = 0; u < T; u++) {
 			unsigned int w, r;
@@ -368,6 +403,20 @@ void explore_access_atomic_next(unsigned int n)
 {
 	if (explore_self_id >= 0)
 		atomic_next[explore_self_id] = n;
+}
+
+/*
+ * Most accesses are to the stack and the test's own variables: two
+ * compares, and nothing more, for those.
+ */
+static inline __attribute__((always_inline)) void check(const volatile void *p, unsigned int size,
+							 int write, int marked, const void *pc)
+{
+	unsigned long a = (unsigned long)p;
+
+	if (a - (unsigned long)regions[0].start < (unsigned long)(regions[0].end - regions[0].start) ||
+	    a - (unsigned long)regions[1].start < (unsigned long)(regions[1].end - regions[1].start))
+		check_watched(p, size, write, marked, pc);
 }
 
 /* ---- what the instrumentation calls ---- */

@@ -199,11 +199,17 @@ static void run_one(const char *name, int n, const int *nested_on, struct gen_to
 	}
 }
 
+/* Does op @i run in state @st? (A GEN_BESIDE call needs the structures beside.) */
+static int runs_here(const struct gen_table *t, int st, int i)
+{
+	return !(t->ops[i].flags & GEN_BESIDE) || t->states[st].beside;
+}
+
 void gen_explore(const struct gen_table *t, int st)
 {
 	static const int nested[2] = { -1, 0 };	/* thread 1 nested on thread 0 */
 	const char *env = getenv("EXPLORE_GEN_BOUND") ?: getenv("EXPLORE_BOUND");
-	int bound = env ? atoi(env) : 2, i, j;
+	int bound = env ? atoi(env) : 2, i, j, nops_here = 0;
 	/* Three threads cost as much as all the pairs: one preemption fewer. */
 	int triple_bound = bound > 1 ? bound - 1 : bound;
 	struct gen_totals tot = {};
@@ -215,7 +221,12 @@ void gen_explore(const struct gen_table *t, int st)
 	state = st;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < t->nops; i++) {
+		if (!runs_here(t, st, i))
+			continue;
+		nops_here++;
 		for (j = i; j < t->nops; j++) {
+			if (!runs_here(t, st, j))
+				continue;
 			ops[0] = &t->ops[i];
 			ops[1] = &t->ops[j];
 			snprintf(name, sizeof(name), "%s/%s: %s | %s", t->name,
@@ -223,6 +234,8 @@ void gen_explore(const struct gen_table *t, int st)
 			run_one(name, 2, NULL, &tot, bound);
 		}
 		for (j = 0; j < t->nops; j++) {
+			if (!runs_here(t, st, j))
+				continue;
 			ops[0] = &t->ops[i];
 			ops[1] = &t->ops[j];
 			snprintf(name, sizeof(name), "%s/%s: %s, nested: %s", t->name,
@@ -231,6 +244,9 @@ void gen_explore(const struct gen_table *t, int st)
 		}
 	}
 	for (i = 0; t->triples && t->triples[i][0] >= 0; i++) {
+		if (!runs_here(t, st, t->triples[i][0]) || !runs_here(t, st, t->triples[i][1]) ||
+		    !runs_here(t, st, t->triples[i][2]))
+			continue;
 		for (j = 0; j < 3; j++)
 			ops[j] = &t->ops[t->triples[i][j]];
 		snprintf(name, sizeof(name), "%s/%s: %s | %s | %s", t->name, t->states[st].name,
@@ -239,7 +255,7 @@ void gen_explore(const struct gen_table *t, int st)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	printf("explore: generated %s/%s: %d operations; %llu pairs, %llu nested pairs (up to %d preemptions), %llu triples (up to %d); %llu, %llu and %llu schedules, %llu in all, in %.1f s: %s\n",
-	       t->name, t->states[st].name, t->nops, tot.scenarios[0], tot.scenarios[1], bound,
+	       t->name, t->states[st].name, nops_here, tot.scenarios[0], tot.scenarios[1], bound,
 	       tot.scenarios[2], triple_bound, tot.schedules_of[0], tot.schedules_of[1],
 	       tot.schedules_of[2], tot.schedules,
 	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,

@@ -43,6 +43,11 @@
  * observe in between may be any part of it done.
  */
 #define GEN_SPANS 4
+/*
+ * A call that also writes structures beside the one the table explores
+ * (sharing its allocator): run only in states that have them (.beside).
+ */
+#define GEN_BESIDE 8
 
 /* One call of a schedule: what it answered and when it ran. */
 struct gen_call {
@@ -70,6 +75,8 @@ struct gen_state {
 	 * (a state may start with a lock held by one).
 	 */
 	void (*settle)(void);
+	/* Has the structures GEN_BESIDE calls write: they run here too. */
+	int beside;
 };
 
 /*

@@ -20,6 +20,8 @@
 #include "explore/htab_gen.h"
 
 struct ak_htab __arena_global table;
+struct ak_htab __arena_global other;
+struct ak_omap __arena_global beside_map;
 
 static unsigned long long written(const struct gen_call *c, unsigned long long key)
 {
@@ -129,6 +131,8 @@ static void walk(struct gen_call *c, int delete_p)
 			c->ret = err == -ENOENT ? 0 : err;
 			return;
 		}
+		/* Read at once, as if by the step: a later read racing a delete is the caller's. */
+		explore_access_atomic_next(1);
 		k = *(unsigned long long *)key;
 		if (k >= UNIVERSE || (c->out & 1ULL << k))
 			explore_fail("T%d: the walk returned key %llu twice (or a stranger)",
@@ -196,10 +200,35 @@ static void op_maintain(struct gen_call *c)
 	c->ret = ak_htab_maintain(&table);
 }
 
+/*
+ * delete(P), then P into a structure beside the table, on the same CPU: the
+ * block the delete freed is the next its CPU's cache hands out, so the
+ * other table's P lands where the table's was, with the same hash and key
+ * (what a lock-free reader of the table must not take for its P). aux: the
+ * insert's answer.
+ */
+static void op_move_to_other(struct gen_call *c)
+{
+	unsigned long long key = KEY_P, value = written(c, key);
+
+	c->ret = ak_htab_delete(&table, &key);
+	c->aux = (unsigned long long)(long long)ak_htab_update(&other, &key, &value, AK_HTAB_ANY);
+}
+
+/* The same into the ordered map (its nodes come from chunks of other sizes). */
+static void op_move_to_map(struct gen_call *c)
+{
+	unsigned long long key = KEY_P, value = written(c, key);
+
+	c->ret = ak_htab_delete(&table, &key);
+	c->aux = (unsigned long long)(long long)ak_omap_update(&beside_map, &key, &value,
+							      AK_OMAP_ANY);
+}
+
 enum {
 	LOOKUP, LOOKUP_COPY, UPDATE_ANY, UPDATE_NOEXIST, UPDATE_EXIST, UPDATE_NOSLEEP,
 	LOOKUP_OR_INIT, DELETE, DELETE_NOSLEEP, LOOKUP_AND_DELETE, NEXT, DELETE_CURRENT,
-	NEXT_COPY, CLEAR, COUNT, RESERVE, MAINTAIN, NOPS
+	NEXT_COPY, CLEAR, COUNT, RESERVE, MAINTAIN, MOVE_TO_OTHER, MOVE_TO_MAP, NOPS
 };
 
 static const struct gen_op ops[NOPS] = {
@@ -220,6 +249,10 @@ static const struct gen_op ops[NOPS] = {
 	[COUNT] = { "count", 0, op_count },
 	[RESERVE] = { "reserve", 0, op_reserve },
 	[MAINTAIN] = { "maintain", GEN_CHANGES, op_maintain },
+	[MOVE_TO_OTHER] = { "delete(P), P into the other table", GEN_CHANGES | GEN_BESIDE,
+			    op_move_to_other },
+	[MOVE_TO_MAP] = { "delete(P), P into the ordered map", GEN_CHANGES | GEN_BESIDE,
+			  op_move_to_map },
 };
 
 /* ---- the model: which keys are present, with which value ---- */
@@ -236,15 +269,28 @@ struct model {
 };
 
 static struct model m;
+static int model_state;
+
+/*
+ * The table as the schedule left it, looked up once (model_end is asked
+ * once per order the model tries): err and value of every key.
+ */
+static struct {
+	int taken;
+	int err[UNIVERSE];
+	unsigned long long value[UNIVERSE];
+} table_after;
 
 static void model_begin(int st)
 {
 	unsigned long long k;
 
 	memset(&m, 0, sizeof(m));
+	model_state = st;
+	table_after.taken = 0;
 	for (k = 1; k < UNIVERSE; k++) {
 		if (k == KEY_P || k == KEY_Q || k == 2 ||
-		    (st != SMALL && st != RESEED && k >= 3 && k <= 12)) {
+		    (st != SMALL && st != RESEED && st != BESIDE && k >= 3 && k <= 12)) {
 			m.presence[k] = PRESENT;
 			m.value[k] = k * 10;
 		}
@@ -406,6 +452,12 @@ static int model_step(const struct gen_call *c, int phase, int others_change)
 	case RESERVE:
 	case MAINTAIN:
 		return !c->ret || gen_weak(c->ret) ? 1 : gen_refuse("an error it does not document");
+	case MOVE_TO_OTHER:
+	case MOVE_TO_MAP:
+		/* The insert beside changes nothing here; it never fails but busy. */
+		if (c->aux && !gen_weak((long long)c->aux))
+			return gen_refuse("the insert beside the table failed");
+		return step_delete(KEY_P, c);
 	}
 	return gen_refuse("an operation the model does not know");
 }
@@ -416,8 +468,12 @@ static int model_end(void)
 	unsigned long long k, v;
 	int err;
 
+	for (k = 1; !table_after.taken && k < UNIVERSE; k++)
+		table_after.err[k] = ak_htab_lookup_copy(&table, &k, &table_after.value[k]);
+	table_after.taken = 1;
 	for (k = 1; k < UNIVERSE; k++) {
-		err = ak_htab_lookup_copy(&table, &k, &v);
+		err = table_after.err[k];
+		v = table_after.value[k];
 		if (err && err != -ENOENT)
 			return gen_refuse("the table does not answer after the schedule");
 		if (!err && (!may_be_present(k) || v != m.value[k]))
@@ -442,13 +498,17 @@ static void check_and_destroy(void)
 	err = ak_htab_check_all(&table, &bad);
 	if (err)
 		explore_fail("ak_htab_check_all: %d (node %p)", err, (void *)bad);
+	/* (maintain moves entries, never adds or drops one: the lookups above hold.) */
 	for (k = 1; k < UNIVERSE; k++)
-		present += !ak_htab_lookup_copy(&table, &k, &(unsigned long long){ 0 });
+		present += table_after.taken ? !table_after.err[k] :
+			   !ak_htab_lookup_copy(&table, &k, &(unsigned long long){ 0 });
 	if (ak_htab_count(&table) != present)
 		explore_fail("count %llu, but %llu keys are found", ak_htab_count(&table), present);
 	err = ak_htab_destroy(&table);
 	if (err)
 		explore_fail("destroy: %d", err);
+	if (model_state == BESIDE && (ak_htab_destroy(&other) || ak_omap_destroy(&beside_map)))
+		explore_fail("the structures beside the table: destroy");
 	explore_expect_given_back(0);
 }
 
@@ -467,6 +527,8 @@ static const int triples[][3] = {
 	{ NEXT, DELETE, UPDATE_NOEXIST },
 	{ DELETE_CURRENT, UPDATE_ANY, MAINTAIN },
 	{ LOOKUP_COPY, DELETE_NOSLEEP, UPDATE_NOEXIST },
+	/* A lock-free reader on P while P's node goes to the other table, and a growth. */
+	{ LOOKUP, MOVE_TO_OTHER, UPDATE_NOEXIST },
 	{ -1 },
 };
 
@@ -513,4 +575,9 @@ Test(explore_gen_htab, grown)
 Test(explore_gen_htab, reseed_begun)
 {
 	gen_explore(&htab_table, RESEED);
+}
+
+Test(explore_gen_htab, beside)
+{
+	gen_explore(&htab_table, BESIDE);
 }

@@ -110,6 +110,25 @@ static void setup_reseed_begun(void)
 		explore_fail("setup: no reseed in progress");
 }
 
+/*
+ * The three keys, and beside the table a second one with its seeds and an
+ * ordered map (one key each, P in neither), on the same allocator: what
+ * one frees another takes at once (htab_gen.c's moves).
+ */
+static void setup_beside(void)
+{
+	unsigned long long k = 5, v = 50;
+
+	setup_small();
+	if (ak_htab_init(&other, 8, 8, 16) || ak_omap_init(&beside_map, 8, 8))
+		explore_fail("setup: the structures beside");
+	else
+		explore_htab_same_seeds(other.cur, table.cur);
+	if (ak_htab_update(&other, &k, &v, AK_HTAB_NOEXIST) ||
+	    ak_omap_update(&beside_map, &k, &v, AK_OMAP_NOEXIST))
+		explore_fail("setup: a key beside");
+}
+
 const struct gen_state states[NSTATES] = {
 	[SMALL] = { "3 keys", setup_small },
 	[FULL] = { "13 keys, an update grows it", setup_full },
@@ -118,4 +137,6 @@ const struct gen_state states[NSTATES] = {
 	[END] = { "growth's end", setup_growth_end },
 	[GROWN] = { "grown", setup_grown },
 	[RESEED] = { "reseed begun", setup_reseed_begun },
+	[BESIDE] = { "3 keys, a table with its seeds and an ordered map beside it", setup_beside,
+		     NULL, 1 },
 };
