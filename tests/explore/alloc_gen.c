@@ -201,7 +201,7 @@ static void op_free_forged(struct gen_call *c)
 	}
 	for (page = 1; page < 3; page++) {
 		/* A forger copies a live header as others change it: a race by design. */
-		explore_access_atomic_next(2);
+		explore_read_at_once(2);
 		memcpy(big - 64 + page * AK_PAGE_SIZE,
 		       (void *)((unsigned long long)small & ~(AK_PAGE_SIZE - 1)), 64);
 	}

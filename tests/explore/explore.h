@@ -50,6 +50,8 @@ void explore_access_object_taken(void *obj, unsigned long long room);
 void explore_describe_site(unsigned int site, char *out, size_t size);
 void explore_access_atomic_next(unsigned int n);
 #define AK_ACCESS_ATOMIC_NEXT(n) explore_access_atomic_next(n)
+/* A scenario's read of what a call just returned, as if by the call: explore_access.c. */
+void explore_read_at_once(unsigned int n);
 
 /*
  * The weak mode (README.md): a file that defines EXPLORE_WEAK_MODE before

@@ -85,6 +85,7 @@ static unsigned int run = 1;
 static unsigned int clock_of[T][T];	/* thread t's vector clock */
 static int every_access_a_point = -1;
 static unsigned int atomic_next[T];	/* accesses left taken as marked */
+static unsigned int at_once[T];		/* ... and not points either */
 static int watch_reads_of_freed = 1;
 static char *image_base;
 static int reported;	/* one report a run: the first is the one to read */
@@ -130,6 +131,7 @@ void explore_access_reset(int reads_freed_objects)
 	for (int t = 0; t < T; t++)
 		clock_of[t][t] = 1;
 	memset(atomic_next, 0, sizeof(atomic_next));
+	memset(at_once, 0, sizeof(at_once));
 	watch_reads_of_freed = !reads_freed_objects;
 	reported = 0;
 	split_used = 0;
@@ -341,8 +343,12 @@ static void check_watched(const volatile void *p, unsigned int size, int write, 
 	}
 	if (t < 0)
 		return;		/* setup and check: alone, before and after every thread */
-	if (every_access_a_point && marked != MARKED)
+	if (at_once[t]) {
+		at_once[t]--;		/* explore_read_at_once: part of the call before it */
+		marked = MARKED;
+	} else if (every_access_a_point && marked != MARKED) {
 		explore_point(write ? "store" : "load", NULL, (int)site_of(pc));
+	}
 	if (atomic_next[t]) {
 		atomic_next[t]--;	/* in a read section (explore_access_atomic_next) */
 		marked = MARKED;
@@ -403,6 +409,18 @@ void explore_access_atomic_next(unsigned int n)
 {
 	if (explore_self_id >= 0)
 		atomic_next[explore_self_id] = n;
+}
+
+/*
+ * A scenario's read through an address a call just returned, made at
+ * once, as if by the call: the next @n accesses are marked and, in
+ * EXPLORE_ACCESSES=all, no points (what the library promises holds inside
+ * the call; a read after it that races a delete is the caller's).
+ */
+void explore_read_at_once(unsigned int n)
+{
+	if (explore_self_id >= 0)
+		at_once[explore_self_id] = n;
 }
 
 /*

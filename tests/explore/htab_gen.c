@@ -41,7 +41,7 @@ static void op_lookup(struct gen_call *c)
 	 * Read at once, as if by the lookup: the address was the key's inside
 	 * the call (htab.h); a later read racing a delete is the caller's.
 	 */
-	explore_access_atomic_next(1);
+	explore_read_at_once(1);
 	c->out = v ? *v : 0;
 }
 
@@ -87,7 +87,7 @@ static void op_lookup_or_init(struct gen_call *c)
 
 	v = ak_htab_lookup_or_init(&table, &key, &init, &err);
 	c->ret = v ? 0 : err;
-	explore_access_atomic_next(1);	/* read at once, as op_lookup's */
+	explore_read_at_once(1);	/* read at once, as op_lookup's */
 	c->out = v ? *v : 0;
 }
 
@@ -132,7 +132,7 @@ static void walk(struct gen_call *c, int delete_p)
 			return;
 		}
 		/* Read at once, as if by the step: a later read racing a delete is the caller's. */
-		explore_access_atomic_next(1);
+		explore_read_at_once(1);
 		k = *(unsigned long long *)key;
 		if (k >= UNIVERSE || (c->out & 1ULL << k))
 			explore_fail("T%d: the walk returned key %llu twice (or a stranger)",

@@ -796,7 +796,7 @@ static void look_up_and_read(unsigned long long key)
 	 * moment inside the call (htab.h); a read after it, which a delete
 	 * may race, is the caller's, not what this scenario checks.
 	 */
-	explore_access_atomic_next(1);
+	explore_read_at_once(1);
 	hit_value = v ? *v : 0;
 	hit_err = v ? 0 : err;
 }

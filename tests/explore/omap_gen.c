@@ -138,7 +138,7 @@ static void op_walk(struct gen_call *c)
 			return;
 		}
 		/* Read at once, as if by the step: a later read racing a change is the caller's. */
-		explore_access_atomic_next(1);
+		explore_read_at_once(1);
 		if (k >= 64 || *v != value_of(k) || (c->out >> k & 1) || (calls && k <= last)) {
 			c->out = ~0ULL;		/* a stranger, a twin, or out of order */
 			c->ret = 0;
