@@ -16,10 +16,10 @@
  * any live object); a read of one is a failure too unless the scenario
  * allows it (lock-free readers, which in BPF read 0 there). A pointer
  * outside the arena ends its logical thread with a failure. A freed object
- * is poisoned for AddressSanitizer past its first word (where the
- * allocator links free blocks): a touch of it stops the run with ASan's
- * report and the schedule that led there, unless the scenario's lock-free
- * readers may read freed objects.
+ * is poisoned past its first word (where the allocator links free blocks):
+ * a write to it fails the schedule, and so does a read unless the
+ * scenario's lock-free readers may read freed objects; a data race fails
+ * it too (explore_access.c sees every access of the scenarios' files).
  *
  * Include this first: it hooks atomic.h and then includes the headers.
  */
