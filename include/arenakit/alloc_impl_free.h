@@ -343,9 +343,17 @@ static __ak_always_inline int __ak_free(void __arena *ptr, int sleepable)
 		/*
 		 * Not queued: the object stays the caller's, live again (its
 		 * page cannot have gone: it had this live block all along).
+		 * Its byte is set by a store and a store fence, which cannot
+		 * fail, where ak_byte_publish's compare-and-swap loop (weakly
+		 * ordered CPUs) can: the caller would hold an object every
+		 * later free refuses. A byte store beside other CPUs'
+		 * compare-and-swaps of its word loses nothing (atomic.h), and
+		 * the fence orders it before the caller's next stores, as the
+		 * loop's swap would.
 		 */
 		AK_ALLOC_WATCH_TAKEN(ptr, room);
-		__ak_mark_live(ptr);
+		ak_write_once(*__ak_live_byte(page, index), 1);
+		ak_store_fence();
 		return err;
 	}
 	__ak_stat_add(objects, -1ULL);

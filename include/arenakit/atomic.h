@@ -16,6 +16,7 @@
  *   ak_spin_wait()             in a bounded spin, after an attempt failed
  *   ak_store_release(x, v)     a store that publishes what came before it
  *   ak_read_fence()            the loads before it before the loads after it
+ *   ak_store_fence()           the stores before it before the stores after it
  *   ak_byte_publish(p, v)      a byte store, ordered before the stores after it
  *   ak_byte_claim(p, oldp)     zero a byte if it is not zero; its old value
  *
@@ -380,15 +381,34 @@
  */
 #define ak_read_fence()							\
 	do {								\
-		if (AK_TSO) {						\
+		if (AK_TSO)						\
 			ak_compiler_barrier();				\
-		} else {						\
-			unsigned long long ___ak_fence = 0;		\
+		else							\
+			__ak_stack_fence();				\
+	} while (0)
+
+/* A fully ordered atomic on a word of the caller's stack (ak_read_fence). */
+#define __ak_stack_fence()						\
+	do {								\
+		unsigned long long ___ak_fence = 0;			\
 									\
-			__asm__ __volatile__("" : : "r"(&___ak_fence) : "memory"); \
-			___ak_fence = ak_fetch_add(&___ak_fence, 1);	\
-			__asm__ __volatile__("" : : "r"(___ak_fence) : "memory"); \
-		}							\
+		__asm__ __volatile__("" : : "r"(&___ak_fence) : "memory"); \
+		___ak_fence = ak_fetch_add(&___ak_fence, 1);		\
+		__asm__ __volatile__("" : : "r"(___ak_fence) : "memory"); \
+	} while (0)
+
+/*
+ * ak_store_fence(): the stores before it are seen before the stores after
+ * it, by every CPU: the kernel's smp_wmb(). On x86-64 (TSO) only the
+ * compiler is kept from moving them; elsewhere the fully ordered atomic of
+ * ak_read_fence, which orders both.
+ */
+#define ak_store_fence()						\
+	do {								\
+		if (AK_TSO)						\
+			ak_compiler_barrier();				\
+		else							\
+			__ak_stack_fence();				\
 	} while (0)
 
 /*
