@@ -379,22 +379,20 @@
  * The asm gives the word's address away so that the compiler keeps the
  * atomic on a variable no one else could see.
  */
-#define ak_read_fence()							\
-	do {								\
-		if (AK_TSO)						\
-			ak_compiler_barrier();				\
-		else							\
-			__ak_stack_fence();				\
-	} while (0)
+#define ak_read_fence() __ak_fence()
 
-/* A fully ordered atomic on a word of the caller's stack (ak_read_fence). */
-#define __ak_stack_fence()						\
+/* A compiler barrier where AK_TSO, else a fully ordered atomic on the stack. */
+#define __ak_fence()							\
 	do {								\
-		unsigned long long ___ak_fence = 0;			\
+		if (AK_TSO) {						\
+			ak_compiler_barrier();				\
+		} else {						\
+			unsigned long long ___ak_fence = 0;		\
 									\
-		__asm__ __volatile__("" : : "r"(&___ak_fence) : "memory"); \
-		___ak_fence = ak_fetch_add(&___ak_fence, 1);		\
-		__asm__ __volatile__("" : : "r"(___ak_fence) : "memory"); \
+			__asm__ __volatile__("" : : "r"(&___ak_fence) : "memory"); \
+			___ak_fence = ak_fetch_add(&___ak_fence, 1);	\
+			__asm__ __volatile__("" : : "r"(___ak_fence) : "memory"); \
+		}							\
 	} while (0)
 
 /*
@@ -403,13 +401,7 @@
  * compiler is kept from moving them; elsewhere the fully ordered atomic of
  * ak_read_fence, which orders both.
  */
-#define ak_store_fence()						\
-	do {								\
-		if (AK_TSO)						\
-			ak_compiler_barrier();				\
-		else							\
-			__ak_stack_fence();				\
-	} while (0)
+#define ak_store_fence() __ak_fence()
 
 /*
  * A byte's aligned 64-bit word, and where the byte is in it: BPF's atomics
