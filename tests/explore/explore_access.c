@@ -21,9 +21,12 @@
  *    release (ak_store_release) releases, a marked store and an unordered
  *    add order nothing. A word's clock is joined, never replaced: it may
  *    hide a race, never invent one;
+ *  - a plain store of an aligned word is taken as made whole (KCSAN's
+ *    default), and a sequence count's read section (AK_ACCESS_ATOMIC_NEXT)
+ *    reads as marked;
  *  - with EXPLORE_ACCESSES=all every access is a point where the scheduler
- *    may switch threads, and an access inside ak_data_race() is one always
- *    (README.md says why the marked ones and those suffice by default).
+ *    may switch threads (README.md says why the marked ones suffice by
+ *    default, with the check clean).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
