@@ -98,14 +98,14 @@ extern int explore_self_id;
 
 static void region_init(struct region *r, char *start, char *end)
 {
-	size_t bytes = (size_t)((end - start) / 8 + 1) * sizeof(struct cell);
+	size_t granules = (size_t)(end - start) / 8 + 1;
 
 	r->start = start;
 	r->end = end;
-	r->cells = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE,
+	r->cells = mmap(NULL, granules * sizeof(*r->cells), PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	r->poisoned = mmap(NULL, (size_t)((end - start) / 8 + 1) * sizeof(*r->poisoned),
-			   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	r->poisoned = mmap(NULL, granules * sizeof(*r->poisoned), PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (r->cells == MAP_FAILED || r->poisoned == MAP_FAILED)
 		abort();
 }
@@ -249,7 +249,8 @@ void explore_describe_site(unsigned int site, char *out, size_t size)
 
 /* ---- happens-before ---- */
 
-static struct sync *sync_of(const volatile void *p)
+/* The clock of the word at @p; NULL if it has none and @add is 0 (nothing released there). */
+static struct sync *sync_of(const volatile void *p, int add)
 {
 	unsigned long long addr = (unsigned long long)p & ~7ULL;
 	unsigned int i = (unsigned int)(addr * 0x9e3779b97f4a7c15ULL >> 52) % SYNC_SLOTS;
@@ -258,6 +259,8 @@ static struct sync *sync_of(const volatile void *p)
 		struct sync *s = &syncs[i];
 
 		if (s->run != run) {
+			if (!add)
+				return NULL;
 			memset(s, 0, sizeof(*s));
 			s->run = run;
 			s->addr = addr;
@@ -272,7 +275,7 @@ static struct sync *sync_of(const volatile void *p)
 
 static void acquire(int t, const volatile void *p)
 {
-	struct sync *s = sync_of(p);
+	struct sync *s = sync_of(p, 0);
 
 	for (int u = 0; s && u < T; u++)
 		if (s->clock[u] > clock_of[t][u])
@@ -281,7 +284,7 @@ static void acquire(int t, const volatile void *p)
 
 static void release(int t, const volatile void *p)
 {
-	struct sync *s = sync_of(p);
+	struct sync *s = sync_of(p, 1);
 
 	for (int u = 0; s && u < T; u++)
 		if (clock_of[t][u] > s->clock[u])
@@ -335,7 +338,7 @@ static void check_watched(const volatile void *p, unsigned int size, int write, 
 	const char *a = (const char *)p, *bad;
 	struct region *reg = region_of(p, size);
 	unsigned int site, now;
-	int whole;
+	struct cell *whole;
 
 	if (!reg)
 		return;
@@ -360,9 +363,12 @@ static void check_watched(const volatile void *p, unsigned int size, int write, 
 		marked = WORD_WRITE;
 	site = site_of(pc);
 	now = clock_of[t][t];
-	whole = size == 8 && !((unsigned long)a & 7) && !granule_at(reg, a)->bytes;
+	/* An aligned word in a granule not split: its one cell. */
+	whole = size == 8 && !((unsigned long)a & 7) ? granule_at(reg, a) : NULL;
+	if (whole && whole->bytes)
+		whole = NULL;
 	for (unsigned int i = 0; i < (whole ? 1 : size); i++) {
-		struct cell *c = whole ? granule_at(reg, a) : byte_at(reg, a + i);
+		struct cell *c = whole ?: byte_at(reg, a + i);
 
 		for (int u = 0; u < T; u++) {
 			unsigned int w, r;
