@@ -109,10 +109,21 @@ void bpf_arena_free_pages(void *map, void __arena *ptr, __u32 page_cnt) __ksym _
  * loaded and follows before it knows that what it read was consistent (a
  * sequence count's reader, omap_impl.h), kept inside the arena. In BPF
  * that is nothing: the JIT adds the arena's base to a pointer's low 32
- * bits, and a load from a page not mapped reads 0. In user space a build
- * whose readers race with writers defines AK_ARENA_CLAMP(p), an address
- * in its arena, to do the same (the explorer does); without it
- * __AK_ARENA_CLAMPED is 0 and such a reader takes the lock instead.
+ * bits, the kernel's mapping has a guard past both ends, and a load from
+ * a page not mapped (one the allocator gave back) reads 0.
+ *
+ * In user space a build whose readers race with writers defines
+ * AK_ARENA_CLAMP(p), an address in its arena, to do the same, and so
+ * promises what the kernel's mapping gives: from any address it returns,
+ * 3056 bytes can be read (an ordered map's reach, __AK_OMAP_READ_REACH),
+ * and memory its allocator gives back stays readable while a reader may
+ * stand on it. The explorer's emulated arena keeps both. An arena's mmap
+ * keeps neither: it ends where the arena does, and a read of a page the
+ * allocator gave back (a sleepable free, a trim: ak_omap_trim's nodes)
+ * maps a new page there that the arena then holds for no one (SIGSEGV
+ * with BPF_F_SEGV_ON_FAULT).
+ * So a loader does not define it (user.h and omap_user.h refuse it), and
+ * without it __AK_ARENA_CLAMPED is 0 and such a reader takes the lock.
  */
 #if defined(__BPF__)
 #define __ak_arena_clamp(p) (p)

@@ -31,8 +31,9 @@
  * three such tries a lookup takes the lock, so writers never starve it. A
  * reader writes nothing shared: readers on many CPUs share the map's cache
  * lines. In user space, where a link read mid-change could point outside
- * the mmap, they take the lock unless the build defines AK_ARENA_CLAMP
- * (arena.h); the loader's ak_omap_next_copy holds it to copy a value
+ * the mmap or to a page given back, they take the lock unless the build
+ * defines AK_ARENA_CLAMP (arena.h: an emulated arena's; a loader's headers
+ * refuse it); the loader's ak_omap_next_copy holds it to copy a value
  * (omap_user.h). An update allocates what it needs
  * (entries a chunk at a time, the nodes a split may need) before it takes
  * the lock: a holder never allocates. A delete keeps its entry and nodes

@@ -46,6 +46,16 @@ static inline unsigned long long __ak_omap_node_size(unsigned int kw)
 #define __ak_omap_start(n) ((n)->start & (2 * AK_OMAP_FANOUT - 1))
 #endif
 
+/*
+ * The furthest such a reader reads from a node's address in user space:
+ * the last word of the widest key in slot 2 * AK_OMAP_FANOUT - 1 +
+ * AK_OMAP_FANOUT - 1 (the masked start, the count's last key); its links
+ * end before that. 3056 bytes, what AK_ARENA_CLAMP keeps readable
+ * (arena.h; tests/host/omap_reach_host.c).
+ */
+#define __AK_OMAP_READ_REACH						\
+	(sizeof(struct ak_omap_node) + 8 * (3 * AK_OMAP_FANOUT - 1) * __AK_OMAP_KW_MAX)
+
 static __ak_always_inline unsigned int __ak_omap_nkeys(__ak_omap_node_t n)
 {
 	unsigned int nkeys = ak_read_once(n->nkeys);

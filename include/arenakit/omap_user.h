@@ -9,6 +9,8 @@
 
 #ifdef __BPF__
 #error "<arenakit/omap_user.h> is for user space; BPF walks a map with ak_omap_next (omap.h)"
+#elif defined(AK_ARENA_CLAMP)
+#error "<arenakit/omap_user.h> reads an arena's mmap, where AK_ARENA_CLAMP's promise does not hold (arena.h)"
 #else
 
 #include <arenakit/omap.h>

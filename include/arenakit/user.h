@@ -25,6 +25,8 @@
 
 #ifdef __BPF__
 #error "<arenakit/user.h> is for user space; a BPF object defines AK_ALLOC_PROGRAM (alloc.h)"
+#elif defined(AK_ARENA_CLAMP)
+#error "<arenakit/user.h> reads an arena's mmap, where AK_ARENA_CLAMP's promise does not hold (arena.h)"
 #else
 
 #include <errno.h>

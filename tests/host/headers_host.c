@@ -239,3 +239,31 @@ Test(headers, a_user_space_reader_links_without_the_allocator)
 			     "a reader does not link alone (%s):\n%s", levels[i], output);
 	}
 }
+
+/*
+ * A loader's headers read an arena's mmap, which keeps none of what
+ * AK_ARENA_CLAMP promises (arena.h): with it defined, each stops at its
+ * guard with that one message.
+ */
+Test(headers, a_loaders_headers_refuse_a_clamp)
+{
+	static const char *const loaders[] = { "user.h", "omap_user.h" };
+	const char *kdir = getenv("ARENAKIT_KDIR");
+	char cmd[1024], source[256], expect[256], output[8192];
+	size_t i;
+
+	cr_assert(kdir, "ARENAKIT_KDIR (the kernel cache entry) is not set: run via make test");
+	snprintf(cmd, sizeof(cmd), "cc -std=gnu11 -O2 -Wall -Wextra -Werror -Iinclude "
+		 "-I%s/libbpf/include", kdir);
+	for (i = 0; i < sizeof(loaders) / sizeof(loaders[0]); i++) {
+		snprintf(source, sizeof(source),
+			 "#define AK_ARENA_CLAMP(p) (p)\n#include <arenakit/%s>\n", loaders[i]);
+		snprintf(expect, sizeof(expect), "<arenakit/%s> reads an arena's mmap", loaders[i]);
+		cr_expect_neq(compile(source, cmd, output, sizeof(output)), 0,
+			      "%s compiles with AK_ARENA_CLAMP defined", loaders[i]);
+		cr_expect(strstr(output, expect), "%s does not say \"%s\":\n%s", loaders[i], expect,
+			  output);
+		cr_expect_eq(count(output, "error:"), 1, "%s says more than its #error:\n%s",
+			     loaders[i], output);
+	}
+}
