@@ -208,6 +208,10 @@ stage_config() {
 	"${kmake[@]}" -C "$src" -s tinyconfig >&2
 	(cd "$src" && ARCH=$arch scripts/kconfig/merge_config.sh -m .config "$fragment" "${tree[@]}" \
 		> /dev/null 2>&1)
+	# The selftests' fragments force the JIT on; the count form of may_goto
+	# is tested in the interpreter, with the JIT off for that test
+	# (verifier_may_goto_counted, kernel/patches/0010).
+	[ "$selftests" = 1 ] && "$src/scripts/config" --file "$src/.config" --disable BPF_JIT_ALWAYS_ON
 	"${kmake[@]}" -C "$src" -s olddefconfig >&2
 
 	# merge_config only warns; an option of ours that did not stick is an

@@ -38,7 +38,7 @@ repo=$(dirname "$here")
 # clock's call must keep the tail-call count), exceptions and callbacks.
 tests=${SELFTESTS_TESTS:-verifier,arena_list,arena_htab,arena_atomics,iters,bpf_loop,tailcalls,exceptions,timer}
 # The series' own tests.
-ours=verifier_may_goto_nop,verifier_may_goto_clock,verifier_may_goto_frames,verifier_can_loop,arena_jit_disp
+ours=verifier_may_goto_nop,verifier_may_goto_clock,verifier_may_goto_counted,verifier_may_goto_frames,verifier_may_goto_prologue,may_goto_clock,verifier_can_loop,arena_jit_disp
 jobs=${JOBS:-$(nproc)}
 
 log() { echo "kernel/selftests.sh: $*" >&2; }

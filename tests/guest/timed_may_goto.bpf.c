@@ -106,20 +106,21 @@ int slow_steps(void *ctx)
 	return 0;
 }
 
-__u64 stall_ns, stall_at;	/* stalled_once(): one step waits this long */
+__u64 stall_ns;		/* stalled(): these steps wait this long */
+__u64 stall_at[3] = { ~0ULL, ~0ULL, ~0ULL };
 
 /*
- * A loop of cheap steps, one of which (step stall_at, among the steps the
- * first check times) stalls for stall_ns, as a preempted or faulting step
- * would: the frame must not take every step for that slow.
+ * A loop of cheap steps, some of which (the steps in stall_at, among the
+ * ones the first checks time) stall for stall_ns, as a preempted or
+ * faulting step would: the frame must not take every step for that slow.
  */
 SEC("syscall")
-int stalled_once(void *ctx)
+int stalled(void *ctx)
 {
 	__u64 start = bpf_ktime_get_ns(), n;
 
 	for (n = ak_opaque_zero(); n < target && can_loop; n++)
-		if (n == stall_at)
+		if (n == stall_at[0] || n == stall_at[1] || n == stall_at[2])
 			busy_wait(stall_ns);
 	elapsed_ns = bpf_ktime_get_ns() - start;
 	steps = n;

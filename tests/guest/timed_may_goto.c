@@ -116,19 +116,22 @@ Test(timed_may_goto, three_nested_frames_each_get_the_budget, .timeout = GUEST_T
 /*
  * However much a step costs, the frame stops within about a slice (1 ms) of
  * its 250 ms: checks come by time, not every 65,535 steps (at which a 10 us
- * step would run 0.65 s before the first check). The bound is 250 ms and
- * the longer of a slice and a step, and a step the host stalled is a long
- * step: the window's end moves by the longest step of the run. A stall
- * after the first check makes the frame take its steps before that check
- * for slower than they were, and it ends early. So the test asks that one
- * run of up to five land in the window, and prints every run.
+ * step would run 0.65 s before the first check). The 256 steps before the
+ * first check are not timed, and not counted in either: the bound is those
+ * steps, the budget, and the longer of a slice and a step. A step the host
+ * stalled is a long step: the window's end moves by the longest step of
+ * the run. So the test asks that one run of up to five land in the window,
+ * and prints every run.
  */
 #define SLOW_TRIES 5
+#define UNTIMED_STEPS 256
 
-/* A frame of slow steps ended within its budget and a slice or its longest step. */
-static bool in_the_slow_window(unsigned long long ns, unsigned long long longest_step)
+/* A frame of @step_ns steps ended within the untimed steps, its budget and a slice or its longest step. */
+static bool in_the_slow_window(unsigned long long ns, unsigned long long step_ns,
+			       unsigned long long longest_step)
 {
-	return ns >= BUDGET_MIN_NS && ns <= BUDGET_SLOW_MAX_NS + longest_step;
+	return ns >= BUDGET_MIN_NS &&
+	       ns <= UNTIMED_STEPS * step_ns + BUDGET_SLOW_MAX_NS + longest_step;
 }
 
 static void slow_steps_stop_within_the_budget(unsigned long long step_us)
@@ -142,63 +145,131 @@ static void slow_steps_stop_within_the_budget(unsigned long long step_us)
 	for (tries = 0; tries < SLOW_TRIES && !in_window; tries++) {
 		run(skel->progs.slow_steps);
 		ns = skel->bss->elapsed_ns;
-		in_window = in_the_slow_window(ns, skel->bss->longest_step_ns);
+		in_window = in_the_slow_window(ns, step_us * 1000, skel->bss->longest_step_ns);
 		ms_x100 = ns / (MS / 100);
 		printf("timed_may_goto: %llu steps of %llu us ended after %llu.%02llu ms, "
 		       "the longest step %llu us\n", skel->bss->steps, step_us, ms_x100 / 100,
 		       ms_x100 % 100, skel->bss->longest_step_ns / 1000);
 	}
-	cr_expect(in_window, "%llu us steps: no run of %d ended within %llu ms and %llu ms "
-		  "and its longest step", step_us, SLOW_TRIES, BUDGET_MIN_NS / MS,
-		  BUDGET_SLOW_MAX_NS / MS);
+	cr_expect(in_window, "%llu us steps: no run of %d ended within %llu ms and %d steps, "
+		  "%llu ms and its longest step", step_us, SLOW_TRIES, BUDGET_MIN_NS / MS,
+		  UNTIMED_STEPS, BUDGET_SLOW_MAX_NS / MS);
 	timed_may_goto__destroy(skel);
 }
 
-Test(timed_may_goto, steps_of_10us_stop_within_255ms, .timeout = GUEST_TEST_TIMEOUT)
+Test(timed_may_goto, steps_of_10us_stop_within_the_bound, .timeout = GUEST_TEST_TIMEOUT)
 {
 	slow_steps_stop_within_the_budget(10);
 }
 
-Test(timed_may_goto, steps_of_30us_stop_within_255ms, .timeout = GUEST_TEST_TIMEOUT)
+Test(timed_may_goto, steps_of_30us_stop_within_the_bound, .timeout = GUEST_TEST_TIMEOUT)
 {
 	slow_steps_stop_within_the_budget(30);
 }
 
 /*
- * The steps before a frame's first check (256) are counted in at the cost
- * the next 16 are timed at. One of those 16 stalling (a preempted or
- * faulting step; here a 30 ms wait at step 260) must not make the frame take
- * every step for that slow and end it after 272 steps: the check times a
- * second sample before it believes the estimate. The stall still counts:
- * an endless loop after it ends at the budget, as without it.
+ * Stalls among the first timed steps (a preempted or faulting step; here
+ * 30 ms waits) must not end the frame: only time measured does, and the
+ * steps before the first check are not estimated from a sample a stall
+ * inflated. Step 260 is among the 16 the first check times; after it the
+ * check sizes the next count to one step (272), and the next again (273).
+ * The series' v3 survived the first alone, and two ended its frame after
+ * 288 steps. The stalls still count: an endless loop after them ends at
+ * the budget, as without them.
  */
-static void stall_once(struct timed_may_goto *skel, unsigned long long target)
+static const unsigned long long stall_steps[] = { 260, 272, 273 };
+
+static void stall(struct timed_may_goto *skel, unsigned long long target, int stalls)
 {
+	int i;
+
 	skel->bss->target = target;
-	skel->bss->stall_at = 260;
 	skel->bss->stall_ns = 30 * MS;
-	run(skel->progs.stalled_once);
-	printf("timed_may_goto: a 30 ms stall at step 260, then %llu of %llu steps in %llu ms\n",
-	       skel->bss->steps, target, skel->bss->elapsed_ns / MS);
+	for (i = 0; i < 3; i++)
+		skel->data->stall_at[i] = i < stalls ? stall_steps[i] : ~0ULL;
+	run(skel->progs.stalled);
+	printf("timed_may_goto: %d stalls of 30 ms from step 260, then %llu of %llu steps "
+	       "in %llu ms\n", stalls, skel->bss->steps, target, skel->bss->elapsed_ns / MS);
 }
 
-Test(timed_may_goto, one_stall_in_the_first_timed_steps_does_not_end_the_frame,
-     .timeout = GUEST_TEST_TIMEOUT)
+static void stalls_do_not_end_the_frame(int stalls)
 {
 	struct timed_may_goto *skel = load();
 	unsigned long long ns = 0;
 	int tries;
 
-	stall_once(skel, 200000);
-	cr_expect_eq(skel->bss->steps, 200000, "the frame ended after %llu steps, %llu ms",
-		     skel->bss->steps, skel->bss->elapsed_ns / MS);
+	stall(skel, 200000, stalls);
+	cr_expect_eq(skel->bss->steps, 200000, "%d stalls: the frame ended after %llu steps, "
+		     "%llu ms", stalls, skel->bss->steps, skel->bss->elapsed_ns / MS);
 	/* In the window in one run of up to SLOW_TRIES, as slow steps are. */
-	for (tries = 0; tries < SLOW_TRIES && !in_the_slow_window(ns, 0); tries++) {
-		stall_once(skel, ~0ULL);
+	for (tries = 0; tries < SLOW_TRIES && !in_the_slow_window(ns, 0, 0); tries++) {
+		stall(skel, ~0ULL, stalls);
 		ns = skel->bss->elapsed_ns;
 	}
-	cr_expect(in_the_slow_window(ns, 0), "after a stall, no run of %d ended within %llu-%llu ms",
-		  SLOW_TRIES, BUDGET_MIN_NS / MS, BUDGET_SLOW_MAX_NS / MS);
+	cr_expect(in_the_slow_window(ns, 0, 0), "after %d stalls, no run of %d ended within "
+		  "%llu-%llu ms", stalls, SLOW_TRIES, BUDGET_MIN_NS / MS, BUDGET_SLOW_MAX_NS / MS);
+	timed_may_goto__destroy(skel);
+}
+
+Test(timed_may_goto, one_stall_in_the_first_timed_steps_does_not_end_the_frame,
+     .timeout = GUEST_TEST_TIMEOUT)
+{
+	stalls_do_not_end_the_frame(1);
+}
+
+Test(timed_may_goto, stalls_in_two_samples_in_a_row_do_not_end_the_frame,
+     .timeout = GUEST_TEST_TIMEOUT)
+{
+	stalls_do_not_end_the_frame(2);
+}
+
+Test(timed_may_goto, stalls_in_three_samples_in_a_row_do_not_end_the_frame,
+     .timeout = GUEST_TEST_TIMEOUT)
+{
+	stalls_do_not_end_the_frame(3);
+}
+
+/* The frames of @prog_fd whose budget ran out, from its fdinfo (kernel patch 5). */
+static long long frames_expired(int prog_fd)
+{
+	char path[64], line[256];
+	long long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", prog_fd);
+	f = fopen(path, "r");
+	cr_assert(f, "%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "may_goto_expired: %lld", &n) == 1)
+			break;
+	fclose(f);
+	cr_assert_geq(n, 0, "%s has no may_goto_expired line", path);
+	return n;
+}
+
+/*
+ * Each frame that spends its budget is counted against its program, a
+ * subprog's frames too; a loop that ends by its own condition is not.
+ */
+Test(timed_may_goto, each_frame_that_spends_its_budget_is_counted, .timeout = GUEST_TEST_TIMEOUT)
+{
+	struct timed_may_goto *skel = load();
+	int endless = bpf_program__fd(skel->progs.endless);
+	int nested = bpf_program__fd(skel->progs.nested);
+	int counted = bpf_program__fd(skel->progs.counted);
+
+	cr_expect_eq(frames_expired(endless), 0);
+	run(skel->progs.endless);
+	cr_expect_eq(frames_expired(endless), 1);
+	run(skel->progs.endless);
+	cr_expect_eq(frames_expired(endless), 2, "a second run adds one");
+	run(skel->progs.nested);
+	cr_expect_eq(frames_expired(nested), 3, "three subprog frames, on the program");
+	skel->bss->target = 1000;
+	run(skel->progs.counted);
+	cr_expect_eq(skel->bss->steps, 1000);
+	cr_expect_eq(frames_expired(counted), 0, "a loop that ended on its own");
+	cr_expect_eq(frames_expired(endless), 2, "another program's runs add nothing");
 	timed_may_goto__destroy(skel);
 }
 
@@ -212,7 +283,7 @@ Test(timed_may_goto, one_stall_in_the_first_timed_steps_does_not_end_the_frame,
 #define ADD64_IMM(d, imm) INSN(BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, imm)
 
 /*
- * The frame's hidden state (struct bpf_may_goto_clock: count, two times, steps)
+ * The frame's hidden state (struct bpf_may_goto_clock: count, since, steps)
  * sits right below the program's own stack, here 8 bytes: its steps at
  * r10 - 16. bpf_probe_read_kernel() copies them to r10 - 8, and the program
  * returns them.
@@ -227,8 +298,8 @@ Test(timed_may_goto, one_stall_in_the_first_timed_steps_does_not_end_the_frame,
 	MOV0(0), INSN(BPF_STX | BPF_MEM | BPF_DW, BPF_REG_10, BPF_REG_0, -8, 0)
 
 /*
- * Of the frame's state (32 bytes), the count's 8 count against the
- * 512-byte stack limit, as on kernels without the clock (counting all 32
+ * Of the frame's state (24 bytes), the count's 8 count against the
+ * 512-byte stack limit, as on kernels without the clock (counting all 24
  * refused the hash table's deep call chains, which load on stock): beside
  * 504 bytes of the program's own it fits, beside 512 it does not. Stock
  * 6.12 adds its count after the check, so 512 bytes and a may_goto load
