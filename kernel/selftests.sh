@@ -115,6 +115,7 @@ if [ $changed = 1 ] || [ ! -e "$patched/.done" ]; then
 	PATH=/usr/lib/llvm-19/bin:$PATH make -C "$patched$sel_in_tree" -s -j"$jobs" \
 		VMLINUX_BTF="$patched/src/vmlinux" test_progs test_verifier >&2
 	cp "$patched/src/arch/x86/boot/bzImage" "$patched/src/vmlinux" "$patched/"
+	ln -sf bzImage "$patched/image"	# what kernel/vm boots
 	make -C "$patched/src" -s kernelrelease > "$patched/release"
 	touch "$patched/.done"
 fi
