@@ -107,20 +107,42 @@ static int user_space_only(const char *path)
 	return found;
 }
 
+/*
+ * @source, compiled by @compiler_cmd, must stop at one #error that says
+ * @expect, and say nothing else; @what names the case in the messages.
+ */
+static void expect_one_error(const char *source, const char *compiler_cmd, const char *expect,
+			     const char *what)
+{
+	char output[8192];
+
+	cr_expect_neq(compile(source, compiler_cmd, output, sizeof(output)), 0, "%s compiles",
+		      what);
+	cr_expect(strstr(output, expect), "%s does not say \"%s\":\n%s", what, expect, output);
+	cr_expect_eq(count(output, "error:"), 1, "%s says more than its #error:\n%s", what,
+		     output);
+}
+
+/* The user-space compiler, given libbpf's headers from the kernel cache entry. */
+static void user_space_cmd(char *cmd, size_t len)
+{
+	const char *kdir = getenv("ARENAKIT_KDIR");
+
+	cr_assert(kdir, "ARENAKIT_KDIR (the kernel cache entry) is not set: run via make test");
+	snprintf(cmd, len, "cc -std=gnu11 -O2 -Wall -Wextra -Werror -Iinclude "
+		 "-I%s/libbpf/include", kdir);
+}
+
 static void check_header(const char *name, const char *compiler_cmd, const char *what)
 {
-	char output[8192], source[512], path[512], parent[256], expect[512];
+	char output[8192], source[512], path[512], parent[256], expect[512], case_name[600];
 
 	snprintf(path, sizeof(path), "include/arenakit/%s", name);
 	snprintf(source, sizeof(source), "#include <arenakit/%s>\n", name);
 	if (user_space_only(path) && !strcmp(what, "BPF")) {
 		snprintf(expect, sizeof(expect), "<arenakit/%s> is for user space", name);
-		cr_expect_neq(compile(source, compiler_cmd, output, sizeof(output)), 0,
-			      "%s, for user space, compiles as BPF", path);
-		cr_expect(strstr(output, expect), "%s as BPF does not say \"%s\":\n%s", path,
-			  expect, output);
-		cr_expect_eq(count(output, "error:"), 1, "%s as BPF says more than its #error:\n%s",
-			     path, output);
+		snprintf(case_name, sizeof(case_name), "%s, for user space, as BPF", path);
+		expect_one_error(source, compiler_cmd, expect, case_name);
 		return;
 	}
 	if (!internal_to(path, parent, sizeof(parent))) {
@@ -130,12 +152,8 @@ static void check_header(const char *name, const char *compiler_cmd, const char 
 	}
 	snprintf(expect, sizeof(expect), "<arenakit/%s> is internal: include <arenakit/%s>",
 		 name, parent);
-	cr_expect_neq(compile(source, compiler_cmd, output, sizeof(output)), 0,
-		      "%s, internal, compiles alone (%s)", path, what);
-	cr_expect(strstr(output, expect), "%s alone (%s) does not say \"%s\":\n%s", path, what,
-		  expect, output);
-	cr_expect_eq(count(output, "error:"), 1, "%s alone (%s) says more than its #error:\n%s",
-		     path, what, output);
+	snprintf(case_name, sizeof(case_name), "%s, internal, alone (%s)", path, what);
+	expect_one_error(source, compiler_cmd, expect, case_name);
 	snprintf(source, sizeof(source), "#include <arenakit/%s>\n#include <arenakit/%s>\n",
 		 parent, name);
 	cr_expect_eq(compile(source, compiler_cmd, output, sizeof(output)), 0,
@@ -197,13 +215,10 @@ Test(headers, each_of_the_other_half_compiles_alone_as_bpf)
 
 Test(headers, each_compiles_alone_in_user_space)
 {
-	const char *kdir = getenv("ARENAKIT_KDIR");
 	char cmd[1024];
 
-	cr_assert(kdir, "ARENAKIT_KDIR (the kernel cache entry) is not set: run via make test");
 	/* libbpf's headers: user.h is for a loader built on it. */
-	snprintf(cmd, sizeof(cmd), "cc -std=gnu11 -O2 -Wall -Wextra -Werror -Iinclude "
-		 "-I%s/libbpf/include", kdir);
+	user_space_cmd(cmd, sizeof(cmd));
 	each_header(cmd, "user space");
 }
 
@@ -248,22 +263,16 @@ Test(headers, a_user_space_reader_links_without_the_allocator)
 Test(headers, a_loaders_headers_refuse_a_clamp)
 {
 	static const char *const loaders[] = { "user.h", "omap_user.h" };
-	const char *kdir = getenv("ARENAKIT_KDIR");
-	char cmd[1024], source[256], expect[256], output[8192];
+	char cmd[1024], source[256], expect[256], case_name[256];
 	size_t i;
 
-	cr_assert(kdir, "ARENAKIT_KDIR (the kernel cache entry) is not set: run via make test");
-	snprintf(cmd, sizeof(cmd), "cc -std=gnu11 -O2 -Wall -Wextra -Werror -Iinclude "
-		 "-I%s/libbpf/include", kdir);
+	user_space_cmd(cmd, sizeof(cmd));
 	for (i = 0; i < sizeof(loaders) / sizeof(loaders[0]); i++) {
 		snprintf(source, sizeof(source),
 			 "#define AK_ARENA_CLAMP(p) (p)\n#include <arenakit/%s>\n", loaders[i]);
 		snprintf(expect, sizeof(expect), "<arenakit/%s> reads an arena's mmap", loaders[i]);
-		cr_expect_neq(compile(source, cmd, output, sizeof(output)), 0,
-			      "%s compiles with AK_ARENA_CLAMP defined", loaders[i]);
-		cr_expect(strstr(output, expect), "%s does not say \"%s\":\n%s", loaders[i], expect,
-			  output);
-		cr_expect_eq(count(output, "error:"), 1, "%s says more than its #error:\n%s",
-			     loaders[i], output);
+		snprintf(case_name, sizeof(case_name), "%s with AK_ARENA_CLAMP defined",
+			 loaders[i]);
+		expect_one_error(source, cmd, expect, case_name);
 	}
 }
