@@ -274,7 +274,7 @@ deps-bench deps-selftests: $(BUILD)/deps.mk
 deps-bench:
 	$(Q)kernel/deps.sh $(DEPS_CHECK) bench
 deps-selftests:
-	$(Q)kernel/deps.sh $(DEPS_CHECK) kernel-selftests
+	$(Q)kernel/deps.sh $(DEPS_CHECK) kernel-selftests $(filter arm64,$(ARCH))
 
 all: kernel bpf tool tests example
 

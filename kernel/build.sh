@@ -50,6 +50,10 @@ arm64) image=arch/arm64/boot/Image cross=(CROSS_COMPILE=aarch64-linux-gnu-)
 		die "aarch64-linux-gnu-gcc is missing (run 'make deps ARCH=arm64' as root)" ;;
 *) die "ARCH must be 'x86_64' or 'arm64', not '$arch'" ;;
 esac
+# Ours, for SELFTESTS=1: what the selftests assume of their base, for any
+# architecture and for this one.
+selftests_config=("$here/config.selftests")
+[ -e "$here/config.selftests.$arch" ] && selftests_config+=("$here/config.selftests.$arch")
 # The kernel's make for the guest's architecture; the tools that run on the
 # host (bpftool's bootstrap) are built without these.
 kmake=(make ARCH="$arch" "${cross[@]}")
@@ -79,7 +83,7 @@ built_part() {
 key=$({
 	echo "$pkgver $variant"
 	[ "$arch" = x86_64 ] || echo "$arch"
-	[ "$selftests" = 1 ] && echo selftests && cat "$here/config.selftests"
+	[ "$selftests" = 1 ] && echo selftests && cat "${selftests_config[@]}"
 	[ "$kasan" = 1 ] && echo kasan && cat "$here/config.kasan"
 	cat "$here/config" "$here/config.$arch"
 	grep -v '^[[:space:]]*\(#.*\)\?$' "$here/build.sh"
@@ -197,11 +201,19 @@ stage_config() {
 		sed -i 's/^CONFIG_LOCALVERSION=.*/CONFIG_LOCALVERSION="-arenakit-stock"/' "$fragment"
 	if [ "$selftests" = 1 ]; then
 		# What the selftests need wins over what the small kernel leaves
-		# out, and their choice of DWARF version over ours.
-		sed -i -e '/^# CONFIG_.* is not set$/d' -e '/DEBUG_INFO_DWARF/d' "$fragment"
-		cat "$here/config.selftests" >> "$fragment"
-		tree=("$src/tools/testing/selftests/bpf/config"
-		      "$src/tools/testing/selftests/bpf/config.$arch")
+		# out, and their choice of DWARF version over ours; our
+		# BPF_JIT_ALWAYS_ON is switched off below.
+		sed -i -e '/^# CONFIG_.* is not set$/d' -e '/DEBUG_INFO_DWARF/d' \
+			-e '/BPF_JIT_ALWAYS_ON/d' "$fragment"
+		cat "${selftests_config[@]}" >> "$fragment"
+		tree=("$src/tools/testing/selftests/bpf/config")
+		# x86-64's is what a defconfig would add. arm64's (config.aarch64)
+		# adds lock debugging, DEBUG_PAGEALLOC and drivers for real
+		# boards to that: a build and a run under TCG several times
+		# longer, for nothing the BPF tests need.
+		if [ "$arch" = x86_64 ]; then
+			tree+=("$src/tools/testing/selftests/bpf/config.x86_64")
+		fi
 	fi
 	[ "$kasan" = 1 ] && cat "$here/config.kasan" >> "$fragment"
 	log "configuring $arch: tinyconfig + kernel/config + kernel/config.$arch${tree:+ + kernel/config.selftests + the selftests config}$([ "$kasan" = 1 ] && echo " + kernel/config.kasan")"

@@ -6,6 +6,7 @@
 # same kernel with kernel/patches/series applied, side by side.
 #
 #   kernel/selftests.sh        (make kernel-selftests)
+#   ARCH=arm64 kernel/selftests.sh   (make kernel-selftests ARCH=arm64)
 #
 # 1. SELFTESTS=1 KERNEL=stock kernel/build.sh: the stock kernel configured
 #    for the selftests too (its own cache entry), its modules, test_progs
@@ -19,10 +20,15 @@
 #    test_verifier run on each kernel in the VM, and the series' own tests
 #    ($ours below) on both, from the patched tree's test_progs. The logs
 #    go to build/selftests-NAME.log (NAME: stock, stock-ours, patched,
-#    verifier-stock, verifier-patched), the tests whose result differs to
-#    build/selftests-diff.txt. The exit status is non-zero if a test that
+#    verifier-stock, verifier-patched; arm64's to selftests-arm64-NAME),
+#    the tests whose result differs to build/selftests-diff.txt (arm64:
+#    selftests-arm64-diff.txt). The exit status is non-zero if a test that
 #    passes on stock does not pass with the series, or one of the series'
 #    own tests does not pass with it.
+#
+# ARCH=arm64 cross-builds both kernels, their modules and test_progs
+# (against the arm64 root kernel/build.sh makes, whose libelf and zlib the
+# cross compiler is pointed at) and runs them in the arm64 guest, under TCG.
 #
 # The first run builds a kernel and test_progs (about an hour on 2 CPUs);
 # later runs reuse both. Not part of make test.
@@ -40,15 +46,53 @@ tests=${SELFTESTS_TESTS:-verifier,arena_list,arena_htab,arena_atomics,iters,bpf_
 # The series' own tests.
 ours=verifier_may_goto_nop,verifier_may_goto_clock,verifier_may_goto_counted,verifier_may_goto_frames,verifier_may_goto_prologue,may_goto_clock,verifier_can_loop,arena_jit_disp
 jobs=${JOBS:-$(nproc)}
+arch=${ARCH:-x86_64}
+case $arch in
+x86_64) image=arch/x86/boot/bzImage kmake=(make) ;;
+arm64) image=arch/arm64/boot/Image kmake=(make ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-) ;;
+*) echo "kernel/selftests.sh: ARCH must be 'x86_64' or 'arm64', not '$arch'" >&2; exit 2 ;;
+esac
 
 log() { echo "kernel/selftests.sh: $*" >&2; }
 
-stock=$(SELFTESTS=1 KERNEL=stock "$here/build.sh")
+stock=$(SELFTESTS=1 KERNEL=stock ARCH=$arch "$here/build.sh")
 sel=$stock/src/tools/testing/selftests/bpf
+# The selftests' make: for arm64 its user-space programs are cross-built,
+# the compiler finding the arm64 root's libelf and zlib after its own
+# headers and libraries (the root holds no C library headers); clang
+# links liburandom_read.so, so the linker flags also go in LIBELF_LIBS.
+selmake=(make VMLINUX_BTF="$stock/vmlinux")
+if [ "$arch" = arm64 ]; then
+	lib=$stock/root/usr/lib/aarch64-linux-gnu
+	if [ ! -e "$stock/.stage-root-selftests" ]; then
+		# test_progs' sign-file links with libcrypto: its arm64
+		# headers and library, unpacked into the root beside the rest.
+		debs=$(mktemp -d)
+		(cd "$debs" && apt-get download -q -o APT::Sandbox::User="$(id -un)" libssl-dev:arm64 >&2)
+		dpkg-deb -x "$debs"/libssl-dev_*.deb "$stock/root"
+		rm -rf "$debs"
+		touch "$stock/.stage-root-selftests"
+	fi
+	mkdir -p "$stock/cross-bin"
+	for t in /usr/bin/aarch64-linux-gnu-*; do
+		ln -sf "$t" "$stock/cross-bin/"
+	done
+	rm -f "$stock/cross-bin/aarch64-linux-gnu-gcc"
+	# Debian's cross compiler reads the host's /usr/include (headers
+	# common to all architectures): the root's, and its arm64-only
+	# ones (openssl/opensslconf.h), after it.
+	printf '#!/bin/sh\nexec /usr/bin/aarch64-linux-gnu-gcc "$@" -idirafter %s -idirafter %s -L%s -Wl,-rpath-link=%s\n' \
+		"$stock/root/usr/include" "$stock/root/usr/include/aarch64-linux-gnu" "$lib" "$lib" \
+		> "$stock/cross-bin/aarch64-linux-gnu-gcc"
+	chmod +x "$stock/cross-bin/aarch64-linux-gnu-gcc"
+	selmake=(make ARCH=arm64 CROSS_COMPILE="$stock/cross-bin/aarch64-linux-gnu-"
+		 LIBELF_CFLAGS="-idirafter $stock/root/usr/include"
+		 LIBELF_LIBS="-L$lib -Wl,-rpath-link=$lib -lelf")
+fi
 if [ ! -e "$stock/.stage-modules" ]; then
 	# The selftests' test module links against the kernel's exported symbols.
 	log "building the stock kernel's modules (Module.symvers)"
-	make -C "$stock/src" -s -j"$jobs" modules >&2
+	"${kmake[@]}" -C "$stock/src" -s -j"$jobs" modules >&2
 	touch "$stock/.stage-modules"
 fi
 if [ ! -e "$stock/.stage-test_progs" ]; then
@@ -63,8 +107,8 @@ if [ ! -e "$stock/.stage-test_progs" ]; then
 	rm -f "$sel/prog_tests/tests.h"	# the list of tests, made again
 	log "building test_progs (long)"
 	# clang, ld.lld and llvm-strip without version suffixes, as the Makefile calls them.
-	PATH=/usr/lib/llvm-19/bin:$PATH make -C "$sel" -s -j"$jobs" \
-		VMLINUX_BTF="$stock/vmlinux" test_progs test_verifier >&2
+	PATH=/usr/lib/llvm-19/bin:$PATH "${selmake[@]}" -C "$sel" -s -j"$jobs" \
+		test_progs test_verifier >&2
 	touch "$stock/.stage-test_progs"
 fi
 
@@ -109,27 +153,34 @@ echo "$files" > "$patched/.touched"
 if [ $changed = 1 ] || [ ! -e "$patched/.done" ]; then
 	rm -f "$patched/.done"
 	log "rebuilding the copy, its modules and test_progs (incremental)"
-	make -C "$patched/src" -s -j"$jobs" bzImage modules >&2
+	"${kmake[@]}" -C "$patched/src" -s -j"$jobs" "${image##*/}" modules >&2
 	# The test module's BTF is built on the kernel's: it must be this one's.
 	rm -f "$patched$sel_in_tree/bpf_testmod.ko" "$patched$sel_in_tree"/bpf_testmod/*.o
-	PATH=/usr/lib/llvm-19/bin:$PATH make -C "$patched$sel_in_tree" -s -j"$jobs" \
+	PATH=/usr/lib/llvm-19/bin:$PATH "${selmake[@]}" -C "$patched$sel_in_tree" -s -j"$jobs" \
 		VMLINUX_BTF="$patched/src/vmlinux" test_progs test_verifier >&2
-	cp "$patched/src/arch/x86/boot/bzImage" "$patched/src/vmlinux" "$patched/"
-	ln -sf bzImage "$patched/image"	# what kernel/vm boots
-	make -C "$patched/src" -s kernelrelease > "$patched/release"
+	cp "$patched/src/$image" "$patched/src/vmlinux" "$patched/"
+	ln -sf "${image##*/}" "$patched/image"	# what kernel/vm boots
+	# arm64's guest root is the stock entry's.
+	[ "$arch" = x86_64 ] || ln -sfn "$stock/root" "$patched/root"
+	"${kmake[@]}" -C "$patched/src" -s kernelrelease > "$patched/release"
 	touch "$patched/.done"
 fi
 
 mkdir -p "$repo/build"
-# @command in @tree's selftests directory on @kernel, into build/selftests-@name.log
+logs=$repo/build/selftests-
+[ "$arch" = x86_64 ] || logs=$repo/build/selftests-$arch-
+# @command in @tree's selftests directory on @kernel, into $logs@name.log.
+# The VM starts there: the arm64 guest sees the host's directories it
+# starts in (and the checkout's), not the whole of the host's /.
 run() {	# name kernel tree command
 	log "running $4 on the ${2##*/} kernel"
+	cd "$3$sel_in_tree"
 	MEM=${MEM:-2G} "$here/vm" -k "$2" \
 		"mount -t debugfs none /sys/kernel/debug; mount -t tracefs none /sys/kernel/tracing;
 		 cd $3$sel_in_tree && $4" \
-		> "$repo/build/selftests-$1.log" 2>&1 || true
-	grep -a '^Summary:' "$repo/build/selftests-$1.log" >&2 ||
-		log "no summary in build/selftests-$1.log: the run did not finish"
+		> "$logs$1.log" 2>&1 || true
+	grep -a '^Summary:' "$logs$1.log" >&2 ||
+		log "no summary in $logs$1.log: the run did not finish"
 }
 run stock "$stock" "$stock" "./test_progs -t $tests"
 # The series' own tests exist only in the patched tree; its test_progs runs
@@ -149,13 +200,13 @@ results() {
 }
 log "differences (test, stock, patched):"
 join -t"$tab" -a1 -a2 -e none -o 0,1.2,2.2 \
-	<(results "$repo/build/selftests-stock.log" "$repo/build/selftests-stock-ours.log" \
-		  "$repo/build/selftests-verifier-stock.log") \
-	<(results "$repo/build/selftests-patched.log" "$repo/build/selftests-verifier-patched.log") |
-	awk -F"$tab" '$2 != $3' | tee "$repo/build/selftests-diff.txt" >&2
+	<(results "${logs}stock.log" "${logs}stock-ours.log" \
+		  "${logs}verifier-stock.log") \
+	<(results "${logs}patched.log" "${logs}verifier-patched.log") |
+	awk -F"$tab" '$2 != $3' | tee "${logs}diff.txt" >&2
 # Failed: a test that passes on stock and not with the series, or one of
 # the series' own tests that does not pass with it.
 ours_re="^(${ours//,/|})[$tab/]"
-! { awk -F"$tab" '$2 == "OK" && $3 != "OK"' "$repo/build/selftests-diff.txt"
-    results "$repo/build/selftests-patched.log" | grep -E "$ours_re" |
+! { awk -F"$tab" '$2 == "OK" && $3 != "OK"' "${logs}diff.txt"
+    results "${logs}patched.log" | grep -E "$ours_re" |
 	awk -F"$tab" '$2 != "OK"'; } | grep .
