@@ -243,7 +243,7 @@ help:
 	@echo 'make stress     arenakit stress, every scenario, lists up to 100M items, in a'
 	@echo '                  4-CPU 6 GiB VM; STRESS_ARGS= other arguments (make run ARGS="stress --help")'
 	@echo "make kernel-selftests  the tree's BPF selftests on the stock and patched"
-	@echo '                  kernels, side by side (long the first time)'
+	@echo '                  kernels, side by side (long the first time; ARCH=arm64 too)'
 	@echo 'make install    the headers and arenakit.pc under PREFIX=$(PREFIX) (DESTDIR too);'
 	@echo '                  make uninstall removes them'
 	@echo "make flags      BPFTOOL=, LIBBPF_DIR= and VMLINUX_DIR= of the project's kernel, for"

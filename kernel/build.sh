@@ -209,8 +209,8 @@ stage_config() {
 		tree=("$src/tools/testing/selftests/bpf/config")
 		# x86-64's is what a defconfig would add. arm64's (config.aarch64)
 		# adds lock debugging, DEBUG_PAGEALLOC and drivers for real
-		# boards to that: a build and a run under TCG several times
-		# longer, for nothing the BPF tests need.
+		# boards to that, which the BPF tests do not need and which
+		# would lengthen the build and slow the run under TCG.
 		if [ "$arch" = x86_64 ]; then
 			tree+=("$src/tools/testing/selftests/bpf/config.x86_64")
 		fi

@@ -105,6 +105,10 @@ if [ ! -e "$stock/.stage-test_progs" ]; then
 		done
 	done
 	rm -f "$sel/prog_tests/tests.h"	# the list of tests, made again
+	# A tree copied from another entry (build.sh's sibling) may hold its
+	# test modules' build, which names that entry's paths.
+	find "$sel"/bpf_test* \( -name '*.o' -o -name '.*.cmd' -o -name '*.ko' -o -name '*.mod' \
+		-o -name '*.mod.c' -o -name Module.symvers -o -name modules.order \) -delete
 	log "building test_progs (long)"
 	# clang, ld.lld and llvm-strip without version suffixes, as the Makefile calls them.
 	PATH=/usr/lib/llvm-19/bin:$PATH "${selmake[@]}" -C "$sel" -s -j"$jobs" \
