@@ -131,13 +131,15 @@ __noinline int omap_lookup_chunk(__u32 from, __u32 to)
  */
 __noinline int omap_walk_chunk(__u32 from, __u32 to)
 {
+	__u64 __arena *v;
 	__u64 k, errors = 0;
 	__u32 i;
 	int err = 0;
 
 	pass_begins(from);
 	for (i = from; i < to && can_loop; i++) {
-		if (ak_omap_next(&omap, &walk, &k, &err)) {
+		err = ak_omap_next(&omap, &walk, &k, &v);
+		if (!err) {
 			in_order(k);
 			result.walked++;
 		} else if (err == -AK_EBUDGET || err == -EBUSY) {

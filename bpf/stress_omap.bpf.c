@@ -74,8 +74,8 @@ int omap_walk(void *ctx)
 
 	edge.runs++;
 	while (can_loop) {
-		v = ak_omap_next(&omap_map, &edge_cursor, &k, &err);
-		if (!v)
+		err = ak_omap_next(&omap_map, &edge_cursor, &k, &v);
+		if (err)
 			return err == -ENOENT ? 0 : cut(err);
 		edge_key(k, *v);
 	}
@@ -122,9 +122,12 @@ int omap_drain(void *ctx)
 __noinline __u64 model_step(__u64 k, int init, __ak_nonnull __u64 *key_out,
 			    __ak_nonnull int *err)
 {
+	__u64 __arena *v = 0;
+
 	if (init)
 		ak_omap_cursor_init(&model_cursor, &k, (__u64 *)NULL, 0);
-	return (__u64)ak_omap_next(&omap_map, &model_cursor, key_out, err);
+	*err = ak_omap_next(&omap_map, &model_cursor, key_out, &v);
+	return (__u64)v;
 }
 
 /* The batch's operations from omap_done on, each result in its slot. */

@@ -105,27 +105,6 @@ static __ak_always_inline void __arena *__ak_alloc(unsigned long long size, int 
  */
 #define __ak_alloc_path __ak_apart
 
-__ak_global int __ak_lives_clear(__arg_arena struct __ak_page __arena *page)
-{
-	unsigned int at;
-
-	for (at = page->lives_at; at < AK_PAGE_SIZE && ak_can_loop; at += 8)
-		*(unsigned long long __arena *)((char __arena *)page + at) = 0;
-	return 0;
-}
-
-__ak_global int __ak_put_block_kept(__arg_arena void __arena *block)
-{
-	__ak_free_block(block, 0);
-	return 0;
-}
-
-__ak_global int __ak_put_block_spare(__arg_arena void __arena *block)
-{
-	__ak_free_block(block, 1);
-	return 0;
-}
-
 /*
  * Each call's two paths: the CPU's cache, and the shared path. An object
  * without CPU caches (AK_ALLOC_CPUS 0) has the functions of the #else
@@ -422,12 +401,6 @@ __ak_global int __ak_alloc_reclaim(void)
 	return err;
 cut:
 	return -AK_EBUDGET;
-}
-
-/* Out of line: the frees that may call it are verified without its loop. */
-__ak_global int __ak_alloc_spare_trim(unsigned long long keep)
-{
-	return __ak_spare_trim(keep);
 }
 
 __ak_global int ak_alloc_trim(void)

@@ -245,6 +245,21 @@ static __ak_always_inline void __ak_free_block(void __arena *block, int may_spar
 		__ak_page_push(cls, page, __AK_ON_EMPTY);
 }
 
+#if __AK_ALLOC_DEFINE
+/* __ak_free_block out of line, as alloc.h says why: with the lock held. */
+__ak_global int __ak_put_block_kept(__arg_arena void __arena *block)
+{
+	__ak_free_block(block, 0);
+	return 0;
+}
+
+__ak_global int __ak_put_block_spare(__arg_arena void __arena *block)
+{
+	__ak_free_block(block, 1);
+	return 0;
+}
+#endif
+
 /*
  * Under the lock: put up to @max blocks that frees queued (the lock was
  * busy) on their free lists. Pages they empty stay for reuse or trim.

@@ -332,6 +332,18 @@ static __ak_always_inline int __ak_mark_live(char __arena *block)
 	return ak_byte_publish(__ak_live_byte(page, index), 1);
 }
 
+#if __AK_ALLOC_DEFINE
+/* Clears a new page's live bytes (alloc.h declares it): a loop verified once. */
+__ak_global int __ak_lives_clear(__arg_arena struct __ak_page __arena *page)
+{
+	unsigned int at;
+
+	for (at = page->lives_at; at < AK_PAGE_SIZE && ak_can_loop; at += 8)
+		*(unsigned long long __arena *)((char __arena *)page + at) = 0;
+	return 0;
+}
+#endif
+
 /*
  * Initialise a page for @class: fresh from the kernel (zeroed), or spare
  * (emptied: no live block, on no list); nobody else's
@@ -478,6 +490,14 @@ static __ak_always_inline int __ak_spare_trim(unsigned long long keep)
 cut:
 	return -AK_EBUDGET;
 }
+
+#if __AK_ALLOC_DEFINE
+/* Out of line: the frees that may call it are verified without its loop. */
+__ak_global int __ak_alloc_spare_trim(unsigned long long keep)
+{
+	return __ak_spare_trim(keep);
+}
+#endif
 
 /*
  * At the end of a sleepable free: past two runs' worth of spare pages, back

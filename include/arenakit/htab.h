@@ -274,7 +274,7 @@ static inline int ak_htab_set_limit(struct ak_htab __arena *h, unsigned long lon
  * -ENOMEM; -EBUSY (a bucket lock stayed busy); -AK_EBUDGET.
  */
 #define ak_htab_update(h, key, value, flags)			\
-	__ak_htab_update(h, key, value, flags, __AK_HTAB_SLEEPABLE)
+	__ak_htab_update(h, key, value, flags, sleepable)
 
 /**
  * ak_htab_update_nosleep - ak_htab_update from any program type
@@ -289,7 +289,7 @@ static inline int ak_htab_set_limit(struct ak_htab __arena *h, unsigned long lon
  * Return: as ak_htab_update.
  */
 #define ak_htab_update_nosleep(h, key, value, flags)		\
-	__ak_htab_update(h, key, value, flags, __AK_HTAB_NOSLEEP)
+	__ak_htab_update(h, key, value, flags, nosleep)
 
 /**
  * ak_htab_lookup_or_init - the value stored under *@key, or a new entry's
@@ -327,9 +327,9 @@ static inline int ak_htab_set_limit(struct ak_htab __arena *h, unsigned long lon
  *
  * Return: 0, -ENOENT, -EINVAL, -EBUSY, -AK_EBUDGET.
  */
-#define ak_htab_delete(h, key) __ak_htab_delete_key(h, key, __AK_HTAB_SLEEPABLE)
+#define ak_htab_delete(h, key) __ak_htab_delete_key(h, key, sleepable)
 /* ak_htab_delete from any program type. */
-#define ak_htab_delete_nosleep(h, key) __ak_htab_delete_key(h, key, __AK_HTAB_NOSLEEP)
+#define ak_htab_delete_nosleep(h, key) __ak_htab_delete_key(h, key, nosleep)
 
 /**
  * ak_htab_lookup_and_delete - copy the value of *@key to *@value and

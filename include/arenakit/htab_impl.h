@@ -6,12 +6,15 @@
  * each part using only those before it:
  *  - htab_impl_common.h: a bucket word's chain, a node's value, holding
  *    the bucket array, a walk's cursor (shared with htab_user.h);
- *  - htab_impl_key.h: a key's words and the width list, the hash, the key
- *    compare (a value's copies in and out of the arena: arena.h);
+ *  - htab_impl_key.h: the table's key widths on the keyed spine
+ *    (keyed_impl.h), the hash, the key compare (a value's copies in and
+ *    out of the arena: arena.h);
  *  - htab_impl_table.h: bucket arrays, ak_htab_init, and how a table grows
  *    or reseeds from one array to the next (the migration);
- *  - htab_impl_ops.h: the calls on one key (lookup, update, delete, the
- *    locked lookup) and their out-of-line versions per key width;
+ *  - htab_impl_lookup.h: finding one key (lock-free, under its bucket's
+ *    lock, and the locked lookup that copies);
+ *  - htab_impl_update.h: changing one key (update, lookup_or_init,
+ *    delete, the LRU) and the calls' out-of-line versions per key width;
  *  - htab_impl_walk.h: the calls over the whole table (check, maintain,
  *    next, delete_current, clear, destroy).
  *
@@ -76,7 +79,8 @@
 #include <arenakit/htab_impl_common.h>
 #include <arenakit/htab_impl_key.h>
 #include <arenakit/htab_impl_table.h>
-#include <arenakit/htab_impl_ops.h>
+#include <arenakit/htab_impl_lookup.h>
+#include <arenakit/htab_impl_update.h>
 #include <arenakit/htab_impl_walk.h>
 
 #endif /* __ARENAKIT_HTAB_IMPL_H */

@@ -12,109 +12,64 @@
 #elif !defined(__ARENAKIT_HTAB_IMPL_KEY_H)
 #define __ARENAKIT_HTAB_IMPL_KEY_H
 
-/*
- * A key as the calls hand it to the table's functions: its n =
- * __AK_HTAB_WORDS(size) words, zero past its size. The macros know the
- * key's size at compile time, and the out-of-line functions come in one
- * version per word count (__AK_HTAB_BY_WIDTH), so the hash, the copies and
- * the compares run over exactly those words, unrolled; and each version
- * takes exactly n words: the verifier checks a global function's pointer
- * argument against its type's size, so the caller writes one stack word
- * for a 4-byte key, not eight. The hash is computed there, out of line,
- * not in the caller: inline, its rounds would be verified again at every
- * call site and every pass of a caller's loop.
- */
-#define __AK_HTAB_WORDS(size) (((size) + 7) / 8)
+#include <arenakit/keyed_impl.h>
 
 /*
- * Keys up to this many bytes are copied to the caller's stack, zero-padded
- * to whole words, before a table function takes them; longer ones are
- * taken where they are (__ak_htab_key_words).
+ * A key as the calls hand it to the table's functions: its n =
+ * __AK_KEY_WORDS(size) words, zero past its size, to the version for
+ * width n (keyed_impl.h). The hash is computed there, out of line, not in
+ * the caller: inline, its rounds would be verified again at every call
+ * site and every pass of a caller's loop.
+ *
+ * Keys up to __AK_HTAB_COPY_KEY bytes are copied to the caller's stack,
+ * zero-padded to whole words, before a table function takes them; longer
+ * ones are taken where they are (__ak_htab_key_words).
  */
 #define __AK_HTAB_COPY_KEY 64
 
 /*
- * The key widths, in words: the one list of them, each once. It makes the
- * out-of-line table functions, one version per width (__AK_HTAB_WIDTH
- * below, applied to it at the end of htab_impl_ops.h), and
- * __AK_HTAB_BY_WIDTH dispatches over it: a width added here is added
- * everywhere. X(n, ...) is applied to each width n, with the arguments
- * given after X.
- *
- * The list ends at the program's AK_HTAB_PROG_MAX_KEY (htab.h), rounded up
- * to one of these steps: each version is global, so compiled whether a
- * call reaches it or not (seven functions per width).
+ * The table's widths: the spine's list up to the program's
+ * AK_HTAB_PROG_MAX_KEY (htab.h), rounded up to one of its steps. Each
+ * version is global, so compiled whether a call reaches it or not (seven
+ * functions per width); __AK_HTAB_WIDTH (below, applied at the end of
+ * htab_impl_update.h) makes them.
  */
-#define __AK_HTAB_WIDTHS_TO_1(X, ...) X(1, __VA_ARGS__)
-#define __AK_HTAB_WIDTHS_TO_2(X, ...) __AK_HTAB_WIDTHS_TO_1(X, __VA_ARGS__) X(2, __VA_ARGS__)
-#define __AK_HTAB_WIDTHS_TO_3(X, ...) __AK_HTAB_WIDTHS_TO_2(X, __VA_ARGS__) X(3, __VA_ARGS__)
-#define __AK_HTAB_WIDTHS_TO_4(X, ...) __AK_HTAB_WIDTHS_TO_3(X, __VA_ARGS__) X(4, __VA_ARGS__)
-#define __AK_HTAB_WIDTHS_TO_6(X, ...)					\
-	__AK_HTAB_WIDTHS_TO_4(X, __VA_ARGS__) X(5, __VA_ARGS__) X(6, __VA_ARGS__)
-#define __AK_HTAB_WIDTHS_TO_8(X, ...)					\
-	__AK_HTAB_WIDTHS_TO_6(X, __VA_ARGS__) X(7, __VA_ARGS__) X(8, __VA_ARGS__)
-#define __AK_HTAB_WIDTHS_TO_12(X, ...)					\
-	__AK_HTAB_WIDTHS_TO_8(X, __VA_ARGS__) X(9, __VA_ARGS__) X(10, __VA_ARGS__) \
-	X(11, __VA_ARGS__) X(12, __VA_ARGS__)
-#define __AK_HTAB_WIDTHS_TO_16(X, ...)					\
-	__AK_HTAB_WIDTHS_TO_12(X, __VA_ARGS__) X(13, __VA_ARGS__) X(14, __VA_ARGS__) \
-	X(15, __VA_ARGS__) X(16, __VA_ARGS__)
-#define __AK_HTAB_WIDTHS_TO_24(X, ...)					\
-	__AK_HTAB_WIDTHS_TO_16(X, __VA_ARGS__) X(17, __VA_ARGS__) X(18, __VA_ARGS__) \
-	X(19, __VA_ARGS__) X(20, __VA_ARGS__) X(21, __VA_ARGS__) X(22, __VA_ARGS__) \
-	X(23, __VA_ARGS__) X(24, __VA_ARGS__)
-#define __AK_HTAB_WIDTHS_TO_32(X, ...)					\
-	__AK_HTAB_WIDTHS_TO_24(X, __VA_ARGS__) X(25, __VA_ARGS__) X(26, __VA_ARGS__) \
-	X(27, __VA_ARGS__) X(28, __VA_ARGS__) X(29, __VA_ARGS__) X(30, __VA_ARGS__) \
-	X(31, __VA_ARGS__) X(32, __VA_ARGS__)
-
 #if AK_HTAB_PROG_MAX_KEY < 1 || AK_HTAB_PROG_MAX_KEY > AK_HTAB_MAX_KEY
 #error "AK_HTAB_PROG_MAX_KEY must be 1..AK_HTAB_MAX_KEY (bytes)"
 #elif AK_HTAB_PROG_MAX_KEY <= 8
-#define __AK_HTAB_WIDTHS __AK_HTAB_WIDTHS_TO_1
+#define __AK_HTAB_WIDTHS __AK_WIDTHS_TO_1
 #elif AK_HTAB_PROG_MAX_KEY <= 16
-#define __AK_HTAB_WIDTHS __AK_HTAB_WIDTHS_TO_2
+#define __AK_HTAB_WIDTHS __AK_WIDTHS_TO_2
 #elif AK_HTAB_PROG_MAX_KEY <= 24
-#define __AK_HTAB_WIDTHS __AK_HTAB_WIDTHS_TO_3
+#define __AK_HTAB_WIDTHS __AK_WIDTHS_TO_3
 #elif AK_HTAB_PROG_MAX_KEY <= 32
-#define __AK_HTAB_WIDTHS __AK_HTAB_WIDTHS_TO_4
+#define __AK_HTAB_WIDTHS __AK_WIDTHS_TO_4
 #elif AK_HTAB_PROG_MAX_KEY <= 48
-#define __AK_HTAB_WIDTHS __AK_HTAB_WIDTHS_TO_6
+#define __AK_HTAB_WIDTHS __AK_WIDTHS_TO_6
 #elif AK_HTAB_PROG_MAX_KEY <= 64
-#define __AK_HTAB_WIDTHS __AK_HTAB_WIDTHS_TO_8
+#define __AK_HTAB_WIDTHS __AK_WIDTHS_TO_8
 #elif AK_HTAB_PROG_MAX_KEY <= 96
-#define __AK_HTAB_WIDTHS __AK_HTAB_WIDTHS_TO_12
+#define __AK_HTAB_WIDTHS __AK_WIDTHS_TO_12
 #elif AK_HTAB_PROG_MAX_KEY <= 128
-#define __AK_HTAB_WIDTHS __AK_HTAB_WIDTHS_TO_16
+#define __AK_HTAB_WIDTHS __AK_WIDTHS_TO_16
 #elif AK_HTAB_PROG_MAX_KEY <= 192
-#define __AK_HTAB_WIDTHS __AK_HTAB_WIDTHS_TO_24
+#define __AK_HTAB_WIDTHS __AK_WIDTHS_TO_24
 #else
-#define __AK_HTAB_WIDTHS __AK_HTAB_WIDTHS_TO_32
+#define __AK_HTAB_WIDTHS __AK_WIDTHS_TO_32
 #endif
 
-#define __AK_HTAB_WIDTH_CALL(n, fn, words, ...) (words) == n ? fn##n(__VA_ARGS__) :
-#define __AK_HTAB_WIDTH_IS(n, words) || (words) == n
+#define __AK_HTAB_TOO_WIDE							"a key over AK_HTAB_PROG_MAX_KEY bytes: define it larger before <arenakit/htab.h>"
 
-/*
- * Call the version of table function @fn for keys of @words words (a
- * compile-time constant: the others are folded away, and a program links
- * only the versions it calls). A width missing from __AK_HTAB_WIDTHS (a key
- * over AK_HTAB_PROG_MAX_KEY) fails the build here.
- */
+/* Call the version of table function @fn for keys of @words words. */
 #define __AK_HTAB_BY_WIDTH(fn, words, ...)				\
-	(__AK_HTAB_WIDTHS(__AK_HTAB_WIDTH_CALL, fn, words, __VA_ARGS__)	\
-	 ({								\
-		_Static_assert(0 __AK_HTAB_WIDTHS(__AK_HTAB_WIDTH_IS, words), \
-			       "a key over AK_HTAB_PROG_MAX_KEY bytes: define it larger before <arenakit/htab.h>"); \
-		(__typeof__(fn##1(__VA_ARGS__)))0;	/* not evaluated */	\
-	 }))
+	__AK_BY_WIDTH(__AK_HTAB_WIDTHS, __AK_HTAB_TOO_WIDE, fn, words, __VA_ARGS__)
 
 /*
  * The out-of-line functions the calls' macros reach, for one key width n:
- * the end of htab_impl_ops.h makes them for each width of
+ * the end of htab_impl_update.h makes them for each width of
  * __AK_HTAB_WIDTHS, once the bodies they call are defined, and
  * __AK_HTAB_BY_WIDTH picks one. Each takes the key as n words
- * (__ak_htab_key_load): struct __ak_htab_key##n tells the verifier how
+ * (__ak_key_load): struct __ak_key##n tells the verifier how
  * many. Where a sleepable program and any other differ, two versions
  * (__AK_HTAB_WRITERS): a non-sleepable program must not see the page
  * kfuncs.
@@ -125,31 +80,27 @@
  *  - unlink_nosleep: unlink only, *@node the node, which the caller frees;
  *  - lookup_lock: __ak_htab_lookup_lock_impl.
  */
-#define __AK_HTAB_WRITERS(n, kind, caller)				\
+#define __AK_HTAB_WRITERS(kind, n)					\
 __ak_global unsigned long long							\
 __ak_htab_begin_##kind##n(__arg_arena struct ak_htab __arena *h,		\
-			  __ak_nonnull const struct __ak_htab_key##n *key,	\
+			  __ak_nonnull const struct __ak_key##n *key,	\
 			  unsigned long long flags,				\
 			  __ak_nonnull struct __ak_htab_update *u)		\
 {									\
 	return (unsigned long long)__ak_htab_update_begin(h, (const unsigned long long *)key, \
-							  n, flags, caller, u);	\
+							  n, flags, __AK_KIND(kind), u);	\
 }									\
 									\
 __ak_global int __ak_htab_delete_##kind##n(__arg_arena struct ak_htab __arena *h, \
-					   __ak_nonnull const struct __ak_htab_key##n *key) \
+					   __ak_nonnull const struct __ak_key##n *key) \
 {									\
-	return __ak_htab_delete_impl(h, (const unsigned long long *)key, n, caller); \
+	return __ak_htab_delete_impl(h, (const unsigned long long *)key, n, __AK_KIND(kind)); \
 }
 
 #define __AK_HTAB_WIDTH(n, ...)						\
-struct __ak_htab_key##n {						\
-	unsigned long long w[n];					\
-};									\
-									\
 __ak_global unsigned long long							\
 __ak_htab_lookup##n(__arg_arena struct ak_htab __arena *h,			\
-		    __ak_nonnull const struct __ak_htab_key##n *key,		\
+		    __ak_nonnull const struct __ak_key##n *key,		\
 		    __ak_nonnull int *err)					\
 {									\
 	void __arena *___ak_v;						\
@@ -160,16 +111,15 @@ __ak_htab_lookup##n(__arg_arena struct ak_htab __arena *h,			\
 	return (unsigned long long)___ak_v;				\
 }									\
 									\
-__AK_HTAB_WRITERS(n, sleepable, __AK_HTAB_SLEEPABLE)			\
-__AK_HTAB_WRITERS(n, nosleep, __AK_HTAB_NOSLEEP)				\
+__AK_KINDS(__AK_HTAB_WRITERS, n)					\
 									\
 __ak_global int __ak_htab_unlink_nosleep##n(__arg_arena struct ak_htab __arena *h, \
-					    __ak_nonnull const struct __ak_htab_key##n *key, \
+					    __ak_nonnull const struct __ak_key##n *key, \
 					    __ak_nonnull unsigned long long *node) \
 {									\
 	struct ak_htab_node __arena *found;				\
 	int err = __ak_htab_unlink(h, (const unsigned long long *)key, n, \
-				   __AK_HTAB_NOSLEEP, &found);		\
+				   __AK_NOSLEEP, &found);		\
 									\
 	*node = err ? 0 : (unsigned long long)found;			\
 	return err;							\
@@ -177,7 +127,7 @@ __ak_global int __ak_htab_unlink_nosleep##n(__arg_arena struct ak_htab __arena *
 									\
 __ak_global unsigned long long							\
 __ak_htab_lookup_lock##n(__arg_arena struct ak_htab __arena *h,		\
-			 __ak_nonnull const struct __ak_htab_key##n *key,	\
+			 __ak_nonnull const struct __ak_key##n *key,	\
 			 __ak_nonnull struct __ak_htab_locked *l)		\
 {									\
 	return (unsigned long long)__ak_htab_lookup_lock_impl(h,	\
@@ -282,56 +232,21 @@ __ak_htab_bucket_of(struct __ak_htab_table __arena *t, unsigned long long hash)
 }
 
 /*
- * Fill @k (__AK_HTAB_WORDS(@size) words) with a caller's key of constant
- * @size, a word at a time through one 8-byte local. One memcpy from a key
- * of byte alignment (a struct of chars) is lowered by clang to all the byte
- * loads first, then the stores: for a 64-byte key, dozens of spill slots,
- * over a hundred bytes of the caller's 512-byte stack. The volatile store
- * keeps clang from merging the words back into that memcpy.
- */
-#define __ak_htab_key_load(k, src, size)				\
-	do {								\
-		const void *___ak_ks = (src);				\
-		unsigned long long ___ak_kx;				\
-		unsigned int ___ak_ki;					\
-									\
-		_Static_assert((size) >= 1 && (size) <= AK_HTAB_MAX_KEY, \
-			       "an arena hash table key is 1 to AK_HTAB_MAX_KEY bytes"); \
-		__AK_UNROLL						\
-		for (___ak_ki = 0; ___ak_ki < __AK_HTAB_WORDS(size); ___ak_ki++) { \
-			___ak_kx = 0;					\
-			if (___ak_ki * 8 + 8 <= (size))			\
-				__builtin_memcpy(&___ak_kx,		\
-						 (const char *)___ak_ks + ___ak_ki * 8, 8); \
-			else						\
-				__builtin_memcpy(&___ak_kx,		\
-						 (const char *)___ak_ks + ___ak_ki * 8, \
-						 (size) % 8);		\
-			((volatile unsigned long long *)(k))[___ak_ki] = ___ak_kx; \
-		}							\
-	} while (0)
-
-/*
- * The words a table function takes for the caller's *@key: a short key
- * loaded into @buf (__AK_HTAB_WORDS(sizeof(*@key)) words, which the
- * compiler drops when unused), a long one where it is. A long key is whole
- * words and 8-byte aligned, so that its own bytes are the words: no stack
- * copy of up to 256 bytes in a call chain that has 512.
+ * The words a table function takes for the caller's *@key (the spine's
+ * __ak_key_words): a key over __AK_HTAB_COPY_KEY bytes is also 8-byte
+ * aligned, so that its own bytes are the words: no stack copy of up to
+ * 256 bytes in a call chain that has 512.
  */
 #define __ak_htab_key_words(buf, key)					\
 	({								\
-		const void *___ak_kw = (const void *)(buf);		\
-									\
+		_Static_assert(sizeof(*(key)) >= 1 && sizeof(*(key)) <= AK_HTAB_MAX_KEY, \
+			       "an arena hash table key is 1 to AK_HTAB_MAX_KEY bytes"); \
 		_Static_assert(sizeof(*(key)) <= __AK_HTAB_COPY_KEY ||	\
 			       (sizeof(*(key)) % 8 == 0 && __alignof__(*(key)) >= 8), \
 			       "a key over 64 bytes must be whole words, 8-byte aligned"); \
 		_Static_assert(sizeof(*(key)) <= AK_HTAB_PROG_MAX_KEY,	\
-			       "a key over AK_HTAB_PROG_MAX_KEY bytes: define it larger before <arenakit/htab.h>"); \
-		if (sizeof(*(key)) <= __AK_HTAB_COPY_KEY)		\
-			__ak_htab_key_load(buf, key, sizeof(*(key)));	\
-		else							\
-			___ak_kw = (const void *)(key);			\
-		___ak_kw;						\
+			       __AK_HTAB_TOO_WIDE);			\
+		__ak_key_words(buf, key, __AK_HTAB_COPY_KEY);		\
 	})
 
 /* Whether words @from to @words of @node's key are @w's. */

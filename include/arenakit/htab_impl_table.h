@@ -37,18 +37,6 @@ _Static_assert(2 * AK_HTAB_MAX_KEY + sizeof(struct __ak_htab_table) + AK_HTAB_MA
 	       "AK_HTAB_MAX_BUCKETS must be the largest array one allocation holds");
 
 /*
- * What a caller may do with memory, passed down to every helper that
- * allocates or frees: a sleepable program takes pages from the kernel and
- * gives them back (ak_alloc, ak_free); any other program uses the pool
- * only (ak_alloc_nosleep, ak_free_nosleep). Readers never free at all
- * (__ak_htab_unhold).
- */
-enum __ak_htab_caller {
-	__AK_HTAB_NOSLEEP,
-	__AK_HTAB_SLEEPABLE,
-};
-
-/*
  * A random 64-bit seed word: bpf_get_prandom_u32 in BPF, getrandom in user
  * space (the clock, should getrandom fail). Tests that need to know the
  * seeds define AK_HTAB_TEST_SEED() before including htab.h.
@@ -146,13 +134,13 @@ __ak_htab_table_fill(unsigned long long __arena *base, unsigned long long seeds,
  */
 static __ak_always_inline struct __ak_htab_table __arena *
 __ak_htab_table_new(struct ak_htab __arena *h, unsigned long long nbuckets,
-		    struct __ak_htab_table __arena *from, enum __ak_htab_caller caller, int *err)
+		    struct __ak_htab_table __arena *from, enum __ak_kind caller, int *err)
 {
 	unsigned long long seeds = __ak_htab_seed_words(h);
 	unsigned long long bytes = seeds * 8 + sizeof(struct __ak_htab_table) + nbuckets * 8;
 	unsigned long long __arena *base;
 
-	base = caller == __AK_HTAB_SLEEPABLE ? ak_alloc(bytes, err) :
+	base = caller == __AK_SLEEPABLE ? ak_alloc(bytes, err) :
 					       ak_alloc_nosleep(bytes, err);
 	if (!base)
 		return 0;
@@ -165,14 +153,14 @@ __ak_htab_table_new(struct ak_htab __arena *h, unsigned long long nbuckets,
 
 /* Free array @t of @h (may be NULL) as a @caller may. */
 static inline void __ak_htab_table_free(struct ak_htab __arena *h, struct __ak_htab_table __arena *t,
-					enum __ak_htab_caller caller)
+					enum __ak_kind caller)
 {
 	void __arena *base;
 
 	if (!t)
 		return;
 	base = (unsigned long long __arena *)t - __ak_htab_seed_words(h);
-	if (caller == __AK_HTAB_SLEEPABLE)
+	if (caller == __AK_SLEEPABLE)
 		ak_free(base);
 	else
 		ak_free_nosleep(base);
@@ -216,7 +204,7 @@ static inline int ak_htab_init(struct ak_htab __arena *h, unsigned int key_size,
 	h->movers = 0;
 	ak_arena_store_barrier();
 	h->retired = 0;
-	h->cur = __ak_htab_table_new(h, n, 0, __AK_HTAB_SLEEPABLE, &err);
+	h->cur = __ak_htab_table_new(h, n, 0, __AK_SLEEPABLE, &err);
 	h->gen++;
 	if (h->cur)
 		return 0;
@@ -364,7 +352,7 @@ static inline struct __ak_htab_table __arena *__ak_htab_unhold_last(struct ak_ht
 	return __ak_htab_take_retired(h);
 }
 
-static inline void __ak_htab_mover_leave(struct ak_htab __arena *h, enum __ak_htab_caller caller)
+static inline void __ak_htab_mover_leave(struct ak_htab __arena *h, enum __ak_kind caller)
 {
 	__ak_htab_table_free(h, __ak_htab_unhold_last(h), caller);
 }
@@ -398,7 +386,7 @@ static inline int __ak_htab_move_counted(struct ak_htab __arena *h,
  */
 static __ak_always_inline int __ak_htab_migrate_impl(struct ak_htab __arena *h,
 						     unsigned long long home, unsigned int step,
-						     enum __ak_htab_caller caller)
+						     enum __ak_kind caller)
 {
 	struct __ak_htab_table __arena *old, *cur;
 	unsigned long long i;
@@ -429,13 +417,13 @@ out:
 __ak_global int __ak_htab_migrate_sleepable(__arg_arena struct ak_htab __arena *h,
 						 unsigned long long home)
 {
-	return __ak_htab_migrate_impl(h, home, AK_HTAB_MIGRATE_STEP, __AK_HTAB_SLEEPABLE);
+	return __ak_htab_migrate_impl(h, home, AK_HTAB_MIGRATE_STEP, __AK_SLEEPABLE);
 }
 
 __ak_global int __ak_htab_migrate_nosleep(__arg_arena struct ak_htab __arena *h,
 					       unsigned long long home)
 {
-	return __ak_htab_migrate_impl(h, home, AK_HTAB_MIGRATE_STEP, __AK_HTAB_NOSLEEP);
+	return __ak_htab_migrate_impl(h, home, AK_HTAB_MIGRATE_STEP, __AK_NOSLEEP);
 }
 
 /*
@@ -445,7 +433,7 @@ __ak_global int __ak_htab_migrate_nosleep(__arg_arena struct ak_htab __arena *h,
  */
 static __ak_always_inline int __ak_htab_migrate(struct ak_htab __arena *h,
 						const unsigned long long *w, unsigned int words,
-						enum __ak_htab_caller caller)
+						enum __ak_kind caller)
 {
 	struct __ak_htab_table __arena *old = ak_read_once(h->old);
 	unsigned long long home;
@@ -465,7 +453,7 @@ static __ak_always_inline int __ak_htab_migrate(struct ak_htab __arena *h,
 	old = ak_read_once(h->old);
 	home = old ? __ak_htab_hash_reload(old, w, words) >> old->shift : 0;
 	__ak_htab_unhold(h);
-	return caller == __AK_HTAB_SLEEPABLE ? __ak_htab_migrate_sleepable(h, home) :
+	return caller == __AK_SLEEPABLE ? __ak_htab_migrate_sleepable(h, home) :
 					       __ak_htab_migrate_nosleep(h, home);
 }
 
@@ -478,7 +466,7 @@ static __ak_always_inline int __ak_htab_migrate(struct ak_htab __arena *h,
 static __ak_always_inline int __ak_htab_lock_home(struct ak_htab __arena *h,
 						  const unsigned long long *w,
 						  unsigned int words,
-						  enum __ak_htab_caller caller,
+						  enum __ak_kind caller,
 						  unsigned long long __arena **bucketp,
 						  unsigned long long *hashp)
 {
@@ -563,11 +551,11 @@ __ak_apart void __ak_htab_resize(struct ak_htab __arena *h, int grow)
 	if (ak_lock_try(&h->grow_lock))
 		return;		/* someone else is starting one */
 	/* The last migration's array, if its last holder could not free it. */
-	__ak_htab_table_free(h, __ak_htab_take_retired(h), __AK_HTAB_SLEEPABLE);
+	__ak_htab_table_free(h, __ak_htab_take_retired(h), __AK_SLEEPABLE);
 	if (!ak_read_once(h->old) && !ak_read_once(h->retired) && ak_read_once(h->cur) == cur) {
 		reseed = ak_read_once(h->reseed_wanted);
 		next = __ak_htab_table_new(h, grow ? cur->nbuckets * 2 : cur->nbuckets,
-					   reseed ? 0 : cur, __AK_HTAB_SLEEPABLE, &err);
+					   reseed ? 0 : cur, __AK_SLEEPABLE, &err);
 		if (next) {
 			ak_write_once(h->claimed, 0);
 			ak_write_once(h->moved, 0);

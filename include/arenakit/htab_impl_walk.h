@@ -114,7 +114,7 @@ __ak_global int ak_htab_maintain(__arg_arena struct ak_htab __arena *h)
 cut:
 	ret = -AK_EBUDGET;
 out:
-	__ak_htab_mover_leave(h, __AK_HTAB_NOSLEEP);
+	__ak_htab_mover_leave(h, __AK_NOSLEEP);
 	return ret;
 }
 
@@ -185,7 +185,7 @@ __ak_global int ak_htab_next(__arg_arena struct ak_htab __arena *h,
 	 * other step of the call, and the empty buckets a walk ends on were
 	 * read before the generation that says they still are.
 	 */
-	__ak_htab_mover_leave(h, __AK_HTAB_NOSLEEP);
+	__ak_htab_mover_leave(h, __AK_NOSLEEP);
 	if (c->gen != ak_read_once(h->gen))
 		goto stale_left;
 	if (!node) {
@@ -204,12 +204,12 @@ cut:
 	err = -AK_EBUDGET;
 	goto out;
 stale:
-	__ak_htab_mover_leave(h, __AK_HTAB_NOSLEEP);
+	__ak_htab_mover_leave(h, __AK_NOSLEEP);
 stale_left:
 	__ak_htab_cursor_reset(c);
 	return -AK_ESTALE;
 out:
-	__ak_htab_mover_leave(h, __AK_HTAB_NOSLEEP);
+	__ak_htab_mover_leave(h, __AK_NOSLEEP);
 	return err;
 }
 
@@ -252,7 +252,7 @@ __ak_global int ak_htab_delete_current(__arg_arena struct ak_htab __arena *h,
 	}
 	gen = __ak_htab_unlink_at(h, bucket, link, node);
 	ak_bit_lock_release(bucket);
-	__ak_htab_mover_leave(h, __AK_HTAB_NOSLEEP);
+	__ak_htab_mover_leave(h, __AK_NOSLEEP);
 	c->skip--;
 	/* Only this delete since the walk's last step: the walk goes on. */
 	if (gen == c->gen)
@@ -262,10 +262,10 @@ cut:
 	ak_bit_lock_release(bucket);
 	err = -AK_EBUDGET;
 out:
-	__ak_htab_mover_leave(h, __AK_HTAB_NOSLEEP);
+	__ak_htab_mover_leave(h, __AK_NOSLEEP);
 	return err;
 stale_held:
-	__ak_htab_mover_leave(h, __AK_HTAB_NOSLEEP);
+	__ak_htab_mover_leave(h, __AK_NOSLEEP);
 stale:
 	__ak_htab_cursor_reset(c);
 	return -AK_ESTALE;
@@ -324,8 +324,8 @@ __ak_global int ak_htab_destroy(__arg_arena struct ak_htab __arena *h)
 	if (err)
 		return err;
 	cur = ak_xchg(&h->cur, 0);
-	__ak_htab_table_free(h, cur, __AK_HTAB_SLEEPABLE);
-	__ak_htab_table_free(h, ak_xchg(&h->retired, 0), __AK_HTAB_SLEEPABLE);
+	__ak_htab_table_free(h, cur, __AK_SLEEPABLE);
+	__ak_htab_table_free(h, ak_xchg(&h->retired, 0), __AK_SLEEPABLE);
 	h->key_size = 0;
 	h->value_size = 0;
 	ak_arena_store_barrier();

@@ -270,37 +270,35 @@ static inline int ak_omap_reserve(struct ak_omap __arena *m, unsigned long long 
  */
 #define ak_omap_pop_first(m, key_out, value) __ak_omap_take(m, key_out, 1, key_out, value)
 
-/**
- * ak_omap_cursor_init - set @c to walk the keys from *@from to before *@end
- * @c: the cursor
- * @from: a pointer to the first key the walk may return, or NULL (the smallest)
- * @end: a pointer to the key the walk stops before, or NULL (no end)
- * @exact: 1: the walk says -AK_ESTALE once the map changed between two of
- *	its calls (a snapshot, or none); 0: it goes on after its last key,
- *	and every key present throughout is returned once, in order
+/*
+ * ak_omap_cursor_init(c, from, end, exact) sets a walk's cursor: in
+ * omap_types.h, beside the cursor, so that a loader's walk (omap_user.h)
+ * has it too.
  */
-#define ak_omap_cursor_init(c, from, end, exact)			\
-	__ak_omap_cursor_init(c, from, sizeof(*(from)), end, sizeof(*(end)), exact)
 
 /**
  * ak_omap_next - the walk's next key, and its value
  * @m: the map
  * @c: the cursor (struct ak_omap_cursor *), from ak_omap_cursor_init
  * @key_out: where the key is copied (a pointer to the key type)
- * @err: on NULL, set to -ENOENT at the end (the cursor is spent: init it
- *	again), -AK_ESTALE if an exact walk's map changed or @c is another
- *	map's, -EINVAL if @m is not initialised or was destroyed, -EBUSY
- *	or -AK_EBUDGET (the cursor unchanged: call again)
+ * @value_out: set to the address of the value (a pointer to a pointer;
+ *	not NULL)
  *
- * Each call takes the lock once: while the map is unchanged since the
- * last call, it steps to the next slot of the leaf the cursor kept (no
- * descent); after a change, it descends from the cursor's last key.
- * Nothing is held between calls, and a walk cut by its caller goes on
- * from the cursor in another run.
+ * A walk's step, as ak_htab_next: 0 or an error, what it found through
+ * its pointer arguments. Each call reads in a read section, as a lookup
+ * does (the lock only after three sections a change cut): while the map
+ * is unchanged since the last call, it steps to the next slot of the
+ * leaf the cursor kept (no descent); after a change, it descends from the
+ * cursor's last key. Nothing is held between calls, and a walk cut by its
+ * caller goes on from the cursor in another run.
  *
- * Return: the address of the value, or NULL.
+ * Return: 0 (*@key_out and *@value_out set); -ENOENT at the end (the
+ * cursor is spent: init it again); -AK_ESTALE if an exact walk's map
+ * changed or @c is another map's; -EINVAL if @m is not initialised or was
+ * destroyed, or the key's size is not the map's; -EBUSY or -AK_EBUDGET
+ * (the cursor unchanged: call again).
  */
-#define ak_omap_next(m, c, key_out, err) __ak_omap_next(m, c, key_out, err)
+#define ak_omap_next(m, c, key_out, value_out) __ak_omap_next(m, c, key_out, value_out)
 
 /**
  * ak_omap_count - the keys in @m

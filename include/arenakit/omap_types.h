@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * arenakit/omap_types.h - the ordered map as it lies in the arena: its
- * structures, no code. What a loader or a skeleton needs to place a map
- * among its arena globals or to read one through the mmap. The calls are
- * <arenakit/omap.h>.
+ * structures, and no code but a walk's cursor set (ak_omap_cursor_init).
+ * What a loader or a skeleton needs to place a map among its arena
+ * globals or to read one through the mmap. The calls are <arenakit/omap.h>.
  *
  * A map (struct ak_omap) is a B+tree: its nodes (struct ak_omap_node)
  * hold up to AK_OMAP_FANOUT keys in order; an inner node's child i holds
@@ -127,5 +127,29 @@ struct ak_omap_cursor {
 	unsigned long long key[AK_OMAP_MAX_KEY / 8];
 	unsigned long long end[AK_OMAP_MAX_KEY / 8];
 };
+
+/* @from and @end: keys of @from_size and @end_size bytes, or NULL. */
+static inline void __ak_omap_cursor_init(struct ak_omap_cursor *c, const void *from,
+					 unsigned int from_size, const void *end,
+					 unsigned int end_size, int exact)
+{
+	*c = (struct ak_omap_cursor){ .exact = exact, .bounded = !!end };
+	if (from)
+		__builtin_memcpy(c->key, from, from_size < sizeof(c->key) ? from_size : sizeof(c->key));
+	if (end)
+		__builtin_memcpy(c->end, end, end_size < sizeof(c->end) ? end_size : sizeof(c->end));
+}
+
+/**
+ * ak_omap_cursor_init - set @c to walk the keys from *@from to before *@end
+ * @c: the cursor
+ * @from: a pointer to the first key the walk may return, or NULL (the smallest)
+ * @end: a pointer to the key the walk stops before, or NULL (no end)
+ * @exact: 1: the walk says -AK_ESTALE once the map changed between two of
+ *	its calls (a snapshot, or none); 0: it goes on after its last key,
+ *	and every key present throughout is returned once, in order
+ */
+#define ak_omap_cursor_init(c, from, end, exact)			\
+	__ak_omap_cursor_init(c, from, sizeof(*(from)), end, sizeof(*(end)), exact)
 
 #endif /* __ARENAKIT_OMAP_TYPES_H */

@@ -13,13 +13,17 @@
 #error "<arenakit/omap_user.h> reads an arena's mmap, where AK_ARENA_CLAMP's promise does not hold (arena.h)"
 #else
 
-#include <arenakit/omap.h>
+/* The types and the read path only: a loader's walk allocates nothing. */
+#include <arenakit/omap_types.h>
+#include <arenakit/keyed_impl.h>
+#include <arenakit/omap_impl_node.h>
+#include <arenakit/omap_impl_read.h>
 
 /* ak_omap_next_copy's body: @ks and @vs are the caller's sizes. */
 static inline int __ak_omap_next_copy(struct ak_omap *m, struct ak_omap_cursor *c, void *key,
 				      unsigned long long ks, void *value, unsigned long long vs)
 {
-	struct __ak_omap_key4 found = {};
+	struct __ak_key4 found = {};
 	unsigned long long v;
 	int err = -EINVAL;
 

@@ -132,8 +132,8 @@ static void op_walk(struct gen_call *c)
 
 	ak_omap_cursor_init(&cursor, NULL, NULL, 0);
 	for (calls = 0; calls < 80; calls++) {
-		v = ak_omap_next(&map, &cursor, &k, &err);
-		if (!v) {
+		err = ak_omap_next(&map, &cursor, &k, &v);
+		if (err) {
 			c->ret = err == -ENOENT ? 0 : err;
 			return;
 		}
@@ -282,7 +282,7 @@ static int model_end(void)
 	if (ak_omap_check(&map) || ak_omap_count(&map) != (unsigned long long)__builtin_popcountll(m.keys))
 		return gen_refuse("the map is broken, or its count is not the model's");
 	ak_omap_cursor_init(&cursor, NULL, NULL, 1);
-	for (i = 0; i < 80 && (v = ak_omap_next(&map, &cursor, &k, &err)); i++) {
+	for (i = 0; i < 80 && !(err = ak_omap_next(&map, &cursor, &k, &v)); i++) {
 		if (k >= 64 || *v != value_of(k))
 			return gen_refuse("the map holds a key or value the model does not");
 		seen |= 1ULL << k;

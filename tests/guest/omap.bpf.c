@@ -26,9 +26,12 @@ int init_map(void *ctx)
  */
 __noinline __u64 walk_step(__u64 k, int init, __ak_nonnull __u64 *key_out, __ak_nonnull int *err)
 {
+	__u64 __arena *v = 0;
+
 	if (init)
 		ak_omap_cursor_init(&walk, &k, (__u64 *)NULL, 0);
-	return (__u64)ak_omap_next(&map, &walk, key_out, err);
+	*err = ak_omap_next(&map, &walk, key_out, &v);
+	return (__u64)v;
 }
 
 SEC("syscall")
@@ -207,8 +210,8 @@ __ak_apart int walk_wrong(struct omap_read_args *a, __u64 k)
 
 	ak_omap_cursor_init(&c, &k, NULL, 0);
 	for (i = 0; i < 8 && want < 2ULL * READ_STABLE; i++) {
-		v = ak_omap_next(&shared, &c, &got, &err);
-		if (!v)
+		err = ak_omap_next(&shared, &c, &got, &v);
+		if (err)
 			return err != -EBUSY && err != -AK_EBUDGET;
 		a->walked++;
 		if (*v != got * 3 || got > want || (got < want && !(got & 1)))

@@ -70,6 +70,7 @@ static void read_through(unsigned char *window, int rounds)
 	unsigned int depth = map.depth;
 	struct ak_omap_cursor cursor;
 	struct key4 key, out;
+	void *value;
 	uint64_t *words = (uint64_t *)window;
 	size_t i, nwords = __AK_OMAP_READ_REACH / 8;
 	int r, err;
@@ -89,7 +90,7 @@ static void read_through(unsigned char *window, int rounds)
 		(void)ak_omap_last(&map, &out, &err);
 		ak_omap_cursor_init(&cursor, &key, (struct key4 *)NULL, r & 1);
 		for (i = 0; i < 3; i++)
-			(void)ak_omap_next(&map, &cursor, &out, &err);
+			(void)ak_omap_next(&map, &cursor, &out, &value);
 	}
 	map.root = root;
 	map.head = head;

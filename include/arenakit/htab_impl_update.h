@@ -1,292 +1,20 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * arenakit/htab_impl_ops.h - the calls on one key: finding it in a chain,
- * lookup (lock-free, then under the bucket's lock), update, delete, and
- * the locked lookup that copies; then their out-of-line versions, one per
- * key width, which the calls' macros (htab.h) reach. Internal: part of
- * <arenakit/htab.h> (through htab_impl.h).
+ * arenakit/htab_impl_update.h - changing one key: unlink, the LRU's
+ * evictions and marks, update (its begin under the bucket's lock and its
+ * end, which links a new node), lookup_or_init, delete; then the calls'
+ * out-of-line versions, one per key width (htab_impl_key.h's
+ * __AK_HTAB_WIDTH), which the macros of htab.h reach; and the table's
+ * count, limit and reserve.
+ * Internal: part of <arenakit/htab.h> (through htab_impl.h).
  */
 #ifndef __ARENAKIT_HTAB_H
-#error "<arenakit/htab_impl_ops.h> is internal: include <arenakit/htab.h>"
-#elif !defined(__ARENAKIT_HTAB_IMPL_OPS_H)
-#define __ARENAKIT_HTAB_IMPL_OPS_H
+#error "<arenakit/htab_impl_update.h> is internal: include <arenakit/htab.h>"
+#elif !defined(__ARENAKIT_HTAB_IMPL_UPDATE_H)
+#define __ARENAKIT_HTAB_IMPL_UPDATE_H
 
 #include <arenakit/alloc.h>
 #include <arenakit/lock.h>
-
-/*
- * Find the key @w of @words words and hash @hash in the chain of @bucket.
- * Returns 0 with *@found set (or NULL), or -AK_EBUDGET. *@link gets the
- * word that points at the node found (for unlinking), when @link is given;
- * *@len the nodes passed (the chain's length, on a miss), when @len is;
- * *@tok an ak_dep() token of the last link read, and on a hit of the key
- * words too, when @tok is (a lock-free reader's re-check is ordered after
- * the walk by it: htab_impl.h).
- */
-static __ak_always_inline int __ak_htab_chain_find(unsigned long long __arena *bucket,
-						   unsigned long long hash,
-						   const unsigned long long *w,
-						   unsigned int words,
-						   struct ak_htab_node __arena **found,
-						   unsigned long long __arena **link,
-						   unsigned int *len, unsigned long long *tok)
-{
-	struct ak_htab_node __arena *node = __ak_htab_node_of(ak_read_once(*bucket));
-	unsigned long long __arena *at = bucket;
-	/* Opaque: a count from a constant keeps the verifier's walk from converging. */
-	unsigned int n = len ? (unsigned int)ak_opaque_zero() : 0;
-
-	if (tok)
-		*tok = ak_dep(node);
-	*found = 0;
-	while (node) {
-		ak_cond_break_label(cut);
-		if (node->hash == hash && (tok ? __ak_htab_key_equal_dep(node, w, 0, words, tok) :
-						 __ak_htab_key_equal(node, w, words))) {
-			*found = node;
-			break;
-		}
-		at = (unsigned long long __arena *)&node->next;
-		node = ak_read_once(node->next);
-		/* Before the loop's test: after it the compiler knows a NULL. */
-		if (tok)
-			*tok = ak_dep(node);
-		n++;
-	}
-	if (link)
-		*link = at;
-	if (len)
-		*len = n;
-	return 0;
-cut:
-	return -AK_EBUDGET;
-}
-
-/*
- * Find @key with its bucket locked; the caller is counted in as a mover,
- * so the bucket's array outlives the lock. Returns 0 with *@bucketp locked
- * and *@nodep the entry, or an error (-ENOENT: absent) with nothing held.
- */
-static __ak_always_inline int __ak_htab_lock_find(struct ak_htab __arena *h,
-						  const unsigned long long *w,
-						  unsigned int words,
-						  unsigned long long __arena **bucketp,
-						  struct ak_htab_node __arena **nodep)
-{
-	unsigned long long __arena *bucket;
-	unsigned long long word;
-	struct __ak_htab_where at;
-	unsigned int tries;
-	int err = -EBUSY;
-
-	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
-	     tries++) {
-		__ak_htab_where(h, ak_read_once(h->cur), w, words, &at);
-		bucket = at.bucket;
-		err = ak_bit_lock_acquire(bucket);
-		if (err)
-			return err;
-		word = ak_read_once(*bucket);
-		if (word == (__AK_HTAB_MOVED | __AK_HTAB_LOCKED) ||
-		    ((word & __AK_HTAB_MOVED) && !at.newer)) {
-			/*
-			 * Moved, or partly moved by a migration begun after
-			 * __ak_htab_where looked (it named no newer bucket, and
-			 * the rest is there): look again. The caller holds the
-			 * table, so no later migration begins meanwhile.
-			 */
-			ak_bit_lock_release(bucket);
-			err = -EBUSY;
-			continue;
-		}
-		err = __ak_htab_chain_find(bucket, at.hash, w, words, nodep, 0, 0, 0);
-		if (!err && !*nodep && at.newer && (ak_read_once(*bucket) & __AK_HTAB_MOVED)) {
-			/*
-			 * Partly moved, and held still by its lock: the rest is in
-			 * the new bucket (locked second, as a mover does).
-			 */
-			err = ak_bit_lock_acquire(at.newer);
-			ak_bit_lock_release(bucket);
-			if (err)
-				return err;
-			bucket = at.newer;
-			err = __ak_htab_chain_find(bucket, at.nhash, w, words, nodep, 0, 0, 0);
-		}
-		if (!err && !*nodep)
-			err = -ENOENT;
-		if (err) {
-			ak_bit_lock_release(bucket);
-			return err;
-		}
-		*bucketp = bucket;
-		return 0;
-	}
-	return err;
-}
-
-/*
- * A lock-free lookup reads between two reads of the generation, as a
- * sequence count's reader does: what it reads there is checked, never
- * trusted, and may race with writers by design (atomic.h's
- * AK_ACCESS_ATOMIC_NEXT, which bounds it by this many accesses).
- */
-#define __AK_HTAB_READ_ACCESSES 4096
-
-/* Look the key @w of @words words up. */
-static __ak_always_inline void __arena *__ak_htab_lookup_impl(struct ak_htab __arena *h,
-							      const unsigned long long *w,
-							      unsigned int words, int *errp)
-{
-	struct __ak_htab_table __arena *cur;
-	unsigned long long gen, head, tok;
-	struct __ak_htab_where at;
-	/* Its own variable: a may_goto exit must not store an unset bucket. */
-	unsigned long long __arena *locked = 0;
-	struct ak_htab_node __arena *node;
-	unsigned int tries;
-	int err = 0;
-
-	/*
-	 * Lock-free first. A miss is the answer only if nothing could have
-	 * led the walk astray: the generation did not move (no node it passed
-	 * was freed, no array was published) and the bucket was unlocked and
-	 * is unchanged (a mover relinks the nodes of the locked bucket it
-	 * moves, and a reader that follows a moved node ends in another chain).
-	 * A hit is the answer only if the generation did not move either: the
-	 * node, or the array the walk began in, may have been freed and taken
-	 * by anyone (this table, another, any object) between two of the
-	 * reads, and the key found in another owner's bytes; every free comes
-	 * after a move. A node a mover relinked is still the key's entry.
-	 * The reads in between are ordered after the first generation read
-	 * and before the re-check by address dependencies (htab_impl.h).
-	 */
-	for (tries = (unsigned int)ak_opaque_zero(); tries < AK_HTAB_LOOKUP_TRIES && ak_can_loop;
-	     tries++) {
-		gen = ak_read_once(h->gen);
-		AK_ACCESS_ATOMIC_NEXT(__AK_HTAB_READ_ACCESSES);
-		cur = ak_read_once_dep(h->cur, ak_dep(gen));
-		if (!cur) {
-			err = -EINVAL;
-			goto fail;
-		}
-		__ak_htab_where(h, cur, w, words, &at);
-		head = ak_read_once(*at.bucket);
-		err = __ak_htab_chain_find(at.bucket, at.hash, w, words, &node, 0, 0, &tok);
-		/* A partly moved old bucket: the rest is in the new one. */
-		if (!err && !node && at.newer && (head & __AK_HTAB_MOVED))
-			err = __ak_htab_chain_find(at.newer, at.nhash, w, words, &node, 0, 0, &tok);
-		if (err)
-			goto fail;
-		if (node) {
-			if (ak_read_once_dep(h->gen, tok) == gen)
-				return __ak_htab_value_at(node, words);
-			continue;
-		}
-		if (!(head & (__AK_HTAB_LOCKED | __AK_HTAB_MOVED)) &&
-		    ak_read_once_dep(*at.bucket, tok) == head && ak_read_once_dep(h->gen, tok) == gen)
-			goto fail_noent;
-	}
-	/*
-	 * The table kept changing: look under the bucket's lock, held so that
-	 * an old array is not freed while its bucket is locked.
-	 */
-	AK_ACCESS_ATOMIC_NEXT(0);
-	__ak_htab_hold(h);
-	err = __ak_htab_lock_find(h, w, words, &locked, &node);
-	if (!err)
-		ak_bit_lock_release(locked);
-	__ak_htab_unhold(h);
-	if (err)
-		goto fail;
-	return __ak_htab_value_at(node, words);
-fail_noent:
-	err = -ENOENT;
-fail:
-	if (errp)
-		*errp = err;
-	return 0;
-}
-
-/*
- * A lookup's common case: no migration in progress, and the table not
- * changed under the walk. Straight-line code in the caller's frame, the
- * key's words held in registers, the bucket's word read once for the walk
- * and once to check a miss, the generation once more for a hit (the checks
- * of __ak_htab_lookup_impl's first try). Returns 1 if it cannot answer (a
- * migration, a table not initialised, a table that changed meanwhile): the
- * full lookup then runs, from the start. Else 0, with *@v the value's
- * address, or NULL and *@errp set (-ENOENT, -AK_EBUDGET).
- */
-static __ak_always_inline int __ak_htab_lookup_fast(struct ak_htab __arena *h,
-						    const unsigned long long *w, unsigned int words,
-						    void __arena **v, int *errp)
-{
-	/* The key's first words in locals, not a stack copy: the frame stays small. */
-	unsigned long long k0 = w[0], k1 = words > 1 ? w[1] : 0, gen, head, hash, tok, ktok, word;
-	struct __ak_htab_table __arena *cur;
-	unsigned long long __arena *bucket;
-	struct ak_htab_node __arena *node;
-
-	/* Each read ordered after the one before, as __ak_htab_lookup_impl's. */
-	gen = ak_read_once(h->gen);
-	AK_ACCESS_ATOMIC_NEXT(__AK_HTAB_READ_ACCESSES);
-	cur = ak_read_once_dep(h->cur, ak_dep(gen));
-	if (!cur || ak_read_once_dep(h->old, ak_dep(cur)))
-		return 1;
-	hash = __ak_htab_hash(cur, w, words);
-	bucket = __ak_htab_bucket_of(cur, hash);
-	head = ak_read_once(*bucket);
-	tok = ak_dep(head);
-	for (node = __ak_htab_node_of(head); node;) {
-		ak_cond_break_label(cut);
-		if (node->hash == hash) {
-			word = ak_read_once(node->data[0]);
-			ktok = ak_dep(word);	/* each word's token before the branch on it */
-			if (word == k0 && (words < 2 || (word = ak_read_once(node->data[1]),
-							 ktok |= ak_dep(word), word == k1)) &&
-			    __ak_htab_key_equal_dep(node, w, 2, words, &ktok)) {
-				/* A hit's check, as __ak_htab_lookup_impl's. */
-				if (ak_read_once_dep(h->gen, ktok) != gen)
-					return 1;
-				*v = __ak_htab_value_at(node, words);
-				return 0;
-			}
-		}
-		node = ak_read_once(node->next);
-		tok = ak_dep(node);	/* before the loop's test, as in __ak_htab_chain_find */
-	}
-	if (head & (__AK_HTAB_LOCKED | __AK_HTAB_MOVED) || ak_read_once_dep(*bucket, tok) != head ||
-	    ak_read_once_dep(h->gen, tok) != gen)
-		return 1;
-	*errp = -ENOENT;
-	*v = 0;
-	return 0;
-cut:
-	*errp = -AK_EBUDGET;
-	*v = 0;
-	return 0;
-}
-
-/* ak_htab_lookup: the key loaded into words, then the lookup of its width. */
-#define __ak_htab_lookup_key(h, key, err)				\
-	({								\
-		struct ak_htab __arena *___ak_h = (h);			\
-		typeof(key) ___ak_key = (key);				\
-		unsigned long long ___ak_k[__AK_HTAB_WORDS(sizeof(*___ak_key))]; \
-		const void *___ak_kp;					\
-		void __arena *___ak_v = 0;				\
-		int *___ak_e = (err), ___ak_err = -EINVAL;		\
-									\
-		if (sizeof(*___ak_key) == ___ak_h->key_size) {		\
-			___ak_kp = __ak_htab_key_words(___ak_k, ___ak_key); \
-			___ak_v = (void __arena *)__AK_HTAB_BY_WIDTH(__ak_htab_lookup, \
-				__AK_HTAB_WORDS(sizeof(*___ak_key)),	\
-				___ak_h, ___ak_kp, &___ak_err); \
-		}							\
-		if (!___ak_v && ___ak_e)				\
-			*___ak_e = ___ak_err;				\
-		___ak_v;						\
-	})
 
 /*
  * Take @node, found at *@link in the chain of the locked @bucket, out of
@@ -493,7 +221,7 @@ static __ak_always_inline int __ak_htab_lock_find_for(struct ak_htab __arena *h,
 						      const unsigned long long *w,
 						      unsigned int words,
 						      unsigned long long flags,
-						      enum __ak_htab_caller caller,
+						      enum __ak_kind caller,
 						      unsigned long long __arena **bucket,
 						      struct ak_htab_node __arena **node,
 						      unsigned long long *hash,
@@ -532,7 +260,7 @@ static __ak_always_inline int __ak_htab_lock_find_for(struct ak_htab __arena *h,
  */
 static __ak_always_inline void __arena *
 __ak_htab_update_begin(struct ak_htab __arena *h, const unsigned long long *w, unsigned int words,
-		       unsigned long long flags, enum __ak_htab_caller caller,
+		       unsigned long long flags, enum __ak_kind caller,
 		       struct __ak_htab_update *u)
 {
 	struct ak_htab_node __arena *node, *spare;
@@ -551,7 +279,7 @@ __ak_htab_update_begin(struct ak_htab __arena *h, const unsigned long long *w, u
 		err = -EINVAL;
 		goto fail;
 	}
-	if (caller == __AK_HTAB_SLEEPABLE)
+	if (caller == __AK_SLEEPABLE)
 		__ak_htab_resize(h, 1);	/* may not find memory: this entry needs a node only */
 	err = __ak_htab_lock_find_for(h, w, words, flags, caller, &bucket, &node, &hash, &len);
 	if (err)
@@ -572,7 +300,7 @@ __ak_htab_update_begin(struct ak_htab __arena *h, const unsigned long long *w, u
 			spare = __ak_alloc_from_cache(h->node_size);
 		if (!spare) {
 			ak_bit_lock_release(bucket);
-			spare = caller == __AK_HTAB_SLEEPABLE ?
+			spare = caller == __AK_SLEEPABLE ?
 				ak_alloc(h->node_size, &err) :
 				ak_alloc_nosleep(h->node_size, &err);
 			if (!spare)
@@ -642,18 +370,19 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
 }
 
 /*
- * Store *@value under *@key as @flags say, allocating as @caller may: the
- * value's address, or NULL with *@errp set. With __AK_HTAB_INIT (internal:
- * ak_htab_lookup_or_init), an entry already there keeps its value and its
- * address is returned; only a new one gets *@value.
+ * Store *@value under *@key as @flags say, allocating as a caller of @kind
+ * (sleepable or nosleep) may: the value's address, or NULL with *@errp
+ * set. With __AK_HTAB_INIT (internal: ak_htab_lookup_or_init), an entry
+ * already there keeps its value and its address is returned; only a new
+ * one gets *@value.
  */
-#define __ak_htab_update_value(h, key, value, flags, caller, errp)	\
+#define __ak_htab_update_value(h, key, value, flags, kind, errp)	\
 	({								\
 		struct ak_htab __arena *___ak_h = (h);			\
 		typeof(key) ___ak_key = (key);				\
 		typeof(value) ___ak_val = (value);			\
 		unsigned long long ___ak_flags = (flags);		\
-		unsigned long long ___ak_k[__AK_HTAB_WORDS(sizeof(*___ak_key))]; \
+		unsigned long long ___ak_k[__AK_KEY_WORDS(sizeof(*___ak_key))]; \
 		const void *___ak_kp;					\
 		struct __ak_htab_update ___ak_u = { .err = -EINVAL };	\
 		void __arena *___ak_v = 0;				\
@@ -661,21 +390,12 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
 		if (sizeof(*___ak_key) == ___ak_h->key_size &&		\
 		    sizeof(*___ak_val) == ___ak_h->value_size) {	\
 			___ak_kp = __ak_htab_key_words(___ak_k, ___ak_key); \
-			___ak_v = (void __arena *)((caller) == __AK_HTAB_SLEEPABLE ? \
-				__AK_HTAB_BY_WIDTH(__ak_htab_begin_sleepable, \
-						   __AK_HTAB_WORDS(sizeof(*___ak_key)), \
-						   ___ak_h, ___ak_kp, \
-						   ___ak_flags, &___ak_u) : \
-				__AK_HTAB_BY_WIDTH(__ak_htab_begin_nosleep, \
-						   __AK_HTAB_WORDS(sizeof(*___ak_key)), \
-						   ___ak_h, ___ak_kp, \
-						   ___ak_flags, &___ak_u)); \
-			if (___ak_v) {					\
-				if (___ak_flags != __AK_HTAB_INIT || ___ak_u.fresh) \
-					__ak_arena_store(___ak_v, ___ak_val, \
-							      sizeof(*___ak_val)); \
-				__ak_htab_update_end(___ak_h, &___ak_u); \
-			}						\
+			___ak_v = (void __arena *)__AK_HTAB_BY_WIDTH(__ak_htab_begin_##kind, \
+				__AK_KEY_WORDS(sizeof(*___ak_key)),	\
+				___ak_h, ___ak_kp, ___ak_flags, &___ak_u); \
+			__ak_keyed_store_held(___ak_v,			\
+				___ak_flags != __AK_HTAB_INIT || ___ak_u.fresh, \
+				___ak_v, ___ak_val, __ak_htab_update_end(___ak_h, &___ak_u)); \
 		}							\
 		if (!___ak_v)						\
 			*(errp) = ___ak_u.err;				\
@@ -683,7 +403,7 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
 	})
 
 /* ak_htab_update[_nosleep]: the flags a caller may give, then the store. */
-#define __ak_htab_update(h, key, value, flags, caller)			\
+#define __ak_htab_update(h, key, value, flags, kind)			\
 	({								\
 		struct ak_htab __arena *___ak_uh = (h);			\
 		typeof(key) ___ak_ukey = (key);				\
@@ -693,7 +413,7 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
 									\
 		if (___ak_uflags <= AK_HTAB_EXIST &&			\
 		    __ak_htab_update_value(___ak_uh, ___ak_ukey, ___ak_uval, ___ak_uflags, \
-					   caller, &___ak_uerr))		\
+					   kind, &___ak_uerr))		\
 			___ak_uerr = 0;					\
 		___ak_uerr;						\
 	})
@@ -712,7 +432,7 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
 			if (!___ak_ov && ___ak_oerr == -ENOENT)		\
 				___ak_ov = __ak_htab_update_value(___ak_oh, ___ak_okey, \
 					___ak_oinit, __AK_HTAB_INIT,	\
-					__AK_HTAB_NOSLEEP, &___ak_oerr); \
+					nosleep, &___ak_oerr); \
 			else						\
 				__ak_htab_mark_unheld(___ak_oh, ___ak_ov); \
 		}							\
@@ -727,7 +447,7 @@ static inline void __ak_htab_update_end(struct ak_htab __arena *h, struct __ak_h
  */
 static __ak_always_inline int __ak_htab_unlink(struct ak_htab __arena *h,
 					       const unsigned long long *w, unsigned int words,
-					       enum __ak_htab_caller caller,
+					       enum __ak_kind caller,
 					       struct ak_htab_node __arena **nodep)
 {
 	unsigned long long __arena *bucket;
@@ -755,14 +475,14 @@ static __ak_always_inline int __ak_htab_unlink(struct ak_htab __arena *h,
 /* Unlink the key @w of @words words and free its node as @caller may. */
 static __ak_always_inline int __ak_htab_delete_impl(struct ak_htab __arena *h,
 						    const unsigned long long *w, unsigned int words,
-						    enum __ak_htab_caller caller)
+						    enum __ak_kind caller)
 {
 	struct ak_htab_node __arena *node;
 	int err = __ak_htab_unlink(h, w, words, caller, &node);
 
 	if (err)
 		return err;
-	return caller == __AK_HTAB_SLEEPABLE ? ak_free(node) : ak_free_nosleep(node);
+	return caller == __AK_SLEEPABLE ? ak_free(node) : ak_free_nosleep(node);
 }
 
 __ak_global int __ak_htab_free_nosleep(__arg_arena void __arena *node)
@@ -770,23 +490,19 @@ __ak_global int __ak_htab_free_nosleep(__arg_arena void __arena *node)
 	return ak_free_nosleep(node);
 }
 
-#define __ak_htab_delete_key(h, key, caller)				\
+#define __ak_htab_delete_key(h, key, kind)				\
 	({								\
 		struct ak_htab __arena *___ak_h = (h);			\
 		typeof(key) ___ak_key = (key);				\
-		unsigned long long ___ak_k[__AK_HTAB_WORDS(sizeof(*___ak_key))]; \
+		unsigned long long ___ak_k[__AK_KEY_WORDS(sizeof(*___ak_key))]; \
 		const void *___ak_kp;					\
 		int ___ak_err = -EINVAL;				\
 									\
 		if (sizeof(*___ak_key) == ___ak_h->key_size) {		\
 			___ak_kp = __ak_htab_key_words(___ak_k, ___ak_key); \
-			___ak_err = (caller) == __AK_HTAB_SLEEPABLE ?	\
-				__AK_HTAB_BY_WIDTH(__ak_htab_delete_sleepable, \
-						   __AK_HTAB_WORDS(sizeof(*___ak_key)), \
-						   ___ak_h, ___ak_kp) :	\
-				__AK_HTAB_BY_WIDTH(__ak_htab_delete_nosleep, \
-						   __AK_HTAB_WORDS(sizeof(*___ak_key)), \
-						   ___ak_h, ___ak_kp);	\
+			___ak_err = __AK_HTAB_BY_WIDTH(__ak_htab_delete_##kind, \
+						       __AK_KEY_WORDS(sizeof(*___ak_key)), \
+						       ___ak_h, ___ak_kp); \
 		}							\
 		___ak_err;						\
 	})
@@ -797,7 +513,7 @@ __ak_global int __ak_htab_free_nosleep(__arg_arena void __arena *node)
 		struct ak_htab __arena *___ak_h = (h);			\
 		typeof(key) ___ak_key = (key);				\
 		typeof(value) ___ak_val = (value);			\
-		unsigned long long ___ak_k[__AK_HTAB_WORDS(sizeof(*___ak_key))]; \
+		unsigned long long ___ak_k[__AK_KEY_WORDS(sizeof(*___ak_key))]; \
 		const void *___ak_kp;					\
 		unsigned long long ___ak_n = 0;				\
 		int ___ak_err = -EINVAL;				\
@@ -806,7 +522,7 @@ __ak_global int __ak_htab_free_nosleep(__arg_arena void __arena *node)
 		    sizeof(*___ak_val) == ___ak_h->value_size) {	\
 			___ak_kp = __ak_htab_key_words(___ak_k, ___ak_key); \
 			___ak_err = __AK_HTAB_BY_WIDTH(__ak_htab_unlink_nosleep, \
-				__AK_HTAB_WORDS(sizeof(*___ak_key)),	\
+				__AK_KEY_WORDS(sizeof(*___ak_key)),	\
 				___ak_h, ___ak_kp, &___ak_n); \
 			if (!___ak_err) {				\
 				__ak_arena_fetch(___ak_val,	\
@@ -816,72 +532,6 @@ __ak_global int __ak_htab_free_nosleep(__arg_arena void __arena *node)
 			}						\
 		}							\
 		___ak_err;						\
-	})
-
-/* A lookup that holds its bucket's lock while the caller copies the value. */
-struct __ak_htab_locked {
-	unsigned long long __arena *bucket;
-	int err;
-};
-
-/*
- * The value's address with its bucket locked and the caller counted in as
- * a mover (__ak_htab_unlock ends both), or 0 with @l->err set.
- */
-static __ak_always_inline void __arena *
-__ak_htab_lookup_lock_impl(struct ak_htab __arena *h, const unsigned long long *w,
-			   unsigned int words, struct __ak_htab_locked *l)
-{
-	/* Set by __ak_htab_lock_find on success; gcc -Og cannot tell. */
-	struct ak_htab_node __arena *node = 0;
-	unsigned long long __arena *bucket = 0;
-	int err;
-
-	if (!ak_read_once(h->cur)) {
-		l->err = -EINVAL;
-		return 0;
-	}
-	__ak_htab_hold(h);
-	err = __ak_htab_lock_find(h, w, words, &bucket, &node);
-	if (err) {
-		__ak_htab_unhold(h);
-		l->err = err;
-		return 0;
-	}
-	l->bucket = bucket;
-	return __ak_htab_value_at(node, words);
-}
-
-static inline void __ak_htab_unlock(struct ak_htab __arena *h, struct __ak_htab_locked *l)
-{
-	ak_bit_lock_release(l->bucket);
-	__ak_htab_unhold(h);
-}
-
-/* ak_htab_lookup_copy: the value copied with its bucket locked. */
-#define __ak_htab_lookup_copy_key(h, key, value)			\
-	({								\
-		struct ak_htab __arena *___ak_h = (h);			\
-		typeof(key) ___ak_key = (key);				\
-		typeof(value) ___ak_val = (value);			\
-		unsigned long long ___ak_k[__AK_HTAB_WORDS(sizeof(*___ak_key))]; \
-		const void *___ak_kp;					\
-		struct __ak_htab_locked ___ak_l = { .err = -EINVAL };	\
-		void __arena *___ak_v;					\
-									\
-		if (sizeof(*___ak_key) == ___ak_h->key_size &&		\
-		    sizeof(*___ak_val) == ___ak_h->value_size) {	\
-			___ak_kp = __ak_htab_key_words(___ak_k, ___ak_key); \
-			___ak_v = (void __arena *)__AK_HTAB_BY_WIDTH(__ak_htab_lookup_lock, \
-				__AK_HTAB_WORDS(sizeof(*___ak_key)),	\
-				___ak_h, ___ak_kp, &___ak_l); \
-			if (___ak_v) {					\
-				__ak_arena_fetch(___ak_val, ___ak_v, sizeof(*___ak_val)); \
-				__ak_htab_unlock(___ak_h, &___ak_l);	\
-				___ak_l.err = 0;			\
-			}						\
-		}							\
-		___ak_l.err;						\
 	})
 
 /* The out-of-line versions of the calls above, one per key width (htab_impl_key.h). */
@@ -917,4 +567,4 @@ static inline int ak_htab_reserve(struct ak_htab __arena *h, unsigned long long 
 	return ak_alloc_reserve(h->node_size, n);
 }
 
-#endif /* __ARENAKIT_HTAB_IMPL_OPS_H */
+#endif /* __ARENAKIT_HTAB_IMPL_UPDATE_H */
