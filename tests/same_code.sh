@@ -25,26 +25,60 @@ objdump=${LLVM_OBJDUMP:-llvm-objdump-19}
 work=build/same-code
 base=$work/tree-${rev:0:12}
 
+# Cut llvm-objdump's listing (stdin) into one file a function under argv[1].
+# A call within a section names the function it lands on, not the distance
+# to it, which any function between them that changed size moves (a call
+# landing on no function's start is a helper's, its number kept).
+split_py='
+import re, sys
+out_dir, lines = sys.argv[1], sys.stdin.read().split("\n")
+section, starts, funcs, out = "", {}, [], None
+for line in lines:
+	m = re.match(r"^Disassembly of section (.*):$", line)
+	if m:
+		section = m.group(1)
+	m = re.match(r"^([0-9a-f]+) <(.*)>:$", line)
+	if m and not re.match(r"LBB[0-9_]+$", m.group(2)):
+		starts[(section, int(m.group(1), 16) // 8)] = m.group(2)
+for i, line in enumerate(lines):
+	m = re.match(r"^Disassembly of section (.*):$", line)
+	if m:
+		section = m.group(1)
+		continue
+	m = re.match(r"^([0-9a-f]+) <(.*)>:$", line)
+	if m:
+		if not re.match(r"LBB[0-9_]+$", m.group(2)):
+			out = open("%s/%s~%s" % (out_dir, section.replace("/", "_"), m.group(2)), "w")
+		continue
+	if out is None or not line.strip():
+		continue
+	m = re.match(r"^\s*([0-9a-f]+):\s*(.*)$", line)
+	insn = m.group(2) if m else line.strip()
+	c = re.match(r"^call (0x[0-9a-f]+)$", insn)
+	if m and c:
+		imm = int(c.group(1), 16)
+		imm -= (1 << 32) if imm >= 1 << 31 else 0
+		target = int(m.group(1)) + 1 + imm
+		if (section, target) in starts:	# else a helper call: imm is its id
+			insn = "call <%s>" % starts[(section, target)]
+		# A call from another section to .text: its number is the offset there.
+		if i + 1 < len(lines) and re.search(r"R_BPF_64_32\s+\.text$", lines[i + 1]):
+			insn = "call <%s>" % starts.get((".text", imm + 1), "?")
+	insn = re.sub(r"LBB[0-9]+_", "LBB_", insn)
+	if "CO-RE <local_type_id>" in insn:	# a BTF id moves as types come and go
+		insn = re.sub(r"\[\d+\]", "[id]", insn)
+		out.write(insn + "\n")
+		continue
+	out.write(insn + "\n")
+'
+
 # The functions of every *.bpf.o below $1, one file each under $2.
 split_functions() {
 	local from=$1 to=$2 obj
 	rm -rf "$to"
 	(cd "$from" && find . -name '*.bpf.o' -not -path './same-code/*' | sort) | while read -r obj; do
 		mkdir -p "$to/$obj"
-		"$objdump" -d -r --no-show-raw-insn "$from/$obj" | awk -v dir="$to/$obj" '
-			/^Disassembly of section / { section = $4; sub(/:$/, "", section); next }
-			/^[0-9a-f]+ <LBB[0-9_]+>:$/ { next }	# a block label, not a function
-			/^[0-9a-f]+ <.*>:$/ {
-				name = $2; gsub(/[<>:]/, "", name)
-				file = section "~" name; gsub(/\//, "_", file)
-				out = dir "/" file; next
-			}
-			out == "" || /^$/ { next }
-			{
-				sub(/^[ \t]*[0-9a-f]+:[ \t]*/, "")
-				gsub(/LBB[0-9]+_/, "LBB_")
-				print > out
-			}'
+		"$objdump" -d -r --no-show-raw-insn "$from/$obj" | python3 -c "$split_py" "$to/$obj"
 	done
 }
 

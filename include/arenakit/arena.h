@@ -107,7 +107,7 @@ void bpf_arena_free_pages(void *map, void __arena *ptr, __u32 page_cnt) __ksym _
 /*
  * __ak_arena_clamp(p): the arena pointer @p, which a reader with no lock
  * loaded and follows before it knows that what it read was consistent (a
- * sequence count's reader, omap_impl.h), kept inside the arena. In BPF
+ * sequence count's reader, omap_impl_read.h), kept inside the arena. In BPF
  * that is nothing: the JIT adds the arena's base to a pointer's low 32
  * bits, the kernel's mapping has a guard past both ends, and a load from
  * a page not mapped (one the allocator gave back) reads 0.

@@ -367,7 +367,7 @@
 /*
  * ak_read_fence(): the loads before it are satisfied before the loads
  * after it: the kernel's smp_rmb(), which a sequence count's reader needs
- * around its reads (omap_impl.h's __ak_omap_find_impl).
+ * around its reads (omap_impl_read.h's __ak_omap_find_impl).
  *
  * On x86-64 (TSO) loads are never satisfied out of order: only the
  * compiler is kept from moving them. 6.12's BPF has no barrier

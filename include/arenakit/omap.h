@@ -48,8 +48,9 @@
  * ak_omap_update_nosleep from ak_alloc_reserve's pool. The calls are
  * global functions, one version per key width: each has its own budget.
  *
- * The structures are in <arenakit/omap_types.h>; the bodies in
- * omap_impl.h.
+ * The structures (and ak_omap_cursor_init) are in <arenakit/omap_types.h>;
+ * the bodies in omap_impl.h and the files it lists, by mechanism; the
+ * loader's copying walk in <arenakit/omap_user.h>.
  */
 #ifndef __ARENAKIT_OMAP_H
 #define __ARENAKIT_OMAP_H
