@@ -122,7 +122,8 @@ COMPILED_BPF_OBJS := $(filter-out $(LINKED_BPF_OBJ),$(BPF_OBJS)) $(LINKED_PARTS)
 SKELS := $(BPF_OBJS:.bpf.o=.skel.h)
 # The same objects built by $(CLANG_NEW).
 new = $(patsubst $(BUILD)/%,$(NEW_BUILD)/%,$(1))
-EXAMPLES := exec_glob open_policy top_opens
+# The examples: each folder of bpf/examples with its NAME/NAME.bpf.c.
+EXAMPLES := $(patsubst bpf/examples/%/,%,$(sort $(dir $(wildcard bpf/examples/*/*.bpf.c))))
 NEW_EXAMPLE_BPF_OBJS := $(patsubst %,$(NEW_BUILD)/example/%.bpf.o,$(EXAMPLES))
 NEW_BPF_OBJS := $(call new,$(BPF_OBJS)) $(NEW_EXAMPLE_BPF_OBJS)
 
@@ -247,7 +248,7 @@ help:
 	@echo 'make install    the headers and arenakit.pc under PREFIX=$(PREFIX) (DESTDIR too);'
 	@echo '                  make uninstall removes them'
 	@echo "make flags      BPFTOOL=, LIBBPF_DIR= and VMLINUX_DIR= of the project's kernel, for"
-	@echo '                  your own Makefile: make -C bpf/examples/exec_glob $$(make -s flags)'
+	@echo '                  your own Makefile: make -C bpf/examples exec_glob $$(make -s flags)'
 	@echo '                  after make install'
 	@echo 'make kernel-dir the kernel cache entry KERNEL= and KASAN= name (builds nothing)'
 	@echo 'make example    the worked examples (bpf/examples: exec_glob, open_policy, top_opens) built from'
@@ -622,7 +623,7 @@ EXAMPLE_ROOT := $(abspath $(BUILD)/example-root)
 EXAMPLE_INSTALLED := $(EXAMPLE_ROOT)/.installed
 EXAMPLE_ENV := PKG_CONFIG_LIBDIR=$(EXAMPLE_ROOT)/usr/local/share/pkgconfig \
 	PKG_CONFIG_SYSROOT_DIR=$(EXAMPLE_ROOT)
-example_args = $(if $(Q),-s) --no-print-directory -C bpf/examples/$(1) \
+example_args = $(if $(Q),-s) --no-print-directory -C bpf/examples \
 	OUT=$(abspath $(BUILD)/example) BPFTOOL=$(BPFTOOL) LIBBPF_DIR=$(KDIR)/libbpf \
 	VMLINUX_DIR=$(KDIR) CC='$(CC)' LDFLAGS='$(LDFLAGS)' BPF_ARCH=$(BPF_ARCH)
 example: $(addprefix $(BUILD)/example/,$(EXAMPLES))
@@ -635,9 +636,9 @@ $(EXAMPLE_INSTALLED): $(HEADERS) $(KSTAMP)
 # $$(MAKE) stays a reference in the rule, so make sees a sub-make and
 # passes its jobs on.
 define example_rules
-$(BUILD)/example/$(1): $(EXAMPLE_INSTALLED) $(wildcard bpf/examples/$(1)/*)
+$(BUILD)/example/$(1): $(EXAMPLE_INSTALLED) $(wildcard bpf/examples/$(1)/*) bpf/examples/Makefile
 	$$(call msg,EXAMPLE,$$@)
-	$(Q)$(EXAMPLE_ENV) $$(MAKE) $(call example_args,$(1)) CLANG=$(CLANG)
+	$(Q)$(EXAMPLE_ENV) $$(MAKE) $(call example_args,$(1)) CLANG=$(CLANG) $$(abspath $$@)
 $(NEW_BUILD)/example/$(1).bpf.o: $(BUILD)/example/$(1)
 	$$(call msg,EXAMPLE,$$@)
 	$(Q)$(EXAMPLE_ENV) $$(MAKE) $(call example_args,$(1)) OUT=$(abspath $(NEW_BUILD)/example) \
