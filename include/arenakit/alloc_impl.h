@@ -7,11 +7,11 @@
  * By mechanism, each file using only what the ones before it define:
  *   alloc_types.h       the arena-resident structs (through alloc.h)
  *   alloc_impl_pages.h  size classes, page lists, blocks cut from pages,
- *                       spare pages, pages added to a class, large objects
+ *                       spare pages, pages added to a class
  *   alloc_impl_free.h   the lock-free claim, the queues, blocks put back,
  *                       when an emptied page may go
  *   alloc_impl_cache.h  the CPU caches
- *   alloc_impl.h        the shared path of an allocation, the entry points
+ *   alloc_impl.h        large objects, the shared path of an allocation, the entry points
  *                       (each CPU's cache first, then the shared path), and
  *                       the inline calls of alloc.h
  */
@@ -60,6 +60,35 @@ static __ak_always_inline int __ak_alloc_small(int class, void __arena **obj)
 	*obj = page ? __ak_take_block(cls, page, class) : 0;
 	ak_lock_release(&ak_allocator.lock);
 	return page && !*obj ? -EBUSY : 0;
+}
+
+/* A large object: pages of its own, counted, its header marked under the lock. */
+static __ak_always_inline void __arena *__ak_alloc_large(unsigned long long size, int *errp)
+{
+	unsigned int pages = (size + __AK_PAGE_HDR + AK_PAGE_SIZE - 1) / AK_PAGE_SIZE;
+	struct __ak_page __arena *page = __ak_pages_get(pages);
+	int err;
+
+	/* The spare pages may be what the arena lacks: give them back, try again. */
+	if (!page && ak_read_once(ak_allocator.stats.spare_pages) && !__ak_spare_trim(0))
+		page = __ak_pages_get(pages);
+	if (!page)
+		return __ak_alloc_fail(-ENOMEM, errp);
+	__ak_page_init(page, __AK_CLASS_LARGE);
+	page->pages = pages;
+	page->live = 1;
+	page->lives[0] = 1;
+	/* Its header bit (__ak_headers) changes under the lock only. */
+	err = ak_lock_acquire(&ak_allocator.lock);
+	if (err) {
+		__ak_pages_put(page, pages);
+		return __ak_alloc_fail(err, errp);
+	}
+	__ak_header_mark(page, 1);
+	ak_lock_release(&ak_allocator.lock);
+	__ak_count_taken(pages, 1);
+	return __ak_hand_out((char __arena *)page + __AK_PAGE_HDR, __AK_CLASS_LARGE,
+			     (unsigned long long)pages * AK_PAGE_SIZE);
 }
 
 /*

@@ -2,8 +2,8 @@
 /*
  * arenakit/alloc_impl_pages.h - the allocator's pages: size classes, which
  * pages hold a header of ours, the page kfuncs, the classes' page lists,
- * blocks cut from a page, the spare pages, and pages added to a class (or
- * taken whole by a large object). Everything here but __ak_spare_trim runs
+ * blocks cut from a page, the spare pages, and pages added to a class
+ * (a large object's pages: alloc_impl.h). Everything here but __ak_spare_trim runs
  * under the allocator's lock or touches only a page nobody else has yet.
  * Internal: part of <arenakit/alloc.h> (see alloc_impl.h for the order).
  */
@@ -591,34 +591,6 @@ static __ak_always_inline int __ak_add_page(unsigned int class, void __arena **o
 		*obj = __ak_hand_out((char __arena *)page + __AK_PAGE_HDR, class,
 				     __ak_block_size(class));
 	return 0;
-}
-
-static __ak_always_inline void __arena *__ak_alloc_large(unsigned long long size, int *errp)
-{
-	unsigned int pages = (size + __AK_PAGE_HDR + AK_PAGE_SIZE - 1) / AK_PAGE_SIZE;
-	struct __ak_page __arena *page = __ak_pages_get(pages);
-	int err;
-
-	/* The spare pages may be what the arena lacks: give them back, try again. */
-	if (!page && ak_read_once(ak_allocator.stats.spare_pages) && !__ak_spare_trim(0))
-		page = __ak_pages_get(pages);
-	if (!page)
-		return __ak_alloc_fail(-ENOMEM, errp);
-	__ak_page_init(page, __AK_CLASS_LARGE);
-	page->pages = pages;
-	page->live = 1;
-	page->lives[0] = 1;
-	/* Its header bit (__ak_headers) changes under the lock only. */
-	err = ak_lock_acquire(&ak_allocator.lock);
-	if (err) {
-		__ak_pages_put(page, pages);
-		return __ak_alloc_fail(err, errp);
-	}
-	__ak_header_mark(page, 1);
-	ak_lock_release(&ak_allocator.lock);
-	__ak_count_taken(pages, 1);
-	return __ak_hand_out((char __arena *)page + __AK_PAGE_HDR, __AK_CLASS_LARGE,
-			     (unsigned long long)pages * AK_PAGE_SIZE);
 }
 
 #endif /* __ARENAKIT_ALLOC_IMPL_PAGES_H */

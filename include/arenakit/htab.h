@@ -211,7 +211,8 @@ static inline int ak_htab_init(struct ak_htab __arena *h, unsigned int key_size,
  * @flags: 0: an insert past the limit fails with -E2BIG, as in a
  *	BPF_MAP_TYPE_HASH, and h->refused counts it; AK_HTAB_LRU: it evicts
  *	an entry not used lately instead, as a BPF_MAP_TYPE_LRU_HASH, and
- *	h->evicted counts it (-E2BIG only if no entry could be had)
+ *	h->evicted counts it (-E2BIG only if no entry could be had;
+ *	-AK_EBUDGET if the budget cut the search for one: call again)
  *
  * The limit is exact however many CPUs insert at once: an insert counts
  * itself in before it checks. An LRU table's eviction is CLOCK, the

@@ -47,14 +47,18 @@ static __ak_always_inline unsigned long long __ak_htab_unlink_at(struct ak_htab 
  * past AK_HTAB_EVICT_SCAN marked ones, the next node whatever its mark.
  * A bucket locked by someone else, or by the caller (@own), is passed by,
  * not waited for: no lock is waited for while the caller holds its own.
- * Bounded: every bucket once at most, and may_goto.
+ * Bounded: every bucket once at most, and may_goto; a search the budget
+ * cut says so (__AK_HTAB_EVICT_CUT), never "none".
  *
  * The node is unlinked as a delete does (count down, generation up), under
  * its bucket's lock, and given to the caller to reuse for its insert: a
  * lock-free reader standing on it sees the generation move, as after a
  * delete and a free. The array is held while its buckets are looked at.
- * Return: the node's address, or 0 if none could be had.
+ * Return: the node's address, 0 if none could be had, or
+ * __AK_HTAB_EVICT_CUT if the budget cut the search.
  */
+#define __AK_HTAB_EVICT_CUT 1ULL	/* no node's address: nodes are 8-byte aligned */
+
 __ak_global unsigned long long __ak_htab_evict(__arg_arena struct ak_htab __arena *h,
 					       __arg_arena unsigned long long __arena *own)
 {
@@ -69,7 +73,7 @@ __ak_global unsigned long long __ak_htab_evict(__arg_arena struct ak_htab __aren
 	t = ak_read_once(h->cur);
 	b = ak_fetch_add(&h->evict_hand, AK_HTAB_EVICT_SCAN);
 	for (i = ak_opaque_zero(); i < t->nbuckets && !victim; i++, b++) {
-		ak_cond_break_label(out);
+		ak_cond_break_label(cut);
 		bucket = &t->buckets[b & (t->nbuckets - 1)];
 		word = ak_read_once(*bucket);
 		if (bucket == own || !__ak_htab_node_of(word) ||
@@ -78,7 +82,7 @@ __ak_global unsigned long long __ak_htab_evict(__arg_arena struct ak_htab __aren
 			continue;
 		link = bucket;
 		for (node = __ak_htab_node_of(word); node;) {
-			ak_cond_break_label(unlock);
+			ak_cond_break_label(unlock_cut);
 			if (passed < AK_HTAB_EVICT_SCAN && node->data[used]) {
 				node->data[used] = 0;	/* a second chance */
 				passed++;
@@ -91,12 +95,15 @@ __ak_global unsigned long long __ak_htab_evict(__arg_arena struct ak_htab __aren
 			victim = node;
 			break;
 		}
-unlock:
 		ak_bit_lock_release(bucket);
 	}
-out:
 	__ak_htab_unhold(h);
 	return (unsigned long long)victim;
+unlock_cut:
+	ak_bit_lock_release(bucket);
+cut:
+	__ak_htab_unhold(h);
+	return __AK_HTAB_EVICT_CUT;
 }
 
 /*
@@ -106,21 +113,28 @@ out:
  * The count is taken before the check, so racing inserts cannot pass the
  * limit together: h->count may show one more per inserting CPU for an
  * instant, never more entries than the limit.
- * Return: 0, or -E2BIG (counted in h->refused).
+ * Return: 0; -E2BIG (counted in h->refused); -AK_EBUDGET if the budget
+ * cut an LRU table's search for a node to evict (not a refusal: call again).
  */
 static __ak_always_inline int __ak_htab_claim(struct ak_htab __arena *h,
 					      unsigned long long __arena *own,
 					      struct ak_htab_node __arena **spare)
 {
+	unsigned long long victim = 0;
+
 	if (ak_fetch_add(&h->count, 1) < ak_read_once(h->max_entries))
 		return 0;
 	/* An evicted node was counted out: this entry's count takes its place. */
 	if (ak_read_once(h->used_word)) {
-		*spare = (struct ak_htab_node __arena *)__ak_htab_evict(h, own);
-		if (*spare)
+		victim = __ak_htab_evict(h, own);
+		if (victim && victim != __AK_HTAB_EVICT_CUT) {
+			*spare = (struct ak_htab_node __arena *)victim;
 			return 0;
+		}
 	}
 	ak_atomic_add(&h->count, -1ULL);
+	if (victim == __AK_HTAB_EVICT_CUT)
+		return -AK_EBUDGET;
 	ak_atomic_add(&h->refused, 1);
 	return -E2BIG;
 }

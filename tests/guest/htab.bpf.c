@@ -219,8 +219,11 @@ int limit_insert(struct htab_limit_args *args)
 	for (k = args->first + args->done + (__u32)ak_opaque_zero(); k < stop && can_loop; k++) {
 		v = k;
 		err = ak_htab_update(t, &k, &v, AK_HTAB_NOEXIST);
-		if (err == -EBUSY) {
-			args->busy++;
+		if (err == -EBUSY || err == -AK_EBUDGET) {
+			if (err == -EBUSY)
+				args->busy++;
+			else
+				args->cut++;
 			break;	/* this key again, next run */
 		}
 		if (!err)

@@ -243,7 +243,7 @@ Test(htab, cpus_insert_at_the_limit_refused_or_evicted_exactly, .timeout = 300)
 	struct htab *skel = load(0);
 	int cpus = sysconf(_SC_NPROCESSORS_ONLN), i, lru, retval, errs[8];
 	struct htab_limit_args c[8];
-	unsigned long long inserted, refused, busy, total, objects = guest_live_objects(skel);
+	unsigned long long inserted, refused, busy, cut, total, objects = guest_live_objects(skel);
 	struct ak_htab *t;
 
 	cr_assert_geq(cpus, 2);
@@ -259,18 +259,19 @@ Test(htab, cpus_insert_at_the_limit_refused_or_evicted_exactly, .timeout = 300)
 			c[i] = (struct htab_limit_args){ .first = i * PER_CPU, .count = PER_CPU,
 							 .lru = lru };
 		guest_run_on_cpus(skel->progs.limit_insert, cpus, c, sizeof(c[0]), errs);
-		inserted = refused = busy = 0;
+		inserted = refused = busy = cut = 0;
 		for (i = 0; i < cpus; i++) {
 			cr_expect(!errs[i] && !c[i].errors, "CPU %d: %d, %u errors (last %d)", i,
 				  errs[i], c[i].errors, c[i].last_error);
 			inserted += c[i].inserted;
 			refused += c[i].refused;
 			busy += c[i].busy;
+			cut += c[i].cut;
 		}
 		printf("htab: %d CPUs x %d inserts into a table of %d at most (%s): %llu in, "
-		       "%llu refused, %llu evicted, %llu held; %llu -EBUSY tried again\n", cpus,
-		       PER_CPU, LIMIT_ENTRIES, lru ? "LRU" : "refusing", inserted, refused,
-		       t->evicted, ak_htab_count(t), busy);
+		       "%llu refused, %llu evicted, %llu held; %llu -EBUSY and %llu -AK_EBUDGET "
+		       "tried again\n", cpus, PER_CPU, LIMIT_ENTRIES, lru ? "LRU" : "refusing",
+		       inserted, refused, t->evicted, ak_htab_count(t), busy, cut);
 		cr_expect_eq(ak_htab_count(t), LIMIT_ENTRIES, "exactly at the limit");
 		cr_expect_eq(inserted + refused, total, "every insert accounted for");
 		cr_expect_eq(t->refused, refused, "the table's count of refusals");

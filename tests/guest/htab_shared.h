@@ -39,6 +39,7 @@ struct htab_limit_args {
 	unsigned int inserted;		/* inserts that went in */
 	unsigned int refused;		/* -E2BIG answers */
 	unsigned int busy;		/* -EBUSY answers, each tried again */
+	unsigned int cut;		/* -AK_EBUDGET answers (an eviction's search cut), tried again */
 	unsigned int errors;		/* other failures */
 	int last_error;
 	unsigned int done;		/* keys done: the next run resumes here */
