@@ -365,8 +365,8 @@ $(SYSTEM_TESTS): $(SYSTEM_TEST_OBJS) $(TEST_COMMAND_OBJ)
 # kernel's KCSAN builds): every load and store of the scenarios' files
 # calls explore_access.c, which the scheduler and the emulated arena are
 # not built with. UBSan's run-time library is gcc's (the same interface).
-EXPLORE_RUNTIME_OBJS := $(addprefix $(BUILD)/tests/explore/,explore.o explore_arena.o \
-	explore_access.o gen.o)
+EXPLORE_RUNTIME_OBJS := $(addprefix $(BUILD)/tests/explore/,explore.o explore_weak.o \
+	explore_arena.o explore_access.o gen.o)
 EXPLORE_SANITIZE := -fsanitize=undefined -fno-sanitize=function -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 EXPLORE_TSAN := -fsanitize=thread -mllvm -tsan-distinguish-volatile=1 \

@@ -110,15 +110,16 @@ try_mutant() {
 	fi
 }
 
-# The scheduler, the access runtime and the generator (explore.c,
-# explore_access.c, gen.c) call no function of the library (no function
+# The scheduler, its weak mode, the access runtime and the generator
+# (explore.c, explore_weak.c, explore_access.c, gen.c) call no function of the library (no function
 # symbol of it, defined or called): built once, against today's headers,
 # they are the same in every mutant's test (a mutant changes what a
 # function does, not a type or a constant). If one ever has such a symbol,
 # the run stops and says so.
 mkdir -p "$out/common"
 common=
-for src in tests/explore/explore.c tests/explore/explore_access.c tests/explore/gen.c; do
+for src in tests/explore/explore.c tests/explore/explore_weak.c tests/explore/explore_access.c \
+	tests/explore/gen.c; do
 	obj=$out/common/$(basename "$src" .c).o
 	# (The access runtime without UBSan's checks, as make builds it.)
 	if ! $EXPLORE_CC -Iinclude $EXPLORE_CFLAGS $([ "$src" != tests/explore/explore_access.c ] ||
