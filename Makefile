@@ -330,7 +330,7 @@ $(C_OBJS): $(BUILD)/%.o: %.c $(KSTAMP) | $(SKELS)
 	$(Q)$(CC) $(INCLUDES) $(CFLAGS) -MMD -MP -c $< -o $@
 
 # The JSON names the compiler of the BPF programs it measured.
-$(BUILD)/bench/bench.o: CFLAGS += -DBENCH_BPF_CC='"$(shell $(CLANG) --version | head -1)"'
+$(BUILD)/bench/bench.o $(BUILD)/bench/bench_report.o: CFLAGS += -DBENCH_BPF_CC='"$(shell $(CLANG) --version | head -1)"'
 
 # Guest tests: one Criterion test per SEC("syscall") program named test_*,
 # found in the objects themselves; a new tests/guest/*.bpf.c joins without edits.
