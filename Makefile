@@ -104,10 +104,10 @@ LIBBPF_A := $(KDIR)/libbpf/lib/libbpf.a
 # The bpftool the build runs on the host (for x86_64, the guest's own).
 BPFTOOL := $(KDIR)/host-bpftool
 
-# The tool's BPF programs (bpf/), the guest tests' (tests/guest/) and the
+# The tool's BPF programs (user/), the guest tests' (tests/guest/) and the
 # benchmarks' (bench/), each beside the C file that shares its stem and
 # drives it through a skeleton.
-TOOL_BPF_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard bpf/*.bpf.c))
+TOOL_BPF_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard user/*.bpf.c))
 # One guest test program is made of two objects that both include arenakit,
 # compiled apart and linked (bpftool gen object), as sched_ext builds its
 # schedulers: tests/guest/linked/*.bpf.c make build/tests/guest/linked.bpf.o,
@@ -131,7 +131,7 @@ NEW_BPF_OBJS := $(call new,$(BPF_OBJS)) $(NEW_EXAMPLE_BPF_OBJS)
 BPF_ARCH := $(if $(filter arm64,$(ARCH)),arm64,x86)
 BPF_CFLAGS := --target=bpf -D__TARGET_ARCH_$(BPF_ARCH) -mcpu=v3 -O2 -g -Wall -Werror -Iinclude -I$(KDIR) -I$(LIBBPF_INC)
 # Include paths by class of program, besides the library's and the kernel's:
-# the tool's (bpf/) and the benchmarks' include only their neighbours; the
+# the tool's (user/) and the benchmarks' include only their neighbours; the
 # guest tests' include "guest/..." from tests/, and these two the 6.12
 # selftests' arena headers beside ours.
 $(TEST_BPF_OBJS) $(LINKED_PARTS) $(call new,$(TEST_BPF_OBJS) $(LINKED_PARTS)): \
@@ -157,17 +157,17 @@ endif
 LIBBPF_INCLUDES := -I$(LIBBPF_INC) -I$(KDIR)/src/tools/include/uapi
 # Each folder's include paths: the library, its neighbours, and the
 # skeletons it uses.
-$(BUILD)/user/%.o: INCLUDES := -Iinclude -Ibpf -I$(BUILD)/bpf $(LIBBPF_INCLUDES)
-$(BUILD)/bench/%.o: INCLUDES := -Iinclude -Iuser -Ibpf -I$(BUILD)/bpf -I$(BUILD)/bench \
+$(BUILD)/user/%.o: INCLUDES := -Iinclude -I$(BUILD)/user $(LIBBPF_INCLUDES)
+$(BUILD)/bench/%.o: INCLUDES := -Iinclude -Iuser -I$(BUILD)/user -I$(BUILD)/bench \
 	$(LIBBPF_INCLUDES)
-$(BUILD)/tests/host/%.o: INCLUDES := -Itests -Iinclude -Iuser -I$(BUILD)/bpf $(LIBBPF_INCLUDES)
+$(BUILD)/tests/host/%.o: INCLUDES := -Itests -Iinclude -Iuser -I$(BUILD)/user $(LIBBPF_INCLUDES)
 $(BUILD)/tests/system/%.o: INCLUDES := -Itests -Iinclude
 $(BUILD)/tests/guest/%.o: INCLUDES := -Itests -Iinclude -Iuser -I$(BUILD)/tests/guest \
 	$(LIBBPF_INCLUDES)
 $(BUILD)/tests/explore/%.o: INCLUDES := -Itests -Iinclude
 
 LOADER_OBJS := $(BUILD)/user/loader.o $(BUILD)/user/kernel_features.o
-TOOL_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard user/*.c) \
+TOOL_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(filter-out %.bpf.c,$(wildcard user/*.c)) \
 	$(filter-out %.bpf.c,$(wildcard bench/*.c)))
 HOST_TEST_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/host/*.c))
 SYSTEM_TEST_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/system/*.c))

@@ -95,6 +95,34 @@ fi
 split_functions "$base/build" "$work/before"
 split_functions build "$work/after"
 
+# An object that moved (only before at one path, only after at another,
+# with the same file name in the same compiler's or arch's folder, one on each
+# side) is compared at its new path.
+python3 - "$work/before" "$work/after" <<'PY'
+import os, sys
+before, after = sys.argv[1], sys.argv[2]
+def objects(top):
+	found = []
+	for d, subdirs, _ in os.walk(top):
+		found += [os.path.relpath(os.path.join(d, s), top) for s in subdirs if s.endswith(".bpf.o")]
+	return set(found)
+b, a = objects(before), objects(after)
+def key(path):	# the file name, and the compiler's or arch's folder if any
+	top = path.split("/")[0]
+	return (os.path.basename(path), top if top in ("clang-22", "arm64") else "")
+only_b, only_a = {}, {}
+for path in b - a:
+	only_b.setdefault(key(path), []).append(path)
+for path in a - b:
+	only_a.setdefault(key(path), []).append(path)
+for k, new in only_a.items():
+	old = only_b.get(k, [])
+	if len(new) == 1 and len(old) == 1:
+		print("%s: moved from %s" % (new[0], old[0]))
+		os.makedirs(os.path.dirname(os.path.join(before, new[0])) or before, exist_ok=True)
+		os.rename(os.path.join(before, old[0]), os.path.join(before, new[0]))
+PY
+
 # Objects of other targets than REV's build (make test's arm64/ and
 # clang-22/ builds, the verifier's vobj/) are under folders REV's build has
 # none of: they are named once, not compared.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * Batches of lines through the BPF matcher (bpf/glob_cli.bpf.c). Lines are
+ * Batches of lines through the BPF matcher (user/glob_cli.bpf.c). Lines are
  * read straight into the arena; a batch is matched against the patterns
  * in groups of AK_GLOB_MAX_PATTERNS, the most one run takes. Patterns live
  * in the arena in a window of up to GLOB_CLI_PATTERNS; more patterns than

@@ -15,7 +15,7 @@
  * The matcher and the report know nothing of each other: the caller hands
  * the matcher's answers to the report (bench/glob_vs_native.c drives them
  * the same way). Limits and the arena layout are shared with the BPF side
- * in bpf/glob_cli.h.
+ * in user/glob_cli.h.
  */
 #ifndef ARENAKIT_USER_GLOB_TOOL_H
 #define ARENAKIT_USER_GLOB_TOOL_H

@@ -23,7 +23,7 @@
 
 #define DEFAULT_SEED 20261203u
 #define DEFAULT_SIZE 10000000ULL
-/* The most items bpf/stress_list.bpf.c's slabs hold: --size's limit. */
+/* The most items user/stress_list.bpf.c's slabs hold: --size's limit. */
 #define MAX_SIZE ((unsigned long long)STRESS_SLAB_ITEMS * STRESS_MAX_SLABS)
 
 static const struct stress_scenario *const scenarios[] = {

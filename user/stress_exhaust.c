@@ -5,7 +5,7 @@
  * one filler object at a time, the operation tried after each: until it
  * succeeds, each try must fail with -ENOMEM and leave the structure as it
  * was (its length, its entries, its whole check). The arena is
- * bpf/stress_exhaust.bpf.c's own, small enough to fill.
+ * user/stress_exhaust.bpf.c's own, small enough to fill.
  */
 #include <errno.h>
 #include <stdio.h>

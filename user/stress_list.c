@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * The list long, cycle and corrupt share, in bpf/stress_list.bpf.c: built to a
+ * The list long, cycle and corrupt share, in user/stress_list.bpf.c: built to a
  * length, walked by every kind of walk (one program run each), a link
  * broken on purpose and put back.
  */
@@ -20,7 +20,7 @@ const char *const stress_walk_names[STRESS_WALKS] = {
 	[STRESS_CHECK_ALL] = "ak_list_check_all",
 };
 
-/* Every walk of bpf/stress_list.bpf.c's walks, one program run each. */
+/* Every walk of user/stress_list.bpf.c's walks, one program run each. */
 int stress_run_walks(struct stress_run *s)
 {
 	int k, err = 0, retval;

@@ -8,9 +8,9 @@
  *                        walk it, break a link and restore it
  *   stress_NAME.c        scenario NAME ('-' written '_'), its own checks
  *
- * The BPF side: bpf/stress_NAME.bpf.c beside each, in an arena of its own
- * (bpf/stress_list.bpf.c for the list long, cycle and corrupt share), and
- * bpf/stress.h between them and user space. A scenario loads its own
+ * The BPF side: user/stress_NAME.bpf.c beside each, in an arena of its own
+ * (user/stress_list.bpf.c for the list long, cycle and corrupt share), and
+ * user/stress.h between them and user space. A scenario loads its own
  * program (stress_load) and destroys it when it is done; the list's stays
  * loaded from the first scenario to the last.
  */

@@ -20,7 +20,7 @@
 #include "guest/guest.h"
 #include "kernel_features.h"
 
-#define NEW_OBJECTS AK_BUILD_DIR "/clang-22/{bpf,tests/guest,bench,example}/*.bpf.o"
+#define NEW_OBJECTS AK_BUILD_DIR "/clang-22/{user,tests/guest,bench,example}/*.bpf.o"
 #define MAX_PROGRAMS 64
 #define NAME_SIZE 128
 

@@ -22,7 +22,7 @@ static const char *objects_pattern(void)
 {
 	const char *dir = getenv("ARENAKIT_BPF_OBJECTS");
 
-	return dir ? dir : "build/{bpf,tests/guest}/*.bpf.o";
+	return dir ? dir : "build/{user,tests/guest}/*.bpf.o";
 }
 
 /* Count lines of `llvm-objdump -d obj` containing @needle; -1 on error. */

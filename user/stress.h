@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * What the stress programs (bpf/stress_NAME.bpf.c, one a scenario, and
- * bpf/stress_list.bpf.c for the list three of them share) and `arenakit
+ * What the stress programs (user/stress_NAME.bpf.c, one a scenario, and
+ * user/stress_list.bpf.c for the list three of them share) and `arenakit
  * stress` (user/stress*.c) share: the list entry, the walks, the ways a link
  * can be broken, and each scenario's constants and layouts.
  */
@@ -120,7 +120,7 @@ struct stress_conc_thread {
 #define STRESS_CONC_VALUE(key, op) ((unsigned long long)(key) << 24 | ((op) & 0xffffff))
 
 /*
- * exhaust (bpf/stress_exhaust.bpf.c): an arena of 128 pages, which the
+ * exhaust (user/stress_exhaust.bpf.c): an arena of 128 pages, which the
  * filler can take whole, in at most this many objects.
  */
 #define STRESS_EXHAUST_PAGES 128

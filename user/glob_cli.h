@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The arena layout `arenakit glob` shares between its BPF matcher
- * (bpf/glob_cli.bpf.c) and user space (user/glob_cli_match.c): one struct at
+ * (user/glob_cli.bpf.c) and user space (user/glob_cli_match.c): one struct at
  * the arena's start, so both sides agree on every offset, and the limits
  * --help states.
  *
