@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * arenakit/htab_impl_key.h - keys and values on their way in and out of a
- * table: a key's words and the versions of the table's functions per word
- * count, the hash and the key compare (a value's copies between the
- * caller's memory and the arena are arena.h's __ak_arena_store and
- * __ak_arena_fetch). Internal: part of <arenakit/htab.h> (through
- * htab_impl.h).
+ * arenakit/htab_impl_key.h - the table's keys: its widths on the keyed
+ * spine (keyed_impl.h: the key's words, the dispatch, the two kinds of
+ * caller), the versions of its functions per width, the hash and the key
+ * compare. Internal: part of <arenakit/htab.h> (through htab_impl.h).
  */
 #ifndef __ARENAKIT_HTAB_H
 #error "<arenakit/htab_impl_key.h> is internal: include <arenakit/htab.h>"

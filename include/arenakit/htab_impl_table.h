@@ -30,6 +30,7 @@
 
 #include <arenakit/alloc.h>
 #include <arenakit/lock.h>
+#include <arenakit/keyed_impl.h>
 
 _Static_assert(2 * AK_HTAB_MAX_KEY + sizeof(struct __ak_htab_table) + AK_HTAB_MAX_BUCKETS * 8 <=
 	       AK_ALLOC_MAX &&

@@ -15,6 +15,7 @@
 
 #include <arenakit/alloc.h>
 #include <arenakit/lock.h>
+#include <arenakit/keyed_impl.h>
 
 /*
  * Take @node, found at *@link in the chain of the locked @bucket, out of

@@ -13,6 +13,7 @@
 
 #include <arenakit/alloc.h>
 #include <arenakit/lock.h>
+#include <arenakit/keyed_impl.h>
 
 /*
  * The steps a whole-table walk may take: the table's entries, checked

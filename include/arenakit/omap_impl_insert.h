@@ -13,6 +13,7 @@
 
 #include <arenakit/alloc.h>
 #include <arenakit/lock.h>
+#include <arenakit/keyed_impl.h>
 
 /* __ak_omap_insert_body's answers besides 0 (inserted) and an error. */
 enum {
