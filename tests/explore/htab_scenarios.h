@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * What htab.h's scenarios share (htab_scenarios.c, htab_walk_scenarios.c):
- * a table in the emulated arena, and the setup's and check's steps on it.
+ * What htab.h's scenarios share (htab_scenarios.c, htab_walk_scenarios.c,
+ * weak_scenarios.c): a table in the emulated arena, and the setup's and
+ * check's steps on it.
  * Keys are 8-byte numbers whose hash is their bits reversed (explore.h), so
  * a scenario says which keys share a bucket: in a 16-bucket table keys that
  * agree mod 16 (the bucket is explore_bucket's). Every key's value is ten

@@ -15,22 +15,8 @@
  * Every key's value is ten times the key.
  */
 #define EXPLORE_WEAK_MODE
-#include <string.h>
-#include <criterion/criterion.h>
-
-#include "explore/explore.h"
+#include "explore/htab_scenarios.h"	/* the table, insert, expect_sound_then_destroy */
 #include <arenakit/omap.h>
-
-static struct ak_htab __arena_global table;
-
-static void insert(unsigned long long key)
-{
-	unsigned long long value = key * 10;
-	int err = ak_htab_update(&table, &key, &value, AK_HTAB_NOEXIST);
-
-	if (err)
-		explore_fail("setup: insert %llu: %d", key, err);
-}
 
 static void setup_keys(const unsigned long long *keys, unsigned int n)
 {
@@ -40,22 +26,6 @@ static void setup_keys(const unsigned long long *keys, unsigned int n)
 		explore_fail("setup: init");
 	for (i = 0; i < n; i++)
 		insert(keys[i]);
-}
-
-/* The table sound with @count keys, then everything given back. */
-static void expect_sound_then_destroy(unsigned long long count)
-{
-	struct ak_htab_node *bad;
-	int err = ak_htab_check_all(&table, &bad);
-
-	if (err)
-		explore_fail("ak_htab_check_all: %d (node %p)", err, (void *)bad);
-	if (ak_htab_count(&table) != count)
-		explore_fail("count %llu, want %llu", ak_htab_count(&table), count);
-	err = ak_htab_destroy(&table);
-	if (err)
-		explore_fail("destroy: %d", err);
-	explore_expect_given_back(0);
 }
 
 /* ---- A lock-free lookup's miss, a node ahead of its key freed ---- */
