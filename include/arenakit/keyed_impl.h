@@ -42,7 +42,6 @@
 struct __ak_key##n {							\
 	unsigned long long w[n];					\
 };
-#define __AK_KEY_TYPES_TO_32 __AK_WIDTHS_TO_32(__AK_KEY_TYPE, )
 
 /*
  * The widths, in words, a map makes versions for: X(n, ...) for each n,
@@ -72,7 +71,7 @@ struct __ak_key##n {							\
 	X(27, __VA_ARGS__) X(28, __VA_ARGS__) X(29, __VA_ARGS__) X(30, __VA_ARGS__) \
 	X(31, __VA_ARGS__) X(32, __VA_ARGS__)
 
-__AK_KEY_TYPES_TO_32
+__AK_WIDTHS_TO_32(__AK_KEY_TYPE, )	/* every width: a type costs no code */
 
 #define __AK_WIDTH_CALL(n, fn, words, ...) (words) == n ? fn##n(__VA_ARGS__) :
 #define __AK_WIDTH_IS(n, words) || (words) == n
